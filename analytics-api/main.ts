@@ -1,0 +1,24 @@
+// The analytics API on its own (npm run start:analytics).
+import { parseEnv } from '../common/env.ts';
+import { createApiApp, listen } from '../common/http/app.ts';
+import { startPlatform } from '../common/platform.ts';
+import { runProcess } from '../common/run.ts';
+import { createAnalyticsContext } from './context.ts';
+import { analyticsEnvSchema } from './env.ts';
+import { createAnalyticsRouter } from './router.ts';
+
+await runProcess('analytics', async (logger) => {
+  const env = parseEnv(analyticsEnvSchema);
+  const platform = await startPlatform(env, logger, 'rls-analytics');
+  const ctx = await createAnalyticsContext(platform);
+  const app = createApiApp({ logger, routers: [createAnalyticsRouter(ctx)], health: platform.health });
+  const server = await listen(app, env.PORT);
+  logger.info('analytics API listening', { port: server.port });
+  return {
+    async stop() {
+      await server.close();
+      await ctx.close();
+      await platform.close();
+    },
+  };
+});

@@ -1,0 +1,139 @@
+// Batch bookkeeping shared by the ingest API (creates batches) and the stream (marks listings
+// stored). A batch is `completed` once every listing it created is stored; the transition happens
+// once, atomically in Redis, and appends a `listings.batch.completed` event to the outbox stream
+// that webhook delivery reads. Replays are harmless: marking an id stored twice changes nothing.
+import type { Redis } from 'ioredis';
+
+export const BATCH_TTL_SECONDS = 7 * 24 * 3600;
+
+export interface BatchRecord {
+  batch_id: string;
+  account_id: string;
+  is_test: boolean;
+  status: 'processing' | 'completed';
+  total: number;
+  created: number;
+  duplicates: number;
+  failed: number;
+  failed_indexes: number[];
+  created_at: string;
+  completed_at?: string;
+  stored: number;
+}
+
+export interface NewBatch {
+  batch_id: string;
+  account_id: string;
+  is_test: boolean;
+  total: number;
+  duplicates: number;
+  failed_indexes: number[];
+  /** Ids of the listings this batch created (published to Kafka). */
+  created_ids: string[];
+}
+
+// KEYS[1] batch hash, KEYS[2] pending set, KEYS[3] outbox stream; ARGV[1] now ISO, ARGV[2..] ids.
+// Removes stored ids from the pending set; when it empties first, completes the batch and emits.
+const markStoredScript = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+for i = 2, #ARGV do redis.call('SREM', KEYS[2], ARGV[i]) end
+if redis.call('SCARD', KEYS[2]) > 0 or redis.call('HGET', KEYS[1], 'status') == 'completed' then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'completed', 'completed_at', ARGV[1])
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', '100000', '*',
+  'type', 'listings.batch.completed', 'batch_id', redis.call('HGET', KEYS[1], 'batch_id'),
+  'account_id', redis.call('HGET', KEYS[1], 'account_id'), 'at', ARGV[1])
+return 1
+`;
+
+export function batchStore(redis: Redis, prefix: string) {
+  const hashKey = (id: string) => `${prefix}batch:${id}`;
+  const pendingKey = (id: string) => `${prefix}batch:${id}:pending`;
+  const outboxKey = `${prefix}outbox`;
+
+  return {
+    outboxKey,
+
+    async create(batch: NewBatch): Promise<void> {
+      const now = new Date().toISOString();
+      const fields = {
+        batch_id: batch.batch_id,
+        account_id: batch.account_id,
+        is_test: batch.is_test ? '1' : '0',
+        status: batch.created_ids.length ? 'processing' : 'completed',
+        total: String(batch.total),
+        created: String(batch.created_ids.length),
+        duplicates: String(batch.duplicates),
+        failed: String(batch.failed_indexes.length),
+        failed_indexes: JSON.stringify(batch.failed_indexes),
+        created_at: now,
+        ...(batch.created_ids.length ? {} : { completed_at: now }),
+      };
+      const tx = redis
+        .multi()
+        .hset(hashKey(batch.batch_id), fields)
+        .expire(hashKey(batch.batch_id), BATCH_TTL_SECONDS);
+      if (batch.created_ids.length) {
+        tx.sadd(pendingKey(batch.batch_id), ...batch.created_ids).expire(
+          pendingKey(batch.batch_id),
+          BATCH_TTL_SECONDS,
+        );
+      } else {
+        tx.xadd(
+          outboxKey,
+          'MAXLEN',
+          '~',
+          '100000',
+          '*',
+          'type',
+          'listings.batch.completed',
+          'batch_id',
+          batch.batch_id,
+          'account_id',
+          batch.account_id,
+          'at',
+          now,
+        );
+      }
+      await tx.exec();
+    },
+
+    /** Marks listing ids of a batch stored; true when this call completed the batch. */
+    async markStored(batchId: string, listingIds: string[]): Promise<boolean> {
+      const result = await redis.eval(
+        markStoredScript,
+        3,
+        hashKey(batchId),
+        pendingKey(batchId),
+        outboxKey,
+        new Date().toISOString(),
+        ...listingIds,
+      );
+      return result === 1;
+    },
+
+    async get(batchId: string): Promise<BatchRecord | null> {
+      const [fields, pending] = await Promise.all([
+        redis.hgetall(hashKey(batchId)),
+        redis.scard(pendingKey(batchId)),
+      ]);
+      if (!fields.batch_id) return null;
+      const created = Number(fields.created);
+      return {
+        batch_id: fields.batch_id,
+        account_id: fields.account_id!,
+        is_test: fields.is_test === '1',
+        status: fields.status === 'completed' ? 'completed' : 'processing',
+        total: Number(fields.total),
+        created,
+        duplicates: Number(fields.duplicates),
+        failed: Number(fields.failed),
+        failed_indexes: JSON.parse(fields.failed_indexes ?? '[]') as number[],
+        created_at: fields.created_at!,
+        ...(fields.completed_at ? { completed_at: fields.completed_at } : {}),
+        stored: created - pending,
+      };
+    },
+  };
+}
+
+export type BatchStore = ReturnType<typeof batchStore>;

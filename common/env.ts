@@ -1,0 +1,65 @@
+// Environment parsing shared by every process: each process declares one zod schema, parsed once
+// at boot; a bad or missing variable stops the process with the variable named.
+import { z } from 'zod';
+import { readSettings, serviceEnv } from '../infra/local/settings.mjs';
+
+export class EnvError extends Error {}
+
+/**
+ * Parses `env` with `schema`. Connection URLs the caller did not set default to the local stack that
+ * `npm start` runs (same ports, derived from RLS_PORT_BASE / *_PORT), so every CLI and service
+ * finds it without extra configuration.
+ */
+export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const result = schema.safeParse({ ...serviceEnv(readSettings(env)), ...definedOnly(env) });
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
+  throw new EnvError(`Invalid environment configuration:\n${problems.join('\n')}`);
+}
+
+function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => !!entry[1]));
+}
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+
+/** Building blocks that several process schemas share. */
+export const envFields = {
+  port,
+  positiveInt,
+  kafkaBrokers: z
+    .string()
+    .min(1)
+    .transform((value) => value.split(',').map((broker) => broker.trim()).filter(Boolean)),
+  clickhouseUrl: z.url(),
+  clickhouseDatabase: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier')
+    .default('rls'),
+  redisUrl: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL'),
+  logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  topicPrefix: z
+    .string()
+    .regex(/^[a-z0-9._-]*$/, 'lowercase letters, digits, dot, dash, underscore')
+    .default(''),
+  cidrList: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((cidr) => cidr.trim()).filter(Boolean)),
+};
+
+/** Variables every service process reads (see README, "Configuration"). */
+export const baseEnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: envFields.logLevel,
+  KAFKA_BROKERS: envFields.kafkaBrokers,
+  KAFKA_TOPIC_PREFIX: envFields.topicPrefix,
+  CLICKHOUSE_URL: envFields.clickhouseUrl,
+  CLICKHOUSE_USER: z.string().default('default'),
+  CLICKHOUSE_PASSWORD: z.string().default(''),
+  CLICKHOUSE_DATABASE: envFields.clickhouseDatabase,
+  REDIS_URL: envFields.redisUrl,
+  REDIS_KEY_PREFIX: z.string().default('rls:'),
+});
+export type BaseEnv = z.infer<typeof baseEnvSchema>;

@@ -1,0 +1,106 @@
+// The clients every process builds from its environment, with one close(). Each process's
+// composition root (ingest/context.ts, stream/context.ts, …) starts from this.
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { Redis } from 'ioredis';
+import type { Admin, Kafka } from 'kafkajs';
+import { createKeyStore, type KeyStore } from './auth/key-store.ts';
+import { createClickHouse } from './clients/clickhouse.ts';
+import { createKafka } from './clients/kafka.ts';
+import { createRedis, redisReady } from './clients/redis.ts';
+import type { BaseEnv } from './env.ts';
+import { createHealthCheck, type HealthCheck, type Probe } from './health.ts';
+import type { Logger } from './logger.ts';
+import { topicName, type TopicName } from './topics.ts';
+import { workerRegistry } from './worker-registry.ts';
+
+export interface Platform {
+  env: BaseEnv;
+  logger: Logger;
+  kafka: Kafka;
+  clickhouse: ClickHouseClient;
+  redis: Redis;
+  keys: KeyStore;
+  topic(name: TopicName): string;
+  redisKey(suffix: string): string;
+  health: HealthCheck;
+  close(): Promise<void>;
+}
+
+export function createPlatform(env: BaseEnv, logger: Logger, clientId: string): Platform {
+  const kafka = createKafka(env.KAFKA_BROKERS, clientId, logger);
+  const clickhouse = createClickHouse({
+    url: env.CLICKHOUSE_URL,
+    username: env.CLICKHOUSE_USER,
+    password: env.CLICKHOUSE_PASSWORD,
+    database: env.CLICKHOUSE_DATABASE,
+  });
+  const redis = createRedis(env.REDIS_URL, { name: clientId });
+  let lastRedisError = '';
+  redis.on('error', (error: Error) => {
+    if (error.message !== lastRedisError) logger.warn('redis connection error', { error: error.message });
+    lastRedisError = error.message;
+  });
+  redis.on('ready', () => (lastRedisError = ''));
+
+  let admin: Admin | undefined;
+  const kafkaProbe: Probe = async () => {
+    if (!admin) {
+      admin = kafka.admin();
+      await admin.connect();
+    }
+    const cluster = await admin.describeCluster();
+    return { brokers: cluster.brokers.length };
+  };
+  const workers = workerRegistry(redis, env.REDIS_KEY_PREFIX);
+  const probes: Record<string, Probe> = {
+    kafka: kafkaProbe,
+    clickhouse: async () => {
+      const result = await clickhouse.ping();
+      if (!result.success) throw result.error;
+    },
+    redis: async () => {
+      await redis.ping();
+    },
+    stream_workers: async () => {
+      const live = await workers.live();
+      if (!live.length) throw new Error('no stream worker has reported in the last 15 s');
+      return { workers: live.length, consumers: summarizeLag(live) };
+    },
+  };
+
+  return {
+    env,
+    logger,
+    kafka,
+    clickhouse,
+    redis,
+    keys: createKeyStore(redis, env.REDIS_KEY_PREFIX),
+    topic: (name) => topicName(env.KAFKA_TOPIC_PREFIX, name),
+    redisKey: (suffix) => `${env.REDIS_KEY_PREFIX}${suffix}`,
+    health: createHealthCheck(probes),
+    async close() {
+      await admin?.disconnect().catch(() => undefined);
+      await clickhouse.close().catch(() => undefined);
+      redis.disconnect();
+    },
+  };
+}
+
+function summarizeLag(beats: Awaited<ReturnType<ReturnType<typeof workerRegistry>['live']>>) {
+  const total: Record<string, { lag: number; partitions: number }> = {};
+  for (const beat of beats) {
+    for (const [consumer, info] of Object.entries(beat.consumers)) {
+      const entry = (total[consumer] ??= { lag: 0, partitions: 0 });
+      entry.partitions += info.partitions.length;
+      entry.lag += Object.values(info.lag).reduce((sum, lag) => sum + lag, 0);
+    }
+  }
+  return total;
+}
+
+/** Builds the platform and waits for Redis, which every request path needs. */
+export async function startPlatform(env: BaseEnv, logger: Logger, clientId: string): Promise<Platform> {
+  const platform = createPlatform(env, logger, clientId);
+  await redisReady(platform.redis);
+  return platform;
+}

@@ -1,0 +1,45 @@
+// Process lifecycle shared by every entry point: parse env, start, stop cleanly on SIGINT/SIGTERM,
+// exit non-zero with a clear message when start-up fails.
+import { EnvError } from './env.ts';
+import { createLogger, type Logger } from './logger.ts';
+
+export interface Stoppable {
+  stop(): Promise<void>;
+}
+
+export async function runProcess(name: string, start: (logger: Logger) => Promise<Stoppable>): Promise<void> {
+  const logger = createLogger((process.env.LOG_LEVEL as never) || 'info', { service: name });
+  let running: Stoppable;
+  try {
+    running = await start(logger);
+  } catch (error) {
+    if (error instanceof EnvError) {
+      process.stderr.write(`${name}: ${error.message}\n`);
+    } else {
+      logger.error('start-up failed', { error: error instanceof Error ? error.stack : String(error) });
+    }
+    process.exit(1);
+  }
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('stopping', { signal });
+    const force = setTimeout(() => {
+      logger.error('did not stop within 30 s; exiting');
+      process.exit(1);
+    }, 30_000);
+    force.unref();
+    try {
+      await running.stop();
+      logger.info('stopped');
+      process.exit(0);
+    } catch (error) {
+      logger.error('stop failed', { error: String(error) });
+      process.exit(1);
+    }
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('unhandledRejection', (error) => logger.error('unhandled rejection', { error: String(error) }));
+}

@@ -1,0 +1,8 @@
+import type { ChildProcess } from 'node:child_process';
+export function spawnService(
+  name: 'gateway' | 'stream',
+  env: NodeJS.ProcessEnv,
+  options?: { stdio?: 'inherit' | 'pipe' | 'ignore' },
+): ChildProcess;
+export function waitForHealth(port: number, options?: { timeoutMs?: number; children?: ChildProcess[] }): Promise<void>;
+export function stopChildren(children: ChildProcess[], timeoutMs?: number): Promise<void>;

@@ -1,0 +1,43 @@
+// `npm start`: dependencies, local stack, then the API gateway and a stream worker in the foreground.
+// SIGINT/SIGTERM stops the services, then the stack components this run started.
+import { ensureDependencies } from './bootstrap.mjs';
+import { readSettings } from './settings.mjs';
+
+await ensureDependencies();
+const { log } = await import('./processes.mjs');
+const { startStack } = await import('./stack.mjs');
+const { spawnService, stopChildren, waitForHealth } = await import('./services.mjs');
+
+const settings = readSettings(process.env, { profile: 'start' });
+let stack;
+let children = [];
+let stopping = false;
+
+async function shutdown(code) {
+  if (stopping) return;
+  stopping = true;
+  log('stack', 'stopping');
+  await stopChildren(children);
+  await stack?.stop();
+  log('stack', 'stopped');
+  process.exit(code);
+}
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+
+try {
+  stack = await startStack(settings);
+  children = [spawnService('gateway', stack.env), spawnService('stream', stack.env)];
+  for (const child of children) {
+    child.on('exit', (code, signal) => {
+      if (stopping) return;
+      log(child.serviceName, `exited unexpectedly (code ${code}, signal ${signal}); stopping everything`);
+      void shutdown(1);
+    });
+  }
+  await waitForHealth(settings.port, { children });
+  log('stack', `serving http://127.0.0.1:${settings.port}/api/v1 (health: /healthz); Ctrl-C stops`);
+} catch (error) {
+  process.stderr.write(`[stack] start failed: ${error.message}\n`);
+  await shutdown(1);
+}

@@ -1,0 +1,47 @@
+// `npm test`: lint, format and type checks, then the whole vitest suite against a real local stack
+// in its own state directory and ports (so it can run beside `npm start`). Extra arguments go to
+// vitest (e.g. `npm test -- test/unit`). RLS_KEEP_STACK=1 leaves the stack running afterwards.
+import { spawn } from 'node:child_process';
+import { ensureDependencies } from './bootstrap.mjs';
+import { readSettings, repoRoot } from './settings.mjs';
+
+await ensureDependencies();
+const { log } = await import('./processes.mjs');
+const { startStack } = await import('./stack.mjs');
+
+function run(command, args, env = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: repoRoot, stdio: 'inherit', env: { ...process.env, ...env } });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+const settings = readSettings(process.env, { profile: 'test' });
+const vitestArgs = process.argv.slice(2);
+const quick = vitestArgs.length > 0; // a chosen subset skips the static checks
+
+let stack;
+let code = 1;
+try {
+  const checks = quick
+    ? Promise.resolve(0)
+    : Promise.all([
+        run('npx', ['eslint', '.']),
+        run('npx', ['prettier', '--check', '.', '--log-level', 'warn']),
+        run('npx', ['tsc', '--noEmit']),
+      ]).then((codes) => codes.find((c) => c !== 0) ?? 0);
+  stack = await startStack(settings);
+  const checksCode = await checks;
+  if (checksCode !== 0) log('test', 'lint, format or type check failed');
+  const vitestCode = await run('npx', ['vitest', 'run', ...vitestArgs], {
+    ...stack.env,
+    NODE_ENV: 'test',
+    RLS_TEST_PROFILE: '1',
+  });
+  code = checksCode || vitestCode;
+} catch (error) {
+  process.stderr.write(`[test] ${error.stack ?? error.message}\n`);
+} finally {
+  if (stack && process.env.RLS_KEEP_STACK !== '1') await stack.stop();
+}
+process.exit(code);

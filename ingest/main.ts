@@ -1,0 +1,24 @@
+// The ingest API on its own (npm run start:ingest), for deployments that scale it separately.
+import { parseEnv } from '../common/env.ts';
+import { createApiApp, listen } from '../common/http/app.ts';
+import { startPlatform } from '../common/platform.ts';
+import { runProcess } from '../common/run.ts';
+import { createIngestContext } from './context.ts';
+import { ingestEnvSchema } from './env.ts';
+import { createIngestRouter } from './router.ts';
+
+await runProcess('ingest', async (logger) => {
+  const env = parseEnv(ingestEnvSchema);
+  const platform = await startPlatform(env, logger, 'rls-ingest');
+  const ctx = await createIngestContext(platform);
+  const app = createApiApp({ logger, routers: [createIngestRouter(ctx)], health: platform.health });
+  const server = await listen(app, env.PORT);
+  logger.info('ingest API listening', { port: server.port });
+  return {
+    async stop() {
+      await server.close();
+      await ctx.close();
+      await platform.close();
+    },
+  };
+});

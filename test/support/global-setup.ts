@@ -1,0 +1,20 @@
+// Starts the services under test (API gateway + one stream worker) against the stack that
+// `npm test` brought up, and stops them afterwards. Tests reach them via RLS_BASE_URL.
+import type { ChildProcess } from 'node:child_process';
+import type { TestProject } from 'vitest/node';
+import { spawnService, stopChildren, waitForHealth } from '../../infra/local/services.mjs';
+
+let children: ChildProcess[] = [];
+
+export async function setup(project: TestProject): Promise<void> {
+  if (!process.env.KAFKA_BROKERS) throw new Error('run the suite with `npm test`, which provisions the stack');
+  const port = process.env.PORT ?? '28080';
+  const env = { ...process.env, PORT: port, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' };
+  children = [spawnService('gateway', env), spawnService('stream', env)];
+  await waitForHealth(Number(port), { children, timeoutMs: 90_000 });
+  project.provide('baseUrl', `http://127.0.0.1:${port}`);
+}
+
+export async function teardown(): Promise<void> {
+  await stopChildren(children);
+}
