@@ -13,7 +13,9 @@ export class EnvError extends Error {}
 export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
   const result = schema.safeParse({ ...serviceEnv(readSettings(env)), ...definedOnly(env) });
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
+  const problems = result.error.issues.map(
+    (issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`,
+  );
   throw new EnvError(`Invalid environment configuration:\n${problems.join('\n')}`);
 }
 
@@ -31,7 +33,12 @@ export const envFields = {
   kafkaBrokers: z
     .string()
     .min(1)
-    .transform((value) => value.split(',').map((broker) => broker.trim()).filter(Boolean)),
+    .transform((value) =>
+      value
+        .split(',')
+        .map((broker) => broker.trim())
+        .filter(Boolean),
+    ),
   clickhouseUrl: z.url(),
   clickhouseDatabase: z
     .string()
@@ -46,7 +53,12 @@ export const envFields = {
   cidrList: z
     .string()
     .default('')
-    .transform((value) => value.split(',').map((cidr) => cidr.trim()).filter(Boolean)),
+    .transform((value) =>
+      value
+        .split(',')
+        .map((cidr) => cidr.trim())
+        .filter(Boolean),
+    ),
 };
 
 /** Variables every service process reads (see README, "Configuration"). */

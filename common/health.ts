@@ -18,7 +18,10 @@ export interface HealthCheck {
   report(): Promise<HealthReport>;
 }
 
-export function createHealthCheck(probes: Record<string, Probe>, { timeoutMs = 2_000, cacheMs = 1_000 } = {}) {
+export function createHealthCheck(
+  probes: Record<string, Probe>,
+  { timeoutMs = 2_000, cacheMs = 1_000 } = {},
+) {
   let cached: { at: number; report: Promise<HealthReport> } | undefined;
 
   async function run(): Promise<HealthReport> {

@@ -18,7 +18,11 @@ export function workerRegistry(redis: Redis, prefix: string) {
   const hkey = `${prefix}workers:details`;
   return {
     async beat(beat: WorkerBeat): Promise<void> {
-      await redis.multi().zadd(zkey, Date.now(), beat.worker_id).hset(hkey, beat.worker_id, JSON.stringify(beat)).exec();
+      await redis
+        .multi()
+        .zadd(zkey, Date.now(), beat.worker_id)
+        .hset(hkey, beat.worker_id, JSON.stringify(beat))
+        .exec();
     },
     async remove(workerId: string): Promise<void> {
       await redis.multi().zrem(zkey, workerId).hdel(hkey, workerId).exec();
@@ -26,7 +30,12 @@ export function workerRegistry(redis: Redis, prefix: string) {
     async live(): Promise<WorkerBeat[]> {
       const since = Date.now() - HEARTBEAT_STALE_MS;
       const stale = await redis.zrangebyscore(zkey, 0, since);
-      if (stale.length) await redis.multi().zrem(zkey, ...stale).hdel(hkey, ...stale).exec();
+      if (stale.length)
+        await redis
+          .multi()
+          .zrem(zkey, ...stale)
+          .hdel(hkey, ...stale)
+          .exec();
       const ids = await redis.zrangebyscore(zkey, since, '+inf');
       if (!ids.length) return [];
       const details = await redis.hmget(hkey, ...ids);

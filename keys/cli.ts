@@ -47,7 +47,9 @@ async function main(): Promise<void> {
   const redis = createRedis(env.REDIS_URL, { name: 'keys-cli' });
   redis.on('error', () => undefined); // reported through the failed command below
   try {
-    await redisReady(redis, 5_000).catch(() => fail(`Redis is not reachable at ${env.REDIS_URL}; is the stack running?`, 1));
+    await redisReady(redis, 5_000).catch(() =>
+      fail(`Redis is not reachable at ${env.REDIS_URL}; is the stack running?`, 1),
+    );
     const store = createKeyStore(redis, env.REDIS_KEY_PREFIX);
     const print = (value: unknown) => process.stdout.write(JSON.stringify(value) + '\n');
 
@@ -57,7 +59,9 @@ async function main(): Promise<void> {
         fail(parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n') + '\n' + usage);
       }
       const { mode, tier, name, account } = parsed.data;
-      print(await store.create({ mode, tier, name, rateLimit: parsed.data['rate-limit'], accountId: account }));
+      print(
+        await store.create({ mode, tier, name, rateLimit: parsed.data['rate-limit'], accountId: account }),
+      );
     } else if (command === 'revoke') {
       const id = rest[0] ?? fail(usage);
       const record = await store.revoke(id);

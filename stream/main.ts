@@ -19,7 +19,11 @@ await runProcess('stream', async (logger) => {
   const platform = await startPlatform(env, logger, `rls-stream-${workerId}`);
   const producer = await createProducer(platform.kafka);
   const writerOptions = { maxRows: env.SINK_MAX_ROWS, maxDelayMs: env.SINK_MAX_DELAY_MS, logger };
-  const listingsWriter = createClickHouseWriter(platform.clickhouse, { ...writerOptions, table: 'listings', columns: listingColumns });
+  const listingsWriter = createClickHouseWriter(platform.clickhouse, {
+    ...writerOptions,
+    table: 'listings',
+    columns: listingColumns,
+  });
   const quarantineWriter = createClickHouseWriter(platform.clickhouse, {
     ...writerOptions,
     table: 'quarantine',
@@ -44,7 +48,13 @@ await runProcess('stream', async (logger) => {
   const startedAt = new Date().toISOString();
   const beat = async () => {
     const consumers = { listings: { partitions: listings.assigned(), lag: listings.lag() } };
-    await registry.beat({ worker_id: workerId, role: 'stream', pid: process.pid, started_at: startedAt, consumers });
+    await registry.beat({
+      worker_id: workerId,
+      role: 'stream',
+      pid: process.pid,
+      started_at: startedAt,
+      consumers,
+    });
   };
   await beat().catch(() => undefined);
   const beatTimer = setInterval(() => {

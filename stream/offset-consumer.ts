@@ -72,11 +72,22 @@ export async function startOffsetConsumer(options: OffsetConsumerOptions): Promi
     return max;
   }
 
-  async function eachBatch({ batch, heartbeat, resolveOffset, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload) {
+  async function eachBatch({
+    batch,
+    heartbeat,
+    resolveOffset,
+    commitOffsetsIfNecessary,
+    isRunning,
+    isStale,
+  }: EachBatchPayload) {
     if (!isRunning() || isStale() || batch.messages.length === 0) return;
     const mark = await retryTransient(() => storedHighWater(batch.partition), heartbeat, isRunning, logger);
     const fresh = batch.messages.filter((m) => BigInt(m.offset) > mark);
-    const provenance = (m: KafkaMessage): Provenance => ({ _topic: topic, _partition: batch.partition, _offset: m.offset });
+    const provenance = (m: KafkaMessage): Provenance => ({
+      _topic: topic,
+      _partition: batch.partition,
+      _offset: m.offset,
+    });
     if (fresh.length) await keepAlive(options.handler.handle(fresh, provenance), heartbeat);
     const last = batch.messages[batch.messages.length - 1]!.offset;
     highWater.set(batch.partition, BigInt(last) > mark ? BigInt(last) : mark);
@@ -96,7 +107,11 @@ export async function startOffsetConsumer(options: OffsetConsumerOptions): Promi
         await eachBatch(payload);
       } catch (error) {
         // Nothing committed: kafkajs re-fetches from the last commit after a short pause.
-        logger.warn('batch failed; will be consumed again', { topic, partition: payload.batch.partition, ...errorFields(error) });
+        logger.warn('batch failed; will be consumed again', {
+          topic,
+          partition: payload.batch.partition,
+          ...errorFields(error),
+        });
         highWater.delete(payload.batch.partition);
         throw error;
       }

@@ -8,7 +8,9 @@ export type KeyMode = (typeof keyModes)[number];
 const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BODY_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
-const keyPattern = new RegExp(`^svc_(live|test)_([0-9A-Za-z]{${BODY_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`);
+const keyPattern = new RegExp(
+  `^svc_(live|test)_([0-9A-Za-z]{${BODY_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`,
+);
 
 function base62(bytes: Buffer, length: number): string {
   let out = '';

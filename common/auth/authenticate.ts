@@ -18,7 +18,9 @@ export function authenticate(keys: KeyStore) {
     const key = req.get('x-api-key');
     if (!key) return next(new AppError('missing_api_key', 'The X-API-Key header is required'));
     if (!parseApiKey(key)) {
-      return next(new AppError('invalid_api_key', 'The X-API-Key header does not hold a well-formed API key'));
+      return next(
+        new AppError('invalid_api_key', 'The X-API-Key header does not hold a well-formed API key'),
+      );
     }
     let record: ApiKeyRecord | null;
     try {
@@ -27,7 +29,8 @@ export function authenticate(keys: KeyStore) {
       return next(dependencyUnavailable('redis', error));
     }
     if (!record) return next(new AppError('invalid_api_key', 'Unknown API key'));
-    if (record.status === 'revoked') return next(new AppError('revoked_api_key', 'This API key has been revoked'));
+    if (record.status === 'revoked')
+      return next(new AppError('revoked_api_key', 'This API key has been revoked'));
     req.auth = record;
     next();
   };

@@ -43,7 +43,8 @@ export function createKeyStore(redis: Redis, prefix: string) {
     }
     let accountId = input.accountId;
     if (accountId !== undefined) {
-      if (!(await redis.exists(k.account(accountId)))) throw new KeyStoreError(`unknown account ${accountId}`);
+      if (!(await redis.exists(k.account(accountId))))
+        throw new KeyStoreError(`unknown account ${accountId}`);
     } else {
       accountId = `acct_${randomBytes(12).toString('hex')}`;
       await redis.hset(k.account(accountId), { id: accountId, created_at: new Date().toISOString() });

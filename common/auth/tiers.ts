@@ -34,6 +34,16 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     requestsPerMinute: 60,
     customRateLimit: false,
   },
-  business: { permissions: everything, maxImagesPerListing: 30, requestsPerMinute: 60, customRateLimit: false },
-  enterprise: { permissions: everything, maxImagesPerListing: 50, requestsPerMinute: 60, customRateLimit: true },
+  business: {
+    permissions: everything,
+    maxImagesPerListing: 30,
+    requestsPerMinute: 60,
+    customRateLimit: false,
+  },
+  enterprise: {
+    permissions: everything,
+    maxImagesPerListing: 50,
+    requestsPerMinute: 60,
+    customRateLimit: true,
+  },
 };

@@ -44,10 +44,17 @@ export function errorHandler(logger: Logger) {
         path: req.path,
         error: error instanceof Error ? error.stack : String(error),
       });
-      appError = new AppError('internal_error', 'Internal server error; the request id identifies it in our logs');
+      appError = new AppError(
+        'internal_error',
+        'Internal server error; the request id identifies it in our logs',
+      );
     }
     if (appError.status >= 500 && appError.code !== 'internal_error') {
-      logger.warn('request failed', { request_id: req.requestId, code: appError.code, cause: String(appError.cause) });
+      logger.warn('request failed', {
+        request_id: req.requestId,
+        code: appError.code,
+        cause: String(appError.cause),
+      });
     }
     if (res.headersSent) return;
     sendError(res, req, appError);
@@ -61,7 +68,9 @@ interface BodyParserError {
 }
 
 function isBodyParserError(error: unknown): error is BodyParserError {
-  return typeof error === 'object' && error !== null && typeof (error as { type?: unknown }).type === 'string';
+  return (
+    typeof error === 'object' && error !== null && typeof (error as { type?: unknown }).type === 'string'
+  );
 }
 
 function fromBodyParser(error: BodyParserError): AppError {

@@ -13,7 +13,10 @@ export function jsonBody(limitBytes: number) {
     const contentType = req.get('content-type') ?? '';
     if (!/^application\/json\s*(;|$)/i.test(contentType)) {
       return next(
-        new AppError('unsupported_media_type', `Content-Type must be application/json, got "${contentType || 'none'}"`),
+        new AppError(
+          'unsupported_media_type',
+          `Content-Type must be application/json, got "${contentType || 'none'}"`,
+        ),
       );
     }
     raw(req, res, (error?: unknown) => {
@@ -29,10 +32,14 @@ export function jsonBody(limitBytes: number) {
 }
 
 export function parseJsonSafely(text: string): unknown {
-  if (text.trim() === '') throw new AppError('invalid_json', 'Request body is empty; a JSON object is required');
+  if (text.trim() === '')
+    throw new AppError('invalid_json', 'Request body is empty; a JSON object is required');
   const depth = maxNestingDepth(text);
   if (depth > MAX_JSON_DEPTH) {
-    throw new AppError('invalid_json', `JSON nesting depth ${depth} exceeds the maximum of ${MAX_JSON_DEPTH}`);
+    throw new AppError(
+      'invalid_json',
+      `JSON nesting depth ${depth} exceeds the maximum of ${MAX_JSON_DEPTH}`,
+    );
   }
   let value: unknown;
   try {
@@ -64,7 +71,8 @@ export function maxNestingDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
+      if (c === 92)
+        i++; // backslash: skip the escaped character
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 123 || c === 91) {

@@ -45,7 +45,8 @@ export function splitStatements(sql: string): string[] {
 }
 
 export async function migrate(options: MigrateOptions): Promise<string[]> {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.database)) throw new Error(`bad database name ${options.database}`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.database))
+    throw new Error(`bad database name ${options.database}`);
   const log = options.log ?? (() => undefined);
   const server = createClickHouse({ ...options, database: 'default' });
   await server.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}` });
@@ -59,16 +60,21 @@ export async function migrate(options: MigrateOptions): Promise<string[]> {
               ENGINE = MergeTree ORDER BY version`,
     });
     const applied = new Map(
-      (await queryRows<{ version: number; checksum: string }>(client, 'SELECT version, checksum FROM schema_migrations')).map(
-        (row) => [Number(row.version), row.checksum],
-      ),
+      (
+        await queryRows<{ version: number; checksum: string }>(
+          client,
+          'SELECT version, checksum FROM schema_migrations',
+        )
+      ).map((row) => [Number(row.version), row.checksum]),
     );
     const done: string[] = [];
     for (const migration of readMigrations()) {
       const previous = applied.get(migration.version);
       if (previous !== undefined) {
         if (previous !== migration.checksum) {
-          throw new Error(`migration ${migration.name} changed after it was applied; add a new migration instead`);
+          throw new Error(
+            `migration ${migration.name} changed after it was applied; add a new migration instead`,
+          );
         }
         continue;
       }

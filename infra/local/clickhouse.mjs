@@ -3,7 +3,17 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { aptInstall, commandExists, isAlive, log, readPid, startDaemon, stopPid, tcpOpen, waitUntil } from './processes.mjs';
+import {
+  aptInstall,
+  commandExists,
+  isAlive,
+  log,
+  readPid,
+  startDaemon,
+  stopPid,
+  tcpOpen,
+  waitUntil,
+} from './processes.mjs';
 
 function paths(settings) {
   const dir = path.join(settings.stateDir, 'clickhouse');
@@ -106,7 +116,9 @@ async function ping(port) {
   try {
     const pong = await fetch(`http://127.0.0.1:${port}/ping`, { signal: AbortSignal.timeout(1000) });
     if (!pong.ok || (await pong.text()) !== 'Ok.\n') return false;
-    const one = await fetch(`http://127.0.0.1:${port}/?query=SELECT%201`, { signal: AbortSignal.timeout(2000) });
+    const one = await fetch(`http://127.0.0.1:${port}/?query=SELECT%201`, {
+      signal: AbortSignal.timeout(2000),
+    });
     return one.ok && (await one.text()).trim() === '1';
   } catch {
     return false;
@@ -123,10 +135,13 @@ export async function startClickHouse(settings) {
     return { url, startedPid: 0 };
   }
   for (const taken of [port, settings.clickhouse.tcpPort]) {
-    if (await tcpOpen(taken)) throw new Error(`clickhouse: port ${taken} is already in use by another process`);
+    if (await tcpOpen(taken))
+      throw new Error(`clickhouse: port ${taken} is already in use by another process`);
   }
-  if (!commandExists('clickhouse-server')) aptInstall('clickhouse', ['clickhouse-server', 'clickhouse-client']);
-  for (const dir of [p.dir, p.data, p.tmp, p.userFiles, settings.logDir]) fs.mkdirSync(dir, { recursive: true });
+  if (!commandExists('clickhouse-server'))
+    aptInstall('clickhouse', ['clickhouse-server', 'clickhouse-client']);
+  for (const dir of [p.dir, p.data, p.tmp, p.userFiles, settings.logDir])
+    fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(p.config, configXml(settings, p));
   fs.writeFileSync(p.users, usersXml());
   const pid = startDaemon({

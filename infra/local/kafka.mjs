@@ -5,7 +5,17 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './settings.mjs';
-import { aptInstall, commandExists, isAlive, log, readPid, startDaemon, stopPid, tcpOpen, waitUntil } from './processes.mjs';
+import {
+  aptInstall,
+  commandExists,
+  isAlive,
+  log,
+  readPid,
+  startDaemon,
+  stopPid,
+  tcpOpen,
+  waitUntil,
+} from './processes.mjs';
 
 function paths(settings) {
   const dir = path.join(settings.stateDir, 'kafka');
@@ -33,7 +43,11 @@ function ensureJars(settings, p) {
   execFileSync(
     'mvn',
     [
-      '-q', '-B', '-f', p.pom, 'dependency:copy-dependencies',
+      '-q',
+      '-B',
+      '-f',
+      p.pom,
+      'dependency:copy-dependencies',
       // runtime, not compile: the broker's runtime-scoped modules would be dropped otherwise.
       '-DincludeScope=runtime',
       `-DoutputDirectory=${p.libs}`,
@@ -135,7 +149,14 @@ export async function startKafka(settings) {
     const clusterId = fs.readFileSync(p.clusterId, 'utf8').trim();
     execFileSync(
       'java',
-      java(settings, p, 'kafka.tools.StorageTool', ['format', '-t', clusterId, '-c', p.props, '--ignore-formatted']),
+      java(settings, p, 'kafka.tools.StorageTool', [
+        'format',
+        '-t',
+        clusterId,
+        '-c',
+        p.props,
+        '--ignore-formatted',
+      ]),
       { stdio: ['ignore', 'ignore', 'inherit'] },
     );
   }
@@ -146,7 +167,12 @@ export async function startKafka(settings) {
     logFile: p.log,
     pidFile: p.pid,
   });
-  await waitUntil('kafka', () => brokerAnswers(port), { timeoutMs: 90_000, intervalMs: 300, logFile: p.log, pid });
+  await waitUntil('kafka', () => brokerAnswers(port), {
+    timeoutMs: 90_000,
+    intervalMs: 300,
+    logFile: p.log,
+    pid,
+  });
   return { brokers, startedPid: pid };
 }
 

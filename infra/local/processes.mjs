@@ -43,7 +43,11 @@ export function startDaemon({ component, command, args, logFile, pidFile, env = 
 }
 
 /** Polls `probe` until it resolves truthy; fails naming the component and its log. */
-export async function waitUntil(component, probe, { timeoutMs = 60_000, intervalMs = 200, logFile, pid } = {}) {
+export async function waitUntil(
+  component,
+  probe,
+  { timeoutMs = 60_000, intervalMs = 200, logFile, pid } = {},
+) {
   const deadline = Date.now() + timeoutMs;
   let lastError;
   while (Date.now() < deadline) {
@@ -119,7 +123,10 @@ export function aptInstall(component, packages) {
   log(component, `installing ${packages.join(' ')} with apt-get`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const install = () =>
-    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', ...packages], { stdio: 'inherit', env });
+    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', ...packages], {
+      stdio: 'inherit',
+      env,
+    });
   try {
     install();
   } catch {

@@ -3,11 +3,26 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { aptInstall, commandExists, isAlive, log, readPid, startDaemon, stopPid, tcpOpen, waitUntil } from './processes.mjs';
+import {
+  aptInstall,
+  commandExists,
+  isAlive,
+  log,
+  readPid,
+  startDaemon,
+  stopPid,
+  tcpOpen,
+  waitUntil,
+} from './processes.mjs';
 
 function paths(settings) {
   const dir = path.join(settings.stateDir, 'redis');
-  return { dir, conf: path.join(dir, 'redis.conf'), pid: path.join(dir, 'redis.pid'), log: path.join(settings.logDir, 'redis.log') };
+  return {
+    dir,
+    conf: path.join(dir, 'redis.conf'),
+    pid: path.join(dir, 'redis.pid'),
+    log: path.join(settings.logDir, 'redis.log'),
+  };
 }
 
 /** Raw RESP PING, so readiness needs no client library. */
@@ -37,7 +52,8 @@ export async function startRedis(settings) {
     log('redis', `reusing running server on ${port}`);
     return { url: `redis://127.0.0.1:${port}`, startedPid: 0 };
   }
-  if (await tcpOpen(port)) throw new Error(`redis: port ${port} is already in use by another process (set REDIS_PORT)`);
+  if (await tcpOpen(port))
+    throw new Error(`redis: port ${port} is already in use by another process (set REDIS_PORT)`);
   if (!commandExists('redis-server')) aptInstall('redis', ['redis-server']);
   fs.mkdirSync(p.dir, { recursive: true });
   fs.writeFileSync(
@@ -57,7 +73,13 @@ export async function startRedis(settings) {
       '',
     ].join('\n'),
   );
-  const pid = startDaemon({ component: 'redis', command: 'redis-server', args: [p.conf], logFile: p.log, pidFile: p.pid });
+  const pid = startDaemon({
+    component: 'redis',
+    command: 'redis-server',
+    args: [p.conf],
+    logFile: p.log,
+    pidFile: p.pid,
+  });
   await waitUntil('redis', () => pingRedis(port), { timeoutMs: 20_000, logFile: p.log, pid });
   return { url: `redis://127.0.0.1:${port}`, startedPid: pid };
 }

@@ -4,5 +4,8 @@ export function spawnService(
   env: NodeJS.ProcessEnv,
   options?: { stdio?: 'inherit' | 'pipe' | 'ignore' },
 ): ChildProcess;
-export function waitForHealth(port: number, options?: { timeoutMs?: number; children?: ChildProcess[] }): Promise<void>;
+export function waitForHealth(
+  port: number,
+  options?: { timeoutMs?: number; children?: ChildProcess[] },
+): Promise<void>;
 export function stopChildren(children: ChildProcess[], timeoutMs?: number): Promise<void>;

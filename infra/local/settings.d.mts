@@ -9,5 +9,8 @@ export interface StackSettings {
   clickhouse: { external: string; httpPort: number; tcpPort: number; interserverPort: number };
   redis: { external: string; port: number };
 }
-export function readSettings(env?: NodeJS.ProcessEnv, options?: { profile?: 'start' | 'test' }): StackSettings;
+export function readSettings(
+  env?: NodeJS.ProcessEnv,
+  options?: { profile?: 'start' | 'test' },
+): StackSettings;
 export function serviceEnv(settings: StackSettings): Record<string, string>;

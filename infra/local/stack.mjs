@@ -14,7 +14,8 @@ import { serviceEnv } from './settings.mjs';
 export function namespaceEnv(env) {
   const ns = env.RLS_NAMESPACE;
   if (!ns) return {};
-  if (!/^[a-z][a-z0-9]{0,20}$/.test(ns)) throw new Error('RLS_NAMESPACE must be lowercase letters and digits');
+  if (!/^[a-z][a-z0-9]{0,20}$/.test(ns))
+    throw new Error('RLS_NAMESPACE must be lowercase letters and digits');
   return { KAFKA_TOPIC_PREFIX: `${ns}.`, CLICKHOUSE_DATABASE: `rls_${ns}`, REDIS_KEY_PREFIX: `rls:${ns}:` };
 }
 

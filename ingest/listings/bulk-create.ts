@@ -29,12 +29,24 @@ export interface BulkCreateResponse {
   results: ListingResult[];
 }
 
-export async function bulkCreate(ctx: IngestContext, auth: ApiKeyRecord, body: unknown): Promise<BulkCreateResponse> {
+export async function bulkCreate(
+  ctx: IngestContext,
+  auth: ApiKeyRecord,
+  body: unknown,
+): Promise<BulkCreateResponse> {
   const parsed = bulkBodySchema.safeParse(body);
   if (!parsed.success) {
-    throw new AppError('validation_failed', 'Request body must be {"listings": [...], "test_mode"?: boolean}', {
-      details: parsed.error.issues.map((i) => ({ field: i.path.join('.'), code: i.code, message: i.message })),
-    });
+    throw new AppError(
+      'validation_failed',
+      'Request body must be {"listings": [...], "test_mode"?: boolean}',
+      {
+        details: parsed.error.issues.map((i) => ({
+          field: i.path.join('.'),
+          code: i.code,
+          message: i.message,
+        })),
+      },
+    );
   }
   const { listings } = parsed.data;
   if (listings.length > MAX_LISTINGS_PER_REQUEST) {
@@ -55,12 +67,18 @@ export async function bulkCreate(ctx: IngestContext, auth: ApiKeyRecord, body: u
       results.push({
         index,
         success: false,
-        errors: result.error.issues.map((i) => ({ field: i.path.join('.'), code: i.code, message: i.message })),
+        errors: result.error.issues.map((i) => ({
+          field: i.path.join('.'),
+          code: i.code,
+          message: i.message,
+        })),
       });
       return;
     }
     const listing: Listing = result.data;
-    const listingId = deterministicUuid(`${auth.account_id}|${isTest ? 'test' : 'live'}|${JSON.stringify(listing)}`);
+    const listingId = deterministicUuid(
+      `${auth.account_id}|${isTest ? 'test' : 'live'}|${JSON.stringify(listing)}`,
+    );
     messages.push({
       v: 1,
       listing_id: listingId,

@@ -8,10 +8,39 @@ import type { ClickHouseWriter } from '../sink/clickhouse-writer.ts';
 import type { Quarantine } from '../sink/quarantine.ts';
 
 export const listingColumns = [
-  'listing_id', 'account_id', 'batch_id', 'is_test', 'listed_at', 'stored_at', 'title', 'description',
-  'property_type', 'price', 'currency', 'price_tzs', 'fx_rate_to_tzs', 'bedrooms', 'bathrooms', 'area_sqm',
-  'address', 'latitude', 'longitude', 'amenities', 'images', 'video_url', 'whatsapp_number', 'location_id',
-  'external_id', 'h3_index', 'city', 'neighbourhood', 'location_source', 'version', '_topic', '_partition', '_offset',
+  'listing_id',
+  'account_id',
+  'batch_id',
+  'is_test',
+  'listed_at',
+  'stored_at',
+  'title',
+  'description',
+  'property_type',
+  'price',
+  'currency',
+  'price_tzs',
+  'fx_rate_to_tzs',
+  'bedrooms',
+  'bathrooms',
+  'area_sqm',
+  'address',
+  'latitude',
+  'longitude',
+  'amenities',
+  'images',
+  'video_url',
+  'whatsapp_number',
+  'location_id',
+  'external_id',
+  'h3_index',
+  'city',
+  'neighbourhood',
+  'location_source',
+  'version',
+  '_topic',
+  '_partition',
+  '_offset',
 ];
 
 const USD_TO_TZS = 2_500;
@@ -71,7 +100,9 @@ export function createListingsHandler(writer: ClickHouseWriter, quarantine: Quar
   };
 }
 
-function parseMessage(message: KafkaMessage): { ok: true; value: ListingMessage } | { ok: false; error: string } {
+function parseMessage(
+  message: KafkaMessage,
+): { ok: true; value: ListingMessage } | { ok: false; error: string } {
   let json: unknown;
   try {
     json = JSON.parse(message.value?.toString('utf8') ?? '');
@@ -80,7 +111,10 @@ function parseMessage(message: KafkaMessage): { ok: true; value: ListingMessage 
   }
   const result = listingMessageSchema.safeParse(json);
   if (!result.success) {
-    return { ok: false, error: result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+    return {
+      ok: false,
+      error: result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+    };
   }
   return { ok: true, value: result.data };
 }

@@ -31,7 +31,12 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
   async function insertWithRetry(rows: Record<string, unknown>[]): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await client.insert({ table: options.table, values: rows, format: 'JSONEachRow', columns: options.columns as never });
+        await client.insert({
+          table: options.table,
+          values: rows,
+          format: 'JSONEachRow',
+          columns: options.columns as never,
+        });
         stats.rows += rows.length;
         stats.inserts++;
         return;
@@ -40,7 +45,12 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
         if (closed && attempt >= 3) throw error;
         stats.retries++;
         const delay = Math.min(200 * 2 ** attempt, 5_000);
-        options.logger.warn('insert failed, retrying', { table: options.table, attempt, delay_ms: delay, ...errorFields(error) });
+        options.logger.warn('insert failed, retrying', {
+          table: options.table,
+          attempt,
+          delay_ms: delay,
+          ...errorFields(error),
+        });
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }

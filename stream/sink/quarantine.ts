@@ -8,7 +8,12 @@ export interface Quarantine {
   rows(entries: { message: KafkaMessage; error: string; provenance: Provenance }[]): Promise<void>;
 }
 
-export function createQuarantine(writer: ClickHouseWriter, producer: Producer, deadLetterTopic: string, source: string): Quarantine {
+export function createQuarantine(
+  writer: ClickHouseWriter,
+  producer: Producer,
+  deadLetterTopic: string,
+  source: string,
+): Quarantine {
   return {
     async rows(entries) {
       if (!entries.length) return;
@@ -34,4 +39,12 @@ export function createQuarantine(writer: ClickHouseWriter, producer: Producer, d
   };
 }
 
-export const quarantineColumns = ['quarantined_at', 'source', 'error', 'payload', '_topic', '_partition', '_offset'];
+export const quarantineColumns = [
+  'quarantined_at',
+  'source',
+  'error',
+  'payload',
+  '_topic',
+  '_partition',
+  '_offset',
+];

@@ -2,7 +2,7 @@
 // and polling for asynchronous outcomes. Each test creates its own account, so tests never share data.
 import { inject } from 'vitest';
 import { createKeyStore, type CreateKeyInput } from '../../common/auth/key-store.ts';
-import { createRedis } from '../../common/clients/redis.ts';
+import { createRedis, redisReady } from '../../common/clients/redis.ts';
 import { createClickHouse } from '../../common/clients/clickhouse.ts';
 import { baseEnvSchema, parseEnv } from '../../common/env.ts';
 
@@ -10,8 +10,10 @@ export const env = parseEnv(baseEnvSchema);
 export const baseUrl = (): string => inject('baseUrl');
 
 let redis: ReturnType<typeof createRedis> | undefined;
-export function testRedis() {
-  return (redis ??= createRedis(env.REDIS_URL, { name: 'tests' }));
+export async function testRedis() {
+  redis ??= createRedis(env.REDIS_URL, { name: 'tests' });
+  await redisReady(redis);
+  return redis;
 }
 
 let clickhouse: ReturnType<typeof createClickHouse> | undefined;
@@ -32,7 +34,7 @@ export interface TestKey {
 
 /** A fresh key (and, unless `accountId` is given, a fresh account). Defaults: live, business. */
 export async function createTestKey(input: Partial<CreateKeyInput> = {}): Promise<TestKey> {
-  const store = createKeyStore(testRedis(), env.REDIS_KEY_PREFIX);
+  const store = createKeyStore(await testRedis(), env.REDIS_KEY_PREFIX);
   const created = await store.create({ mode: 'live', tier: 'business', ...input });
   return { id: created.id, key: created.key, account_id: created.account_id };
 }
@@ -67,7 +69,11 @@ export async function api<T = any>(
 }
 
 /** Polls `check` until it returns a value that is not undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 20_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {

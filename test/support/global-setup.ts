@@ -7,7 +7,8 @@ import { spawnService, stopChildren, waitForHealth } from '../../infra/local/ser
 let children: ChildProcess[] = [];
 
 export async function setup(project: TestProject): Promise<void> {
-  if (!process.env.KAFKA_BROKERS) throw new Error('run the suite with `npm test`, which provisions the stack');
+  if (!process.env.KAFKA_BROKERS)
+    throw new Error('run the suite with `npm test`, which provisions the stack');
   const port = process.env.PORT ?? '28080';
   const env = { ...process.env, PORT: port, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' };
   children = [spawnService('gateway', env), spawnService('stream', env)];
