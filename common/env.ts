@@ -73,5 +73,7 @@ export const baseEnvSchema = z.object({
   CLICKHOUSE_DATABASE: envFields.clickhouseDatabase,
   REDIS_URL: envFields.redisUrl,
   REDIS_KEY_PREFIX: z.string().default('rls:'),
+  // Outbound calls (webhooks, image checks) refuse non-public addresses except these CIDRs; empty in production.
+  OUTBOUND_ALLOW_CIDRS: envFields.cidrList,
 });
 export type BaseEnv = z.infer<typeof baseEnvSchema>;

@@ -1,0 +1,99 @@
+// Turns a URL into a checked connection target: parse, refuse what can never be called (scheme,
+// credentials), resolve the host name ONCE, and check every address it resolves to. The caller
+// connects to `address` (see client.ts), so a second DNS answer cannot redirect the connection.
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import type { AddressPolicy } from './ip-policy.ts';
+
+export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
+
+/** The system resolver (getaddrinfo), every address in the order the system returns them. */
+export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+export type RefusalCode =
+  'invalid_url' | 'unsupported_scheme' | 'credentials_in_url' | 'unresolvable_host' | 'forbidden_address';
+
+/** A call the policy refused before any connection was made. */
+export class OutboundRefusedError extends Error {
+  constructor(
+    readonly code: RefusalCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'OutboundRefusedError';
+  }
+}
+
+export interface CheckedTarget {
+  url: URL;
+  /** Host name without brackets, as sent in Host and SNI. */
+  hostname: string;
+  /** The checked address the connection must go to. */
+  address: string;
+  family: 4 | 6;
+  /** Every resolved address is inside OUTBOUND_ALLOW_CIDRS. */
+  explicitlyAllowed: boolean;
+}
+
+export const MAX_URL_LENGTH = 2048;
+
+/** Parses and checks a URL's form only (no DNS): scheme http(s), no credentials, sane length. */
+export function parseOutboundUrl(raw: string): URL {
+  if (raw.length > MAX_URL_LENGTH)
+    throw new OutboundRefusedError('invalid_url', `URL longer than ${MAX_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new OutboundRefusedError('invalid_url', 'not an absolute URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new OutboundRefusedError('unsupported_scheme', 'only http and https URLs can be called');
+  if (url.username || url.password)
+    throw new OutboundRefusedError('credentials_in_url', 'URLs must not carry credentials');
+  if (!url.hostname) throw new OutboundRefusedError('invalid_url', 'URL has no host');
+  return url;
+}
+
+/** Resolves and checks `raw`; throws OutboundRefusedError when any resolved address is refused. */
+export async function checkTarget(
+  raw: string | URL,
+  policy: AddressPolicy,
+  resolver: Resolver = systemResolver,
+): Promise<CheckedTarget> {
+  const url = typeof raw === 'string' ? parseOutboundUrl(raw) : raw;
+  // WHATWG URL already normalised 2130706433, 0x7f.1, 017700000001 … to dotted IPv4.
+  const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  let addresses: { address: string; family: number }[];
+  if (isIP(hostname)) {
+    addresses = [{ address: hostname, family: isIP(hostname) }];
+  } else {
+    try {
+      addresses = await resolver(hostname);
+    } catch (error) {
+      throw new OutboundRefusedError(
+        'unresolvable_host',
+        `host ${hostname} could not be resolved (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
+    if (!addresses.length)
+      throw new OutboundRefusedError('unresolvable_host', `host ${hostname} has no address`);
+  }
+  // One refused address refuses the host: a name that mixes public and private answers is a trap.
+  for (const { address } of addresses) {
+    const verdict = policy.check(address);
+    if (!verdict.allowed)
+      throw new OutboundRefusedError(
+        'forbidden_address',
+        `${hostname} resolves to ${address}, a ${verdict.reason}; outbound calls to it are refused`,
+      );
+  }
+  const first = addresses[0]!;
+  return {
+    url,
+    hostname,
+    address: first.address,
+    family: isIP(first.address) as 4 | 6,
+    explicitlyAllowed: addresses.every(({ address }) => policy.explicitlyAllowed(address)),
+  };
+}

@@ -1,0 +1,271 @@
+// The SSRF-safe outbound client: refused targets are refused before any socket opens; accepted
+// targets are reached at exactly the address that was checked; redirects are not followed.
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  createAddressPolicy,
+  createOutboundClient,
+  OutboundRefusedError,
+  OutboundTransportError,
+  type Resolver,
+} from '../../common/outbound/index.ts';
+
+interface Recorder {
+  server: http.Server;
+  port: number;
+  connections: number;
+  hosts: string[];
+}
+
+async function recordingServer(
+  host: string,
+  handler: http.RequestListener = (_req, res) => res.end('ok'),
+): Promise<Recorder> {
+  const server = http.createServer((req, res) => {
+    rec.hosts.push(req.headers.host ?? '');
+    handler(req, res);
+  });
+  const rec: Recorder = { server, port: 0, connections: 0, hosts: [] };
+  server.on('connection', () => rec.connections++);
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  rec.port = (server.address() as AddressInfo).port;
+  return rec;
+}
+
+const closeServer = (rec: Recorder) =>
+  new Promise<void>((resolve) => {
+    rec.server.closeAllConnections();
+    rec.server.close(() => resolve());
+  });
+
+const staticResolver =
+  (answers: Record<string, string[]>, calls: string[] = []): Resolver =>
+  async (hostname) => {
+    calls.push(hostname);
+    const addresses = answers[hostname];
+    if (!addresses) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+    return addresses.map((address) => ({ address, family: net.isIP(address) }));
+  };
+
+describe('address policy (security)', () => {
+  const policy = createAddressPolicy([]);
+  it.each([
+    '127.0.0.1',
+    '127.255.255.254',
+    '0.0.0.0',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '100.64.0.1',
+    '169.254.169.254',
+    '224.0.0.1',
+    '255.255.255.255',
+    '240.0.0.1',
+    '192.0.2.10',
+    '198.51.100.7',
+    '203.0.113.9',
+    '198.18.0.1',
+    '::1',
+    '::',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:10.0.0.1',
+    '::ffff:169.254.169.254',
+    '::127.0.0.1',
+    'fc00::1',
+    'fd12:3456::1',
+    'fe80::1',
+    'fec0::1',
+    'ff02::1',
+    '64:ff9b::127.0.0.1',
+    '64:ff9b::a9fe:a9fe',
+    '2002:7f00:1::1',
+    '2001:db8::1',
+    '2001::1',
+    '100::1',
+  ])('refuses %s', (address) => {
+    expect(policy.check(address).allowed).toBe(false);
+  });
+
+  it.each(['93.184.216.34', '8.8.8.8', '2606:4700::1111', '64:ff9b::808:808', '2002:808:808::1'])(
+    'accepts public %s',
+    (address) => {
+      expect(policy.check(address).allowed).toBe(true);
+    },
+  );
+
+  it('opens exactly the OUTBOUND_ALLOW_CIDRS ranges, including their IPv4-mapped forms', () => {
+    const open = createAddressPolicy(['127.0.0.0/8', '10.9.0.0/16']);
+    expect(open.check('127.0.0.1').allowed).toBe(true);
+    expect(open.check('::ffff:127.0.0.1').allowed).toBe(true);
+    expect(open.check('10.9.3.4').allowed).toBe(true);
+    expect(open.check('10.8.3.4').allowed).toBe(false);
+    expect(open.check('::1').allowed).toBe(false);
+    expect(open.explicitlyAllowed('127.0.0.5')).toBe(true);
+    expect(open.explicitlyAllowed('93.184.216.34')).toBe(false);
+  });
+
+  it('rejects malformed CIDRs at startup (error)', () => {
+    expect(() => createAddressPolicy(['127.0.0.1/33'])).toThrow(/prefix/);
+    expect(() => createAddressPolicy(['localhost/8'])).toThrow(/CIDR/);
+  });
+});
+
+describe('outbound client with an empty allow-list (security)', () => {
+  let v4: Recorder;
+  let v6: Recorder | undefined;
+  const connectSpy = vi.spyOn(net.Socket.prototype, 'connect');
+
+  beforeAll(async () => {
+    v4 = await recordingServer('127.0.0.1');
+    v6 = await recordingServer('::1').catch(() => undefined); // hosts without IPv6 loopback
+  });
+  afterAll(async () => {
+    await closeServer(v4);
+    if (v6) await closeServer(v6);
+    connectSpy.mockRestore();
+  });
+  afterEach(() => connectSpy.mockClear());
+
+  const resolver = staticResolver({
+    'private.example.com': ['127.0.0.1'],
+    'metadata.example.com': ['169.254.169.254'],
+    'mixed.example.com': ['93.184.216.34', '10.0.0.1'],
+    'v6private.example.com': ['fd00::1'],
+  });
+  const client = createOutboundClient({ policy: createAddressPolicy([]), resolver });
+
+  const corpus = () => [
+    `http://127.0.0.1:${v4.port}/`,
+    `http://[::1]:${v6?.port ?? v4.port}/`,
+    `http://[::ffff:127.0.0.1]:${v4.port}/`,
+    `http://2130706433:${v4.port}/`,
+    `http://0x7f000001:${v4.port}/`,
+    `http://0177.0.0.1:${v4.port}/`,
+    `http://127.1:${v4.port}/`,
+    `http://0.0.0.0:${v4.port}/`,
+    'http://169.254.169.254/latest/meta-data/',
+    'http://10.0.0.1/',
+    'http://172.16.5.4/',
+    'http://192.168.0.1/',
+    'http://100.64.0.1/',
+    'http://[fc00::1]/',
+    'http://[fd00::1]/',
+    'http://[fe80::1]/',
+    'http://[64:ff9b::7f00:1]/',
+    `http://private.example.com:${v4.port}/`,
+    'https://metadata.example.com/',
+    'https://mixed.example.com/',
+    'https://v6private.example.com/',
+  ];
+
+  it('refuses the whole SSRF corpus with no socket opened', async () => {
+    for (const url of corpus()) {
+      const error = await client.request({ url, timeoutMs: 1_000 }).catch((e: unknown) => e);
+      expect(error, url).toBeInstanceOf(OutboundRefusedError);
+      expect((error as OutboundRefusedError).code, url).toBe('forbidden_address');
+    }
+    expect(connectSpy).not.toHaveBeenCalled();
+    expect(v4.connections).toBe(0);
+    expect(v6?.connections ?? 0).toBe(0);
+  });
+
+  it('refuses credentials, other schemes and unresolvable names before connecting', async () => {
+    const cases: [string, string][] = [
+      ['https://user:pass@hooks.example.com/', 'credentials_in_url'],
+      ['ftp://hooks.example.com/', 'unsupported_scheme'],
+      ['file:///etc/passwd', 'unsupported_scheme'],
+      ['not a url', 'invalid_url'],
+      ['https://nowhere.invalid/', 'unresolvable_host'],
+    ];
+    for (const [url, code] of cases) {
+      const error = await client.request({ url, timeoutMs: 1_000 }).catch((e: unknown) => e);
+      expect((error as OutboundRefusedError).code, url).toBe(code);
+    }
+    expect(connectSpy).not.toHaveBeenCalled();
+  });
+});
+
+describe('outbound client with 127.0.0.1/32 allowed', () => {
+  let target: Recorder;
+  let redirectTarget: Recorder;
+  let redirector: Recorder;
+  let big: Recorder;
+  let silent: Recorder;
+
+  beforeAll(async () => {
+    target = await recordingServer('127.0.0.1', (req, res) => {
+      res.setHeader('content-type', 'text/plain');
+      res.end(`host=${req.headers.host}`);
+    });
+    redirectTarget = await recordingServer('127.0.0.2');
+    redirector = await recordingServer('127.0.0.1', (_req, res) => {
+      res.writeHead(302, { location: `http://127.0.0.2:${redirectTarget.port}/` });
+      res.end();
+    });
+    big = await recordingServer('127.0.0.1', (_req, res) => res.end(Buffer.alloc(1024 * 1024, 97)));
+    silent = await recordingServer('127.0.0.1', () => undefined);
+  });
+  afterAll(async () => {
+    for (const rec of [target, redirectTarget, redirector, big, silent]) await closeServer(rec);
+  });
+
+  const calls: string[] = [];
+  // First answer is the allowed address; a rebinding attacker would answer differently the second time.
+  let answered = 0;
+  const rebinding: Resolver = async (hostname) => {
+    calls.push(hostname);
+    answered++;
+    return [{ address: answered === 1 ? '127.0.0.1' : '10.0.0.1', family: 4 }];
+  };
+  const client = createOutboundClient({ policy: createAddressPolicy(['127.0.0.1/32']), resolver: rebinding });
+
+  it('connects to the checked address once, keeping the name in Host (happy)', async () => {
+    const response = await client.request({
+      url: `http://hooks.example.test:${target.port}/x`,
+      timeoutMs: 2_000,
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.toString()).toBe(`host=hooks.example.test:${target.port}`);
+    expect(response.target.address).toBe('127.0.0.1');
+    expect(calls).toEqual(['hooks.example.test']); // one lookup: no second answer can be used
+  });
+
+  it('does not follow a redirect to a private address (security)', async () => {
+    const response = await client.request({ url: `http://127.0.0.1:${redirector.port}/`, timeoutMs: 2_000 });
+    expect(response.status).toBe(302);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(redirectTarget.connections).toBe(0);
+  });
+
+  it('refuses 127.0.0.2, outside the allowed /32 (security)', async () => {
+    const error = await client
+      .request({ url: `http://127.0.0.2:${redirectTarget.port}/`, timeoutMs: 1_000 })
+      .catch((e: unknown) => e);
+    expect((error as OutboundRefusedError).code).toBe('forbidden_address');
+    expect(redirectTarget.connections).toBe(0);
+  });
+
+  it('caps the response body', async () => {
+    const response = await client.request({
+      url: `http://127.0.0.1:${big.port}/`,
+      timeoutMs: 2_000,
+      maxBodyBytes: 1000,
+    });
+    expect(response.body.length).toBe(1000);
+    expect(response.truncated).toBe(true);
+  });
+
+  it('gives up at the deadline (error)', async () => {
+    const started = Date.now();
+    const error = await client
+      .request({ url: `http://127.0.0.1:${silent.port}/`, timeoutMs: 300 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OutboundTransportError);
+    expect((error as OutboundTransportError).code).toBe('timeout');
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
