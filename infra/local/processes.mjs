@@ -75,8 +75,11 @@ export function tailFile(file, lines) {
   }
 }
 
-/** SIGTERM, wait for exit, then SIGKILL. Removes the PID file. */
-export async function stopPid(component, pidFile, { timeoutMs = 20_000 } = {}) {
+/**
+ * SIGTERM, wait for exit, then SIGKILL. Removes the PID file. `stoppedEarly` lets a component say
+ * it has finished its clean shutdown before the process exits (see stopClickHouse).
+ */
+export async function stopPid(component, pidFile, { timeoutMs = 20_000, stoppedEarly } = {}) {
   const pid = readPid(pidFile);
   if (isAlive(pid)) {
     log(component, `stopping pid ${pid}`);
@@ -86,9 +89,12 @@ export async function stopPid(component, pidFile, { timeoutMs = 20_000 } = {}) {
       /* already gone */
     }
     const deadline = Date.now() + timeoutMs;
-    while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (isAlive(pid) && Date.now() < deadline) {
+      if (stoppedEarly && (await stoppedEarly())) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     if (isAlive(pid)) {
-      log(component, `did not stop in ${timeoutMs} ms, killing`);
+      if (!stoppedEarly) log(component, `did not stop in ${timeoutMs} ms, killing`);
       process.kill(pid, 'SIGKILL');
     }
   }
