@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // test/faults/ stops and kills components: it runs after this suite, serially (vitest.faults.config.ts).
+    include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
