@@ -33,11 +33,13 @@ try {
   stack = await startStack(settings);
   const checksCode = await checks;
   if (checksCode !== 0) log('test', 'lint, format or type check failed');
-  const vitestCode = await run('npx', ['vitest', 'run', ...vitestArgs], {
-    ...stack.env,
-    NODE_ENV: 'test',
-    RLS_TEST_PROFILE: '1',
-  });
+  const testEnv = { ...stack.env, NODE_ENV: 'test', RLS_TEST_PROFILE: '1' };
+  let vitestCode = await run('npx', ['vitest', 'run', ...vitestArgs], testEnv);
+  // The fault phase stops components and kills workers, so it runs alone, after the main suite.
+  if (!quick && vitestCode === 0) {
+    log('test', 'fault phase (vitest.faults.config.ts)');
+    vitestCode = await run('npx', ['vitest', 'run', '--config', 'vitest.faults.config.ts'], testEnv);
+  }
   code = checksCode || vitestCode;
 } catch (error) {
   process.stderr.write(`[test] ${error.stack ?? error.message}\n`);
