@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClickHouse, queryRows, sqlString } from '../../common/clients/clickhouse.ts';
+import { syncLocations } from '../locations/sync.ts';
 
 const migrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -86,6 +87,9 @@ export async function migrate(options: MigrateOptions): Promise<string[]> {
       log(`applied ${migration.name}`);
       done.push(migration.name);
     }
+    // Reference data that queries join on: (re)loaded when the dataset's version is not stored yet.
+    const loaded = await syncLocations(client);
+    if (loaded) log(`loaded ${loaded} locations`);
     return done;
   } finally {
     await client.close();

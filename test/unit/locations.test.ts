@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { citySlugs } from '../../common/domain/cities.ts';
+import {
+  allLocations,
+  locationById,
+  neighbourhoodsOf,
+  resolveByAddress,
+  resolveById,
+  resolveByPoint,
+} from '../../common/domain/locations.ts';
+
+describe('locations dataset', () => {
+  it('happy: covers every city of spec 4.3 with 6-15 neighbourhoods and unique UUID ids', () => {
+    for (const city of citySlugs) {
+      const count = neighbourhoodsOf(city).length;
+      expect(count, city).toBeGreaterThanOrEqual(6);
+      expect(count, city).toBeLessThanOrEqual(15);
+    }
+    const ids = allLocations.map((l) => l.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it('happy: every neighbourhood centre resolves back to itself by point', () => {
+    for (const l of allLocations.filter((x) => x.kind === 'neighbourhood')) {
+      expect(resolveByPoint(l.latitude, l.longitude)?.neighbourhood?.id, l.name).toBe(l.id);
+    }
+  });
+
+  it('happy: ids resolve case-insensitively; a city id resolves to the city only', () => {
+    const masaki = neighbourhoodsOf('dar_es_salaam').find((n) => n.name === 'Masaki')!;
+    expect(locationById(masaki.id.toUpperCase())?.name).toBe('Masaki');
+    const arusha = allLocations.find((l) => l.kind === 'city' && l.city === 'arusha')!;
+    expect(resolveById(arusha.id)).toEqual({ city: 'arusha' });
+    expect(resolveById('00000000-0000-4000-8000-000000000000')).toBeUndefined();
+  });
+
+  it('happy: addresses name a neighbourhood, a city, or both', () => {
+    expect(resolveByAddress('Plot 4, Oyster-Bay, Dar es Salaam')?.neighbourhood?.name).toBe('Oyster Bay');
+    expect(resolveByAddress('near the Njiro roundabout')).toMatchObject({ city: 'arusha' });
+    expect(resolveByAddress('Somewhere in MWANZA')).toEqual({ city: 'mwanza' });
+    expect(resolveByAddress('Mbezi Beach, DSM')?.neighbourhood?.name).toBe('Mbezi Beach');
+  });
+
+  it('error: unknown places and points far from any city resolve to nothing', () => {
+    expect(resolveByAddress('10 Downing Street, London')).toBeUndefined();
+    expect(resolveByAddress('')).toBeUndefined();
+    expect(resolveByPoint(0, 0)).toBeUndefined();
+    expect(resolveByPoint(Number.NaN, 39)).toBeUndefined();
+  });
+
+  it('happy: a point inside a city but between neighbourhoods keeps the city', () => {
+    // Dar es Salaam, ~20 km west of the centre: no neighbourhood within 1.5 radii.
+    expect(resolveByPoint(-6.85, 39.1)).toEqual({ city: 'dar_es_salaam' });
+  });
+});
