@@ -1,5 +1,5 @@
-// Redis for keys, limits, batches and webhooks: Debian's redis-server, our own config, AOF on
-// (keys and webhooks must survive restarts).
+// Redis for keys, limits, batches and webhooks: Debian's redis-server as our own process, config
+// generated under the state directory, AOF on (keys and webhooks must survive restarts).
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -15,6 +15,8 @@ import {
   waitUntil,
 } from './processes.mjs';
 
+const COMPONENT = 'redis';
+
 function paths(settings) {
   const dir = path.join(settings.stateDir, 'redis');
   return {
@@ -25,7 +27,27 @@ function paths(settings) {
   };
 }
 
-/** Raw RESP PING, so readiness needs no client library. */
+function redisConf(port, dir) {
+  return [
+    `port ${port}`,
+    'bind 127.0.0.1',
+    'protected-mode yes', // no password, but loopback-only anyway
+    'daemonize no', // startDaemon detaches it and owns the PID file
+    'logfile ""', // stdout, i.e. redis.log
+    'loglevel notice',
+    `dir ${dir}`,
+    // AOF, fsync once a second: a crash loses at most ~1 s of writes; SIGTERM flushes it fully.
+    'appendonly yes',
+    'appendfsync everysec',
+    // RDB snapshots off: the AOF is the one source of truth (rewrites still use an RDB preamble,
+    // so it stays compact), and no periodic fork + full dump competes for RAM and disk.
+    'save ""',
+    // No maxmemory: keys and webhooks must never be evicted.
+    '',
+  ].join('\n');
+}
+
+/** Raw RESP PING, so readiness needs no client library. `-LOADING` (AOF replay) is not ready. */
 export function pingRedis(port) {
   return new Promise((resolve) => {
     const socket = net.connect({ port, host: '127.0.0.1' });
@@ -38,53 +60,72 @@ export function pingRedis(port) {
     socket.once('connect', () => socket.write('*1\r\n$4\r\nPING\r\n'));
     socket.on('data', (chunk) => {
       reply += chunk.toString();
-      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
+      if (reply.includes('\r\n')) done(reply.startsWith('+PONG\r\n'));
     });
     socket.once('error', () => done(false));
+    socket.once('end', () => done(false));
   });
+}
+
+/** True when `pid` is a redis-server serving our port (not a recycled PID). Redis rewrites its
+ * process title to "redis-server 127.0.0.1:<port>", so the config path is not in cmdline. */
+function isOurServer(pid, port) {
+  if (!isAlive(pid)) return false;
+  try {
+    const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return cmdline.startsWith('redis-server') && cmdline.includes(`:${port}`);
+  } catch {
+    return false;
+  }
 }
 
 export async function startRedis(settings) {
   if (settings.redis.external) return { url: settings.redis.external, startedPid: 0 };
   const p = paths(settings);
   const { port } = settings.redis;
-  if (isAlive(readPid(p.pid)) && (await pingRedis(port))) {
-    log('redis', `reusing running server on ${port}`);
-    return { url: `redis://127.0.0.1:${port}`, startedPid: 0 };
+  const url = `redis://127.0.0.1:${port}`;
+  const waitOptions = (pid) => ({ timeoutMs: 30_000, logFile: p.log, pid });
+
+  const running = readPid(p.pid);
+  if (isOurServer(running, port)) {
+    // Left running by an earlier run, or still replaying its AOF.
+    await waitUntil('Redis', () => pingRedis(port), waitOptions(running));
+    log(COMPONENT, `reusing running server pid ${running} on ${port}`);
+    return { url, startedPid: 0 };
   }
+  fs.rmSync(p.pid, { force: true }); // stale
   if (await tcpOpen(port))
-    throw new Error(`redis: port ${port} is already in use by another process (set REDIS_PORT)`);
-  if (!commandExists('redis-server')) aptInstall('redis', ['redis-server']);
+    throw new Error(
+      `Redis: port ${port} on 127.0.0.1 is in use by a process this stack did not start; stop it, ` +
+        'or pick another port with RLS_PORT_BASE or REDIS_PORT',
+    );
+
+  if (!commandExists('redis-server')) aptInstall(COMPONENT, ['redis-server']);
   fs.mkdirSync(p.dir, { recursive: true });
-  fs.writeFileSync(
-    p.conf,
-    [
-      `port ${port}`,
-      'bind 127.0.0.1',
-      'protected-mode yes',
-      'daemonize no',
-      `dir ${p.dir}`,
-      // AOF every second: at most one second of writes lost on a crash, survives restarts.
-      'appendonly yes',
-      'appendfsync everysec',
-      // RDB snapshots off: the AOF is the one persistence mechanism (smaller, no fork spikes).
-      'save ""',
-      'loglevel notice',
-      '',
-    ].join('\n'),
-  );
+  fs.writeFileSync(p.conf, redisConf(port, p.dir));
   const pid = startDaemon({
-    component: 'redis',
+    component: COMPONENT,
     command: 'redis-server',
     args: [p.conf],
     logFile: p.log,
     pidFile: p.pid,
+    cwd: p.dir,
   });
-  await waitUntil('redis', () => pingRedis(port), { timeoutMs: 20_000, logFile: p.log, pid });
-  return { url: `redis://127.0.0.1:${port}`, startedPid: pid };
+  try {
+    await waitUntil('Redis', () => pingRedis(port), waitOptions(pid));
+  } catch (error) {
+    await stopPid(COMPONENT, p.pid);
+    throw error;
+  }
+  return { url, startedPid: pid };
 }
 
 export async function stopRedis(settings) {
-  // SIGTERM makes redis flush the AOF and exit.
-  await stopPid('redis', paths(settings).pid);
+  const p = paths(settings);
+  if (!isOurServer(readPid(p.pid), settings.redis.port)) {
+    fs.rmSync(p.pid, { force: true }); // never signal a PID that now belongs to someone else
+    return;
+  }
+  // SIGTERM = SHUTDOWN: redis fsyncs the AOF (no RDB save, `save ""`) and exits, usually < 1 s.
+  await stopPid(COMPONENT, p.pid);
 }
