@@ -1,10 +1,13 @@
-// `npm run --silent keys -- create|revoke|list`: the contract's key management CLI.
-// Prints exactly one JSON line per result on stdout; errors go to stderr with exit code 1 or 2.
+// `npm run --silent keys -- create|revoke|list`: the contract's key management CLI (CONTRACT.md,
+// "API keys"), a thin shell over common/auth/key-store.ts. Prints exactly one JSON line per result
+// on stdout (create: the record plus the plaintext key, shown only here; revoke: {"id","status"};
+// list: one record per key, never the plaintext or hash). Errors go to stderr: exit 2 for bad
+// usage, 1 for an unknown id or an unreachable Redis.
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { keyModes } from '../common/auth/api-key-format.ts';
 import { createKeyStore, KeyStoreError } from '../common/auth/key-store.ts';
-import { tiers } from '../common/auth/tiers.ts';
+import { MAX_CUSTOM_RATE_LIMIT, tiers } from '../common/auth/tiers.ts';
 import { createRedis, redisReady } from '../common/clients/redis.ts';
 import { baseEnvSchema, parseEnv } from '../common/env.ts';
 
@@ -17,7 +20,7 @@ const createOptions = z.object({
   mode: z.enum(keyModes),
   tier: z.enum(tiers),
   name: z.string().max(200).optional(),
-  'rate-limit': z.coerce.number().int().positive().max(1_000_000).optional(),
+  'rate-limit': z.coerce.number().int().positive().max(MAX_CUSTOM_RATE_LIMIT).optional(),
   account: z
     .string()
     .regex(/^acct_[0-9a-f]{24}$/, 'must be an account id printed by keys create')
@@ -66,7 +69,7 @@ async function main(): Promise<void> {
       const id = rest[0] ?? fail(usage);
       const record = await store.revoke(id);
       if (!record) fail(`unknown key id ${id}`, 1);
-      print({ id: record.id, status: record.status, revoked_at: record.revoked_at });
+      print({ id: record.id, status: record.status });
     } else if (command === 'list') {
       for (const record of await store.list()) print(record);
     } else {

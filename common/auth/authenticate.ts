@@ -1,20 +1,27 @@
-// Authentication shared by every endpoint of both APIs (spec §5): 401 for a missing, malformed or
-// unknown key, 403 for a revoked key or a tier without the permission. No caching, so a revocation
-// applies to the very next request on every process.
+// Authentication shared by every endpoint of both APIs (spec §5, README "API keys"):
+//   401 missing_api_key / invalid_api_key: no key, malformed key (checksum, no Redis lookup), unknown key
+//   403 revoked_api_key: the key was revoked (read from Redis on every request, never cached)
+//   429 rate_limited: the key's window is used up (Retry-After = seconds until it reopens)
+//   503 dependency_unavailable: Redis is unreachable (never a 500, never silently unlimited)
+//   403 insufficient_tier: requirePermission, for a tier without the route's permission
+// Lookup, rate limit and usage counting happen in one Redis round trip (access-check.ts). Every
+// response to a request with an active key carries RateLimit-Limit/-Remaining/-Reset.
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, dependencyUnavailable } from '../errors.ts';
+import { RATE_WINDOW_MS } from './access-check.ts';
 import { parseApiKey } from './api-key-format.ts';
-import type { ApiKeyRecord, KeyStore } from './key-store.ts';
+import type { ApiKeyRecord, KeyStore, RateLimitState } from './key-store.ts';
 import { tierPolicies, type Permission } from './tiers.ts';
 
 declare module 'express-serve-static-core' {
   interface Request {
     auth?: ApiKeyRecord;
+    rateLimit?: RateLimitState;
   }
 }
 
 export function authenticate(keys: KeyStore) {
-  return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const key = req.get('x-api-key');
     if (!key) return next(new AppError('missing_api_key', 'The X-API-Key header is required'));
     if (!parseApiKey(key)) {
@@ -22,16 +29,32 @@ export function authenticate(keys: KeyStore) {
         new AppError('invalid_api_key', 'The X-API-Key header does not hold a well-formed API key'),
       );
     }
-    let record: ApiKeyRecord | null;
+    let decision: Awaited<ReturnType<KeyStore['authorize']>>;
     try {
-      record = await keys.findByKey(key);
+      decision = await keys.authorize(key, endpointLabel(req));
     } catch (error) {
       return next(dependencyUnavailable('redis', error));
     }
-    if (!record) return next(new AppError('invalid_api_key', 'Unknown API key'));
-    if (record.status === 'revoked')
+    if (decision.outcome === 'unknown') return next(new AppError('invalid_api_key', 'Unknown API key'));
+    if (decision.outcome === 'inactive') {
       return next(new AppError('revoked_api_key', 'This API key has been revoked'));
-    req.auth = record;
+    }
+    setRateLimitHeaders(res, decision.rateLimit);
+    req.rateLimit = decision.rateLimit;
+    if (decision.outcome === 'rate_limited') {
+      const { limit, resetSeconds } = decision.rateLimit;
+      return next(
+        new AppError(
+          'rate_limited',
+          `Rate limit of ${limit} requests per minute exceeded; retry after ${resetSeconds} s`,
+          {
+            retryAfterSeconds: resetSeconds,
+            details: { limit, window_seconds: RATE_WINDOW_MS / 1000, retry_after_seconds: resetSeconds },
+          },
+        ),
+      );
+    }
+    req.auth = decision.record;
     next();
   };
 }
@@ -41,7 +64,7 @@ export function requirePermission(permission: Permission) {
   return (req: Request, _res: Response, next: NextFunction): void => {
     const auth = req.auth;
     if (!auth) return next(new AppError('missing_api_key', 'The X-API-Key header is required'));
-    if (!tierPolicies[auth.tier].permissions.includes(permission)) {
+    if (!tierPolicies[auth.tier]?.permissions.includes(permission)) {
       return next(
         new AppError('insufficient_tier', `The ${auth.tier} tier does not include ${permission}`, {
           details: { tier: auth.tier, required_permission: permission },
@@ -56,4 +79,23 @@ export function requirePermission(permission: Permission) {
 export function authOf(req: Request): ApiKeyRecord {
   if (!req.auth) throw new AppError('missing_api_key', 'The X-API-Key header is required');
   return req.auth;
+}
+
+/**
+ * IETF draft "RateLimit header fields" (draft-ietf-httpapi-ratelimit-headers, separate fields):
+ * limit per window, remaining in the window, delta-seconds until the window resets.
+ */
+function setRateLimitHeaders(res: Response, state: RateLimitState): void {
+  res.setHeader('RateLimit-Limit', String(state.limit));
+  res.setHeader('RateLimit-Remaining', String(state.remaining));
+  res.setHeader('RateLimit-Reset', String(state.resetSeconds));
+}
+
+/**
+ * Usage label of the request: method plus the route pattern (`GET /analytics/pricing`,
+ * `DELETE /webhooks/:id`), never the raw path, so ids cannot blow up the counters.
+ */
+function endpointLabel(req: Request): string {
+  const route = (req.route as { path?: unknown } | undefined)?.path;
+  return `${req.method} ${typeof route === 'string' ? route : '(other)'}`;
 }

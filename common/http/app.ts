@@ -2,12 +2,14 @@
 // /api/v1, /healthz, then the one 404 and error handlers.
 import express, { type Router } from 'express';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.ts';
 import { cors } from './cors.ts';
 import { errorHandler, notFound } from './errors.ts';
 import { jsonBody } from './json-body.ts';
 import { requestId } from './request-id.ts';
+import { readTlsConfig, TLS_PORT_OFFSET, type TlsConfig } from './tls.ts';
 import type { HealthCheck } from '../health.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -41,22 +43,47 @@ export function createApiApp(options: ApiAppOptions): express.Express {
 
 export interface RunningServer {
   port: number;
+  /** The HTTPS port when TLS is configured (see tls.ts). */
+  tlsPort?: number;
   close(): Promise<void>;
 }
 
-export async function listen(app: express.Express, port: number, host = '0.0.0.0'): Promise<RunningServer> {
-  const server = http.createServer(app);
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, resolve);
-  });
+/**
+ * Serves `app` over HTTP on `port`, and over HTTPS (TLS 1.3 only) when a certificate is configured
+ * (TLS_CERT_FILE / TLS_KEY_FILE / TLS_PORT, read from the environment unless `tls` is given).
+ */
+export async function listen(
+  app: express.Express,
+  port: number,
+  host = '0.0.0.0',
+  tls: TlsConfig | null = readTlsConfig(process.env),
+): Promise<RunningServer> {
+  const servers: http.Server[] = [http.createServer(app)];
+  if (tls) {
+    servers.push(https.createServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.3' }, app));
+  }
+  const ports: number[] = [];
+  for (const [index, server] of servers.entries()) {
+    server.keepAliveTimeout = 65_000;
+    const at = index === 0 ? port : (tls?.port ?? (port === 0 ? 0 : port + TLS_PORT_OFFSET));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(at, host, resolve);
+    });
+    ports.push((server.address() as AddressInfo).port);
+  }
   return {
-    port: (server.address() as AddressInfo).port,
+    port: ports[0]!,
+    ...(tls ? { tlsPort: ports[1] } : {}),
     close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
+      Promise.all(
+        servers.map(
+          (server) =>
+            new Promise<void>((resolve) => {
+              server.close(() => resolve());
+              server.closeIdleConnections();
+            }),
+        ),
+      ).then(() => undefined),
   };
 }

@@ -1,0 +1,107 @@
+// The hot path of every authenticated request, in ONE Redis round trip: look the key up by its
+// hash, refuse revoked keys, apply the per-key rate limit and count usage, atomically in a Lua
+// script. No read-then-write race is possible between processes, and because nothing is cached a
+// revocation applies to the very next request everywhere.
+//
+// Rate limit: a fixed window per key that opens with the key's first request and lasts
+// RATE_WINDOW_MS (INCR + PEXPIRE on Redis' own clock, so process clocks do not matter). Rejected
+// requests do not consume the window. Usage counters use UTC day/month buckets (common/usage).
+//
+// The script builds the counter key names from the key id it reads, which needs a single Redis
+// node (or a Redis Cluster with every key of one prefix on one slot); we run a single node.
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { bucketsOf, DAY_TTL_SECONDS, DIRTY_TTL_SECONDS, MONTH_TTL_SECONDS } from '../usage/keys.ts';
+
+export const RATE_WINDOW_MS = 60_000;
+
+// KEYS[1] key record hash. ARGV: 1 prefix, 2 endpoint label, 3 day, 4 month, 5 now ISO,
+// 6 window ms, 7 day ttl, 8 month ttl, 9 dirty ttl.
+// Returns {outcome, used, window_ttl_ms, record fields}: outcome 0 unknown, 1 allowed,
+// 2 not active (revoked), 3 rate limited. Key names mirror common/usage/keys.ts.
+const script = `
+local rec = redis.call('HGETALL', KEYS[1])
+if #rec == 0 then return {0, 0, 0, rec} end
+local f = {}
+for i = 1, #rec, 2 do f[rec[i]] = rec[i + 1] end
+if f['status'] ~= 'active' then return {2, 0, 0, rec} end
+local p = ARGV[1]
+local id = f['id']
+local limit = tonumber(f['rate_limit']) or 60
+local rl = p .. 'rl:' .. id
+local dayKey = p .. 'usage:' .. id .. ':d:' .. ARGV[3]
+local monthKey = p .. 'usage:' .. id .. ':m:' .. ARGV[4]
+local used = tonumber(redis.call('GET', rl) or '0')
+local outcome = 1
+if used >= limit then
+  outcome = 3
+  redis.call('HINCRBY', dayKey, 'rate_limited', 1)
+  redis.call('HINCRBY', monthKey, 'rate_limited', 1)
+else
+  used = redis.call('INCR', rl)
+  redis.call('HINCRBY', dayKey, 'requests', 1)
+  redis.call('HINCRBY', dayKey, 'ep:' .. ARGV[2], 1)
+  redis.call('HINCRBY', monthKey, 'requests', 1)
+  redis.call('HINCRBY', monthKey, 'ep:' .. ARGV[2], 1)
+  redis.call('HSET', KEYS[1], 'last_used_at', ARGV[5])
+end
+if redis.call('TTL', dayKey) < 0 then redis.call('EXPIRE', dayKey, ARGV[7]) end
+if redis.call('TTL', monthKey) < 0 then redis.call('EXPIRE', monthKey, ARGV[8]) end
+local dirty = p .. 'usage:dirty:' .. ARGV[3]
+if redis.call('SADD', dirty, id) == 1 and redis.call('TTL', dirty) < 0 then
+  redis.call('EXPIRE', dirty, ARGV[9])
+end
+local ttl = redis.call('PTTL', rl)
+if ttl < 0 then
+  redis.call('PEXPIRE', rl, ARGV[6])
+  ttl = tonumber(ARGV[6])
+end
+return {outcome, used, ttl, rec}
+`;
+const scriptSha = createHash('sha1').update(script).digest('hex');
+
+export type AccessOutcome = 'unknown' | 'allowed' | 'inactive' | 'rate_limited';
+const outcomes: AccessOutcome[] = ['unknown', 'allowed', 'inactive', 'rate_limited'];
+
+export interface AccessResult {
+  outcome: AccessOutcome;
+  /** Requests admitted in the current window (after this one, when allowed). */
+  used: number;
+  /** Milliseconds until the current window closes. */
+  windowTtlMs: number;
+  /** The stored key record (empty when unknown). */
+  fields: Record<string, string>;
+}
+
+/** Runs the access script (EVALSHA, loading it once per Redis server on NOSCRIPT). */
+export async function checkAccess(
+  redis: Redis,
+  prefix: string,
+  recordKey: string,
+  endpoint: string,
+  now: Date,
+): Promise<AccessResult> {
+  const { day, month } = bucketsOf(now);
+  const args = [
+    prefix,
+    endpoint,
+    day,
+    month,
+    now.toISOString(),
+    RATE_WINDOW_MS,
+    DAY_TTL_SECONDS,
+    MONTH_TTL_SECONDS,
+    DIRTY_TTL_SECONDS,
+  ];
+  let reply: unknown;
+  try {
+    reply = await redis.evalsha(scriptSha, 1, recordKey, ...args);
+  } catch (error) {
+    if (!String((error as Error).message).includes('NOSCRIPT')) throw error;
+    reply = await redis.eval(script, 1, recordKey, ...args);
+  }
+  const [code, used, ttl, flat] = reply as [number, number, number, string[]];
+  const fields: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
+  return { outcome: outcomes[code] ?? 'unknown', used, windowTtlMs: ttl, fields };
+}
