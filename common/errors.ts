@@ -7,6 +7,7 @@ export const errorCodes = {
   payload_too_large: 413,
   validation_failed: 400,
   too_many_listings: 400,
+  too_many_events: 400,
   all_listings_failed: 400,
   invalid_parameter: 400,
   idempotency_key_reused: 422,

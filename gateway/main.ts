@@ -4,6 +4,8 @@ import { createAnalyticsContext } from '../analytics-api/context.ts';
 import { createAnalyticsRouter } from '../analytics-api/router.ts';
 import { baseEnvSchema, envFields, parseEnv } from '../common/env.ts';
 import { createApiApp, listen } from '../common/http/app.ts';
+import { createOpenApiRegistry } from '../common/openapi/registry.ts';
+import { createOpenApiRouter } from '../common/openapi/router.ts';
 import { startPlatform } from '../common/platform.ts';
 import { runProcess } from '../common/run.ts';
 import { createIngestContext } from '../ingest/context.ts';
@@ -16,9 +18,14 @@ await runProcess('gateway', async (logger) => {
   const platform = await startPlatform(env, logger, 'rls-gateway');
   const ingest = await createIngestContext(platform);
   const analytics = await createAnalyticsContext(platform);
+  const openapi = createOpenApiRegistry({ title: 'Rental Listings Service API', version: '1.0.0' });
   const app = createApiApp({
     logger,
-    routers: [createIngestRouter(ingest), createAnalyticsRouter(analytics)],
+    routers: [
+      createOpenApiRouter(openapi),
+      createIngestRouter(ingest, openapi),
+      createAnalyticsRouter(analytics),
+    ],
     health: platform.health,
   });
   const server = await listen(app, env.PORT);

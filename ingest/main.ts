@@ -1,6 +1,8 @@
 // The ingest API on its own (npm run start:ingest), for deployments that scale it separately.
 import { parseEnv } from '../common/env.ts';
 import { createApiApp, listen } from '../common/http/app.ts';
+import { createOpenApiRegistry } from '../common/openapi/registry.ts';
+import { createOpenApiRouter } from '../common/openapi/router.ts';
 import { startPlatform } from '../common/platform.ts';
 import { runProcess } from '../common/run.ts';
 import { createIngestContext } from './context.ts';
@@ -11,7 +13,12 @@ await runProcess('ingest', async (logger) => {
   const env = parseEnv(ingestEnvSchema);
   const platform = await startPlatform(env, logger, 'rls-ingest');
   const ctx = await createIngestContext(platform);
-  const app = createApiApp({ logger, routers: [createIngestRouter(ctx)], health: platform.health });
+  const openapi = createOpenApiRegistry({ title: 'Rental Listings Service API (ingest)', version: '1.0.0' });
+  const app = createApiApp({
+    logger,
+    routers: [createOpenApiRouter(openapi), createIngestRouter(ctx, openapi)],
+    health: platform.health,
+  });
   const server = await listen(app, env.PORT);
   logger.info('ingest API listening', { port: server.port });
   return {

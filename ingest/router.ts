@@ -1,23 +1,15 @@
+// The ingest API's routes under /api/v1; each feature module brings its own router.
 import { Router } from 'express';
-import { authenticate, authOf, requirePermission } from '../common/auth/authenticate.ts';
-import { AppError } from '../common/errors.ts';
+import type { OpenApiRegistry } from '../common/openapi/registry.ts';
 import type { IngestContext } from './context.ts';
-import { bulkCreate } from './listings/bulk-create.ts';
+import { createListingsRouter } from './listings/routes.ts';
+import { registerIngestPaths } from './openapi.ts';
+import { createViewsRouter } from './views/routes.ts';
 
-export function createIngestRouter(ctx: IngestContext): Router {
+export function createIngestRouter(ctx: IngestContext, openapi?: OpenApiRegistry): Router {
   const router = Router();
-  const auth = authenticate(ctx.platform.keys);
-
-  router.post('/listings/bulk', auth, requirePermission('listings:write'), async (req, res) => {
-    const response = await bulkCreate(ctx, authOf(req), req.body);
-    if (response.summary.succeeded === 0) {
-      throw new AppError('all_listings_failed', 'No listing in the request was valid; see details', {
-        details: response.results,
-        retriable: false,
-      });
-    }
-    res.status(201).json(response);
-  });
-
+  router.use(createListingsRouter(ctx));
+  router.use(createViewsRouter(ctx));
+  if (openapi) registerIngestPaths(openapi);
   return router;
 }

@@ -1,5 +1,7 @@
 // The listing object of spec §2.1 as a zod schema: the single definition used by validation,
-// the Kafka message type and the OpenAPI document.
+// the Kafka message type and the OpenAPI document. This is the *structural* schema; rules that
+// depend on context (the key's tier, the clock, the locations dataset) live in
+// ingest/listings/validate.ts so that the stream can re-validate old messages with this schema.
 import { z } from 'zod';
 
 export const propertyTypes = ['apartment', 'house', 'studio', 'room', 'commercial', 'land'] as const;
@@ -7,24 +9,60 @@ export type PropertyType = (typeof propertyTypes)[number];
 export const currencies = ['TZS', 'USD'] as const;
 export type Currency = (typeof currencies)[number];
 
-export const listingSchema = z.strictObject({
-  title: z.string().trim().min(1).max(200),
-  description: z.string().trim().min(1).max(20_000),
-  property_type: z.enum(propertyTypes),
-  price: z.number().positive().finite(),
-  currency: z.enum(currencies).default('TZS'),
-  bedrooms: z.number().int().min(0).max(1000).optional(),
-  bathrooms: z.number().int().min(0).max(1000).optional(),
-  area_sqm: z.number().positive().finite().optional(),
-  address: z.string().trim().max(500).optional(),
-  latitude: z.number().min(-90).max(90).optional(),
-  longitude: z.number().min(-180).max(180).optional(),
-  amenities: z.array(z.string().trim().min(1).max(100)).max(100).optional(),
-  images: z.array(z.url({ protocol: /^https?$/ })).optional(),
-  video_url: z.url({ protocol: /^https?$/ }).optional(),
-  whatsapp_number: z.string().optional(),
-  location_id: z.uuid().optional(),
-});
+export const MAX_TITLE_LENGTH = 200;
+export const MAX_DESCRIPTION_LENGTH = 20_000;
+/** The largest image count of any tier; each key's tier limit is checked on top (tiers.ts). */
+export const MAX_IMAGES_ANY_TIER = 50;
+export const MAX_URL_LENGTH = 2_048;
+/** Client references: printable, no spaces, so they are safe in logs, keys and SQL literals. */
+export const externalIdPattern = /^[A-Za-z0-9._:/#-]{1,128}$/;
+
+const httpUrl = z
+  .url({ protocol: /^https?$/, hostname: z.regexes.domain })
+  .max(MAX_URL_LENGTH)
+  .meta({ description: 'An absolute http:// or https:// URL with a DNS host name' });
+
+export const listingSchema = z
+  .strictObject({
+    title: z.string().trim().min(1).max(MAX_TITLE_LENGTH),
+    description: z.string().trim().min(1).max(MAX_DESCRIPTION_LENGTH),
+    property_type: z.enum(propertyTypes),
+    price: z.number().positive().max(1e12).meta({ description: 'Monthly rent in `currency`' }),
+    currency: z.enum(currencies).default('TZS'),
+    bedrooms: z.number().int().min(0).max(1000).optional(),
+    bathrooms: z.number().int().min(0).max(1000).optional(),
+    area_sqm: z.number().positive().max(1e7).optional(),
+    address: z.string().trim().min(1).max(500).optional(),
+    latitude: z.number().min(-90).max(90).optional(),
+    longitude: z.number().min(-180).max(180).optional(),
+    amenities: z.array(z.string().trim().min(1).max(100)).max(100).optional(),
+    images: z.array(httpUrl).max(MAX_IMAGES_ANY_TIER).optional(),
+    video_url: httpUrl.optional(),
+    whatsapp_number: z.e164().meta({ description: 'E.164, e.g. +255712345678' }).optional(),
+    location_id: z.uuid().optional(),
+    external_id: z
+      .string()
+      .regex(externalIdPattern)
+      .optional()
+      .meta({ description: 'Your own reference for the listing; the duplicate criterion when given' }),
+    listed_at: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .meta({ description: 'When the property was listed (default: time received); ≤ 2 years old' }),
+  })
+  .meta({ title: 'Listing' });
 
 export type ListingInput = z.input<typeof listingSchema>;
 export type Listing = z.output<typeof listingSchema>;
+
+/** Generous bounding box of mainland Tanzania, Zanzibar and Pemba. */
+const tanzania = { minLat: -11.8, maxLat: -0.9, minLng: 29.2, maxLng: 40.6 };
+
+export function isInsideTanzania(latitude: number, longitude: number): boolean {
+  return (
+    latitude >= tanzania.minLat &&
+    latitude <= tanzania.maxLat &&
+    longitude >= tanzania.minLng &&
+    longitude <= tanzania.maxLng
+  );
+}

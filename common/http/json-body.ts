@@ -3,6 +3,13 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '../errors.ts';
 
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The request body bytes as received (for Idempotency-Key body comparison). */
+    rawBody?: Buffer;
+  }
+}
+
 export const MAX_JSON_DEPTH = 32;
 const forbiddenKeys = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -22,7 +29,9 @@ export function jsonBody(limitBytes: number) {
     raw(req, res, (error?: unknown) => {
       if (error) return next(error);
       try {
-        req.body = parseJsonSafely(Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '');
+        const bytes: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+        req.rawBody = bytes;
+        req.body = parseJsonSafely(bytes.toString('utf8'));
         next();
       } catch (parseError) {
         next(parseError);

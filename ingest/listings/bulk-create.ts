@@ -1,110 +1,174 @@
-// POST /listings/bulk as a service: validate each listing, derive its id, publish the accepted ones
-// to Kafka and record the batch. The route only translates HTTP to this and back.
-import { z } from 'zod';
+// POST /listings/bulk as a service: validate each listing, derive its id, skip duplicates, publish
+// the new ones to Kafka in one send and record the batch. The route only translates HTTP.
 import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
+import type { BatchStore } from '../../common/batches.ts';
 import { AppError, dependencyUnavailable } from '../../common/errors.ts';
-import { deterministicUuid, newId } from '../../common/ids.ts';
-import { listingSchema, type Listing } from '../../common/domain/listing.ts';
+import type { Listing } from '../../common/domain/listing.ts';
 import type { ListingMessage } from '../../common/domain/messages.ts';
-import type { IngestContext } from '../context.ts';
+import { newId } from '../../common/ids.ts';
+import { fieldErrors } from '../validation/field-errors.ts';
+import { listingFingerprint, listingIdFor } from './fingerprint.ts';
+import {
+  bulkBodySchema,
+  MAX_LISTINGS_PER_REQUEST,
+  type BulkCreateResponse,
+  type ListingResult,
+} from './schemas.ts';
+import type { SeenStore } from './seen-store.ts';
+import { validateListing } from './validate.ts';
 
-export const MAX_LISTINGS_PER_REQUEST = 100;
-
-const bulkBodySchema = z.strictObject({
-  listings: z.array(z.unknown()),
-  test_mode: z.boolean().optional(),
-});
-
-export interface ListingResult {
-  index: number;
-  success: boolean;
-  listing_id?: string;
-  title?: string;
-  errors?: { field: string; code: string; message: string }[];
+export interface BulkCreateDeps {
+  seen: SeenStore;
+  batches: BatchStore;
+  /** Publishes the messages in one producer.send; rejects when Kafka is unavailable. */
+  publish(messages: ListingMessage[]): Promise<void>;
+  now?: () => number;
 }
 
-export interface BulkCreateResponse {
-  batch_id: string;
-  summary: { total: number; succeeded: number; failed: number; test_mode: boolean };
-  results: ListingResult[];
+export interface BulkOutcome {
+  status: 201 | 400;
+  response: BulkCreateResponse;
+}
+
+export function isTestMode(auth: ApiKeyRecord, requested: boolean | undefined): boolean {
+  return auth.mode === 'test' || requested === true;
 }
 
 export async function bulkCreate(
-  ctx: IngestContext,
+  deps: BulkCreateDeps,
   auth: ApiKeyRecord,
   body: unknown,
-): Promise<BulkCreateResponse> {
+): Promise<BulkOutcome> {
+  const envelope = parseEnvelope(body);
+  const isTest = isTestMode(auth, envelope.test_mode);
+  const mode = isTest ? 'test' : 'live';
+  const now = deps.now?.() ?? Date.now();
+  const receivedAt = new Date(now).toISOString();
+  const batchId = newId();
+  const results: ListingResult[] = [];
+  const candidates: { index: number; listingId: string; listing: Listing }[] = [];
+  const firstIndexOf = new Map<string, number>();
+
+  envelope.listings.forEach((raw, index) => {
+    const validation = validateListing(raw, { tier: auth.tier, now });
+    if (!validation.ok) {
+      results[index] = { index, success: false, status: 'failed', errors: validation.errors };
+      return;
+    }
+    const { listing, warnings } = validation;
+    const listingId = listingIdFor(auth.account_id, mode, listingFingerprint(listing));
+    const result: ListingResult = {
+      index,
+      success: true,
+      status: 'created',
+      listing_id: listingId,
+      title: listing.title,
+    };
+    if (warnings.length) result.warnings = warnings;
+    results[index] = result;
+    // The same listing twice in one request: the later copy is a duplicate of the earlier one.
+    if (firstIndexOf.has(listingId)) {
+      result.status = 'duplicate';
+      result.duplicate_of_batch_id = batchId;
+      return;
+    }
+    firstIndexOf.set(listingId, index);
+    candidates.push({ index, listingId, listing });
+  });
+
+  const holders = await deps.seen
+    .claim(
+      candidates.map((c) => c.listingId),
+      batchId,
+    )
+    .catch((error: unknown) => {
+      throw dependencyUnavailable('redis', error);
+    });
+  const fresh = candidates.filter((candidate, i) => {
+    const holder = holders[i];
+    if (holder === null || holder === undefined) return true;
+    const result = results[candidate.index]!;
+    result.status = 'duplicate';
+    result.duplicate_of_batch_id = holder;
+    return false;
+  });
+  const messages: ListingMessage[] = fresh.map((c) => ({
+    v: 1,
+    listing_id: c.listingId,
+    account_id: auth.account_id,
+    batch_id: batchId,
+    is_test: isTest,
+    received_at: receivedAt,
+    listing: c.listing,
+  }));
+  const createdIds = messages.map((m) => m.listing_id);
+
+  if (messages.length) {
+    try {
+      await deps.publish(messages);
+    } catch (error) {
+      await deps.seen.release(createdIds).catch(() => undefined);
+      throw dependencyUnavailable('kafka', error);
+    }
+  }
+  const failedIndexes = results.filter((r) => !r.success).map((r) => r.index);
+  const duplicates = results.filter((r) => r.status === 'duplicate').length;
+  try {
+    await Promise.all([
+      deps.seen.confirm(createdIds, batchId),
+      deps.batches.create({
+        batch_id: batchId,
+        account_id: auth.account_id,
+        is_test: isTest,
+        total: results.length,
+        duplicates,
+        failed_indexes: failedIndexes,
+        created_ids: createdIds,
+      }),
+    ]);
+  } catch (error) {
+    // The listings are published (and will be stored); only the bookkeeping failed. Retrying is
+    // safe — ids are deterministic — so report the outage instead of a half-known batch.
+    throw dependencyUnavailable('redis', error);
+  }
+
+  const succeeded = results.length - failedIndexes.length;
+  return {
+    status: succeeded > 0 ? 201 : 400,
+    response: {
+      batch_id: batchId,
+      summary: {
+        total: results.length,
+        succeeded,
+        failed: failedIndexes.length,
+        created: createdIds.length,
+        duplicates,
+        test_mode: isTest,
+      },
+      results,
+    },
+  };
+}
+
+function parseEnvelope(body: unknown): { listings: unknown[]; test_mode?: boolean } {
+  // Checked before the schema so a huge array is refused without validating anything in it.
+  if (body && typeof body === 'object' && Array.isArray((body as { listings?: unknown }).listings)) {
+    const count = (body as { listings: unknown[] }).listings.length;
+    if (count > MAX_LISTINGS_PER_REQUEST) {
+      throw new AppError(
+        'too_many_listings',
+        `A request may hold at most ${MAX_LISTINGS_PER_REQUEST} listings; got ${count}. Split them into several requests.`,
+        { details: { max: MAX_LISTINGS_PER_REQUEST, got: count } },
+      );
+    }
+  }
   const parsed = bulkBodySchema.safeParse(body);
   if (!parsed.success) {
     throw new AppError(
       'validation_failed',
-      'Request body must be {"listings": [...], "test_mode"?: boolean}',
-      {
-        details: parsed.error.issues.map((i) => ({
-          field: i.path.join('.'),
-          code: i.code,
-          message: i.message,
-        })),
-      },
+      'The body must be {"listings": [1 to 100 listing objects], "test_mode"?: boolean}',
+      { details: fieldErrors(parsed.error.issues, body) },
     );
   }
-  const { listings } = parsed.data;
-  if (listings.length > MAX_LISTINGS_PER_REQUEST) {
-    throw new AppError(
-      'too_many_listings',
-      `A request may hold at most ${MAX_LISTINGS_PER_REQUEST} listings; got ${listings.length}. Split them into several requests.`,
-    );
-  }
-  const isTest = auth.mode === 'test' || parsed.data.test_mode === true;
-  const batchId = newId();
-  const receivedAt = new Date().toISOString();
-  const results: ListingResult[] = [];
-  const messages: ListingMessage[] = [];
-
-  listings.forEach((raw, index) => {
-    const result = listingSchema.safeParse(raw);
-    if (!result.success) {
-      results.push({
-        index,
-        success: false,
-        errors: result.error.issues.map((i) => ({
-          field: i.path.join('.'),
-          code: i.code,
-          message: i.message,
-        })),
-      });
-      return;
-    }
-    const listing: Listing = result.data;
-    const listingId = deterministicUuid(
-      `${auth.account_id}|${isTest ? 'test' : 'live'}|${JSON.stringify(listing)}`,
-    );
-    messages.push({
-      v: 1,
-      listing_id: listingId,
-      account_id: auth.account_id,
-      batch_id: batchId,
-      is_test: isTest,
-      received_at: receivedAt,
-      listing,
-    });
-    results.push({ index, success: true, listing_id: listingId, title: listing.title });
-  });
-
-  if (messages.length) {
-    try {
-      await ctx.producer.send({
-        topic: ctx.platform.topic('rls.listings.v1'),
-        messages: messages.map((m) => ({ key: m.listing_id, value: JSON.stringify(m) })),
-      });
-    } catch (error) {
-      throw dependencyUnavailable('kafka', error);
-    }
-  }
-  const succeeded = messages.length;
-  return {
-    batch_id: batchId,
-    summary: { total: listings.length, succeeded, failed: listings.length - succeeded, test_mode: isTest },
-    results,
-  };
+  return parsed.data;
 }

@@ -1,0 +1,145 @@
+// A small OpenAPI 3.1 registry: each router module registers the paths it serves, with zod
+// schemas for bodies and responses, and GET /api/v1/openapi.json renders the whole document.
+// Create one per process in the composition root and pass it to every router (no singleton).
+import { z } from 'zod';
+import { errorResponseSchema } from './shared.ts';
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface ParameterSpec {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required?: boolean;
+  description?: string;
+  schema: z.ZodType;
+}
+
+export interface OperationSpec {
+  method: Method;
+  /** OpenAPI path under /api/v1, with {braces} for parameters, e.g. /listings/batches/{batch_id}. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  /** False for the few endpoints that need no X-API-Key. */
+  auth?: boolean;
+  parameters?: ParameterSpec[];
+  requestBody?: z.ZodType;
+  /** Success responses by status; error responses (shared shape) are listed by status code only. */
+  responses: Record<number, { description: string; schema?: z.ZodType; headers?: Record<string, string> }>;
+  errors?: number[];
+}
+
+const errorDescriptions: Record<number, string> = {
+  400: 'Invalid request (see error.code and error.details)',
+  401: 'Missing, malformed or unknown API key',
+  403: 'Key revoked, or the tier lacks the permission',
+  404: 'Not found',
+  409: 'Conflict (e.g. a request with this Idempotency-Key is in progress)',
+  413: 'Request body too large',
+  415: 'Content-Type is not application/json',
+  422: 'Idempotency-Key reused with a different body',
+  429: 'Rate limit exceeded',
+  503: 'A dependency is unavailable; retry later',
+};
+
+export function createOpenApiRegistry(info: { title: string; version: string; description?: string }) {
+  const operations: OperationSpec[] = [];
+
+  function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): unknown {
+    // Every schema is inlined (no $defs): local refs would resolve against the whole document.
+    const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+      io,
+      target: 'draft-2020-12',
+      unrepresentable: 'any',
+      reused: 'inline',
+    });
+    return rest;
+  }
+
+  function document(): Record<string, unknown> {
+    const paths: Record<string, Record<string, unknown>> = {};
+    for (const op of operations) {
+      const responses: Record<string, unknown> = {};
+      for (const [status, response] of Object.entries(op.responses)) {
+        responses[status] = {
+          description: response.description,
+          ...(response.headers
+            ? {
+                headers: Object.fromEntries(
+                  Object.entries(response.headers).map(([name, description]) => [
+                    name,
+                    { description, schema: { type: 'string' } },
+                  ]),
+                ),
+              }
+            : {}),
+          ...(response.schema
+            ? { content: { 'application/json': { schema: jsonSchema(response.schema, 'output') } } }
+            : {}),
+        };
+      }
+      const errorStatuses = new Set([...(op.auth === false ? [] : [401, 403, 429]), ...(op.errors ?? [])]);
+      for (const status of [...errorStatuses].sort()) {
+        responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
+      }
+      (paths[op.path] ??= {})[op.method] = {
+        operationId: op.operationId,
+        summary: op.summary,
+        ...(op.description ? { description: op.description } : {}),
+        ...(op.tags ? { tags: op.tags } : {}),
+        ...(op.auth === false ? { security: [] } : {}),
+        ...(op.parameters?.length
+          ? {
+              parameters: op.parameters.map((p) => ({
+                name: p.name,
+                in: p.in,
+                required: p.in === 'path' ? true : (p.required ?? false),
+                ...(p.description ? { description: p.description } : {}),
+                schema: jsonSchema(p.schema, 'input'),
+              })),
+            }
+          : {}),
+        ...(op.requestBody
+          ? {
+              requestBody: {
+                required: true,
+                content: { 'application/json': { schema: jsonSchema(op.requestBody, 'input') } },
+              },
+            }
+          : {}),
+        responses,
+      };
+    }
+    const errorSchema = jsonSchema(errorResponseSchema, 'output');
+    return {
+      openapi: '3.1.0',
+      info,
+      servers: [{ url: '/api/v1' }],
+      security: [{ ApiKey: [] }],
+      paths,
+      components: {
+        securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+        responses: Object.fromEntries(
+          Object.entries(errorDescriptions).map(([status, description]) => [
+            `Error${status}`,
+            { description, content: { 'application/json': { schema: errorSchema } } },
+          ]),
+        ),
+      },
+    };
+  }
+
+  return {
+    register(operation: OperationSpec): void {
+      if (operations.some((o) => o.path === operation.path && o.method === operation.method)) {
+        throw new Error(`OpenAPI: ${operation.method.toUpperCase()} ${operation.path} registered twice`);
+      }
+      operations.push(operation);
+    },
+    document,
+  };
+}
+
+export type OpenApiRegistry = ReturnType<typeof createOpenApiRegistry>;

@@ -1,0 +1,51 @@
+// GET /listings/batches/{id}: the batch record of common/batches.ts, for its owning account only
+// (any other account gets the same 404 as an unknown id, so ids cannot be probed), plus the image
+// check counters that the image checker (webhooks/outbound, issue 7) keeps in the Redis hash
+// `${prefix}batch:${id}:images` (fields checked, ok, failed, pending).
+import type { Redis } from 'ioredis';
+import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
+import type { BatchStore } from '../../common/batches.ts';
+import { AppError } from '../../common/errors.ts';
+import type { BatchStatus } from './schemas.ts';
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function imageChecksKey(prefix: string, batchId: string): string {
+  return `${prefix}batch:${batchId}:images`;
+}
+
+export async function batchStatus(
+  deps: { batches: BatchStore; redis: Redis; prefix: string },
+  auth: ApiKeyRecord,
+  batchId: string,
+): Promise<BatchStatus> {
+  const notFound = new AppError('not_found', `No batch ${batchId} for this account`);
+  if (!uuidPattern.test(batchId)) throw notFound;
+  const id = batchId.toLowerCase();
+  const [batch, images] = await Promise.all([
+    deps.batches.get(id),
+    deps.redis.hgetall(imageChecksKey(deps.prefix, id)),
+  ]);
+  if (!batch || batch.account_id !== auth.account_id) throw notFound;
+  return {
+    batch_id: batch.batch_id,
+    status: batch.status,
+    test_mode: batch.is_test,
+    total: batch.total,
+    created: batch.created,
+    duplicates: batch.duplicates,
+    failed: batch.failed,
+    stored: batch.stored,
+    pending: batch.created - batch.stored,
+    failed_indexes: batch.failed_indexes,
+    created_at: batch.created_at,
+    ...(batch.completed_at ? { completed_at: batch.completed_at } : {}),
+    images: imageCounts(images),
+  };
+}
+
+function imageCounts(fields: Record<string, string>): BatchStatus['images'] {
+  if (!Object.keys(fields).length) return null;
+  const n = (name: string) => Math.max(0, Number(fields[name] ?? 0) || 0);
+  return { checked: n('checked'), ok: n('ok'), failed: n('failed'), pending: n('pending') };
+}

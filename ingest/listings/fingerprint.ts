@@ -1,0 +1,46 @@
+// The duplicate criterion (docs/ingest.md, "Duplicates and retries"). A listing's id is derived from
+// its account, mode and fingerprint, so the same listing sent again — by a retry, or by a second
+// request — always gets the same id, and the stream can never store it twice.
+import type { KeyMode } from '../../common/auth/api-key-format.ts';
+import type { Listing } from '../../common/domain/listing.ts';
+import { deterministicUuid } from '../../common/ids.ts';
+
+/** Lower case, no punctuation, single spaces: "Masaki,  Plot 12" and "masaki plot 12" match. */
+function normalise(text: string): string {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+/**
+ * With `external_id`, the client's reference alone identifies the listing. Without it: property
+ * type, normalised title, the place (normalised address, else coordinates rounded to 4 decimals
+ * ≈ 11 m, else location_id), price with currency, bedrooms and bathrooms. The description, images
+ * and amenities are left out on purpose: feeds rewrite them without it being a new listing.
+ */
+export function listingFingerprint(listing: Listing): string {
+  if (listing.external_id !== undefined) return `ext|${listing.external_id}`;
+  const place =
+    listing.address !== undefined
+      ? `a:${normalise(listing.address)}`
+      : listing.latitude !== undefined && listing.longitude !== undefined
+        ? `g:${listing.latitude.toFixed(4)},${listing.longitude.toFixed(4)}`
+        : listing.location_id !== undefined
+          ? `l:${listing.location_id.toLowerCase()}`
+          : '-';
+  return [
+    'v1',
+    listing.property_type,
+    normalise(listing.title),
+    place,
+    `${listing.price}${listing.currency}`,
+    listing.bedrooms ?? '',
+    listing.bathrooms ?? '',
+  ].join('|');
+}
+
+export function listingIdFor(accountId: string, mode: KeyMode, fingerprint: string): string {
+  return deterministicUuid(`listing|${accountId}|${mode}|${fingerprint}`);
+}

@@ -1,0 +1,59 @@
+// HTTP for the listing endpoints: POST /listings/bulk and GET /listings/batches/{id}.
+import { Router } from 'express';
+import { authenticate, authOf, requirePermission } from '../../common/auth/authenticate.ts';
+import type { ListingMessage } from '../../common/domain/messages.ts';
+import { AppError } from '../../common/errors.ts';
+import type { IngestContext } from '../context.ts';
+import { respond } from '../respond.ts';
+import { batchStatus } from './batch-status.ts';
+import { bulkCreate, type BulkCreateDeps } from './bulk-create.ts';
+
+export function createListingsRouter(ctx: IngestContext): Router {
+  const router = Router();
+  const guard = [authenticate(ctx.platform.keys), requirePermission('listings:write')];
+  const topic = ctx.platform.topic('rls.listings.v1');
+  const deps: BulkCreateDeps = {
+    seen: ctx.seen,
+    batches: ctx.batches,
+    async publish(messages: ListingMessage[]) {
+      await ctx.producer.send({
+        topic,
+        messages: messages.map((m) => ({ key: m.listing_id, value: JSON.stringify(m) })),
+      });
+    },
+  };
+
+  router.post('/listings/bulk', ...guard, async (req, res) => {
+    const auth = authOf(req);
+    await respond(
+      req,
+      res,
+      { store: ctx.idempotency, scope: 'bulk', accountId: auth.account_id },
+      async () => {
+        const outcome = await bulkCreate(deps, auth, req.body);
+        if (outcome.status === 400) {
+          throw new AppError(
+            'all_listings_failed',
+            'No listing in the request was accepted; see details.results',
+            {
+              details: outcome.response,
+              retriable: false,
+            },
+          );
+        }
+        return { status: 201, body: outcome.response };
+      },
+    );
+  });
+
+  router.get('/listings/batches/:batch_id', ...guard, async (req, res) => {
+    const status = await batchStatus(
+      { batches: ctx.batches, redis: ctx.platform.redis, prefix: ctx.platform.env.REDIS_KEY_PREFIX },
+      authOf(req),
+      String(req.params.batch_id),
+    );
+    res.json(status);
+  });
+
+  return router;
+}

@@ -1,0 +1,86 @@
+// Request and response shapes of the listing endpoints, as zod schemas: the bulk body is parsed
+// with them, and the OpenAPI document is generated from all of them (ingest/openapi.ts).
+import { z } from 'zod';
+import { listingSchema } from '../../common/domain/listing.ts';
+
+export const MAX_LISTINGS_PER_REQUEST = 100;
+
+/** The envelope only; each listing is validated on its own so errors are reported per index. */
+export const bulkBodySchema = z.strictObject({
+  listings: z.array(z.unknown()).min(1),
+  test_mode: z.boolean().optional(),
+});
+
+export const bulkBodyDocSchema = z
+  .strictObject({
+    listings: z.array(listingSchema).min(1).max(MAX_LISTINGS_PER_REQUEST),
+    test_mode: z.boolean().optional(),
+  })
+  .meta({ title: 'BulkCreateRequest' });
+
+export const fieldErrorSchema = z
+  .object({
+    field: z.string().meta({ description: 'Dotted path inside the listing, e.g. images.3' }),
+    code: z.string().meta({ description: 'Stable error code (docs/ingest.md)' }),
+    message: z.string(),
+  })
+  .meta({ title: 'FieldError' });
+
+export const listingResultSchema = z
+  .object({
+    index: z.number().int().meta({ description: 'Zero-based position in the request' }),
+    success: z.boolean(),
+    status: z.enum(['created', 'duplicate', 'failed']),
+    listing_id: z.uuid().optional(),
+    title: z.string().optional(),
+    duplicate_of_batch_id: z.uuid().optional().meta({ description: 'Batch that first accepted it' }),
+    errors: z.array(fieldErrorSchema).optional(),
+    warnings: z.array(fieldErrorSchema).optional(),
+  })
+  .meta({ title: 'ListingResult' });
+
+export const bulkResponseSchema = z
+  .object({
+    batch_id: z.uuid(),
+    summary: z.object({
+      total: z.number().int(),
+      succeeded: z.number().int().meta({ description: 'created + duplicates' }),
+      failed: z.number().int(),
+      created: z.number().int(),
+      duplicates: z.number().int(),
+      test_mode: z.boolean(),
+    }),
+    results: z.array(listingResultSchema),
+  })
+  .meta({ title: 'BulkCreateResponse' });
+
+export type ListingResult = z.infer<typeof listingResultSchema>;
+export type BulkCreateResponse = z.infer<typeof bulkResponseSchema>;
+
+export const batchStatusSchema = z
+  .object({
+    batch_id: z.uuid(),
+    status: z.enum(['processing', 'completed']),
+    test_mode: z.boolean(),
+    total: z.number().int(),
+    created: z.number().int(),
+    duplicates: z.number().int(),
+    failed: z.number().int(),
+    stored: z.number().int().meta({ description: 'Created listings already stored' }),
+    pending: z.number().int(),
+    failed_indexes: z.array(z.number().int()),
+    created_at: z.iso.datetime(),
+    completed_at: z.iso.datetime().optional(),
+    images: z
+      .object({
+        checked: z.number().int(),
+        ok: z.number().int(),
+        failed: z.number().int(),
+        pending: z.number().int(),
+      })
+      .nullable()
+      .meta({ description: 'Asynchronous image checks; null until the checker reported' }),
+  })
+  .meta({ title: 'BatchStatus' });
+
+export type BatchStatus = z.infer<typeof batchStatusSchema>;

@@ -1,0 +1,57 @@
+// Fast-path duplicate detection in Redis: one key per listing id, claimed atomically for a whole
+// request in one Lua call. The claim is short-lived until the Kafka publish succeeded (confirm), and
+// removed if it failed (release), so a failed request never hides its listings from a retry.
+// Losing these keys is harmless for correctness: ids are deterministic and the stream skips ids it
+// already stored; only the "duplicate" label in the response depends on them.
+import type { Redis } from 'ioredis';
+
+export const SEEN_TTL_SECONDS = 30 * 24 * 3600;
+export const CLAIM_TTL_SECONDS = 60;
+
+// KEYS: seen keys; ARGV[1] pending marker, ARGV[2] claim ttl. Returns, per key, the existing value
+// (original batch id, or "p:<batch>" while in flight) or false when this call claimed it.
+const claimScript = `
+local out = {}
+for i = 1, #KEYS do
+  local v = redis.call('GET', KEYS[i])
+  if v then out[i] = v else
+    redis.call('SET', KEYS[i], ARGV[1], 'EX', ARGV[2])
+    out[i] = false
+  end
+end
+return out
+`;
+
+export function seenStore(redis: Redis, prefix: string) {
+  const key = (listingId: string) => `${prefix}seen:${listingId}`;
+  return {
+    /** For each id: null when claimed by this batch, else the batch id that holds it. */
+    async claim(listingIds: string[], batchId: string): Promise<(string | null)[]> {
+      if (!listingIds.length) return [];
+      const result = (await redis.eval(
+        claimScript,
+        listingIds.length,
+        ...listingIds.map(key),
+        `p:${batchId}`,
+        CLAIM_TTL_SECONDS,
+      )) as (string | null)[];
+      return listingIds.map((_, i) => {
+        const v = result[i];
+        return typeof v === 'string' ? v.replace(/^p:/, '') : null;
+      });
+    },
+
+    async confirm(listingIds: string[], batchId: string): Promise<void> {
+      if (!listingIds.length) return;
+      const pipeline = redis.pipeline();
+      for (const id of listingIds) pipeline.set(key(id), batchId, 'EX', SEEN_TTL_SECONDS);
+      await pipeline.exec();
+    },
+
+    async release(listingIds: string[]): Promise<void> {
+      if (listingIds.length) await redis.del(...listingIds.map(key));
+    },
+  };
+}
+
+export type SeenStore = ReturnType<typeof seenStore>;

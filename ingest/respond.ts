@@ -1,0 +1,51 @@
+// Sends a route's outcome, through the Idempotency-Key store when the client sent the header.
+// Final 4xx outcomes are stored and replayed like 2xx ones (the same body fails the same way).
+import type { Request, Response } from 'express';
+import { AppError, dependencyUnavailable } from '../common/errors.ts';
+import { errorBody } from '../common/http/errors.ts';
+import type { IdempotencyStore } from './idempotency.ts';
+
+export interface Outcome {
+  status: number;
+  body: unknown;
+}
+
+export async function respond(
+  req: Request,
+  res: Response,
+  options: { store: IdempotencyStore; scope: string; accountId: string },
+  work: () => Promise<Outcome>,
+): Promise<void> {
+  const key = req.get('idempotency-key');
+  if (key === undefined) {
+    const outcome = await work();
+    res.status(outcome.status).json(outcome.body);
+    return;
+  }
+  const claim = await options.store
+    .claim(options.scope, options.accountId, key, req.rawBody ?? Buffer.alloc(0))
+    .catch((error: unknown) => {
+      throw error instanceof AppError ? error : dependencyUnavailable('redis', error);
+    });
+  if (claim.kind === 'replay') {
+    res.setHeader('Idempotency-Replayed', 'true');
+    res.status(claim.response.status).type('application/json').send(claim.response.body);
+    return;
+  }
+  let outcome: Outcome;
+  try {
+    outcome = await work();
+  } catch (error) {
+    if (!(error instanceof AppError) || error.status >= 500) {
+      await options.store.release(claim.recordKey).catch(() => undefined);
+      throw error;
+    }
+    outcome = { status: error.status, body: errorBody(error, req.requestId) };
+  }
+  const text = JSON.stringify(outcome.body);
+  // If this write fails the claim simply expires; the response itself is still correct.
+  await options.store
+    .complete(claim.recordKey, { status: outcome.status, body: text })
+    .catch(() => undefined);
+  res.status(outcome.status).type('application/json').send(text);
+}

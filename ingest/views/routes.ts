@@ -1,0 +1,38 @@
+// HTTP for POST /events/views (contract, "View events").
+import { Router } from 'express';
+import { authenticate, authOf, requirePermission } from '../../common/auth/authenticate.ts';
+import type { ViewMessage } from '../../common/domain/messages.ts';
+import type { IngestContext } from '../context.ts';
+import { respond } from '../respond.ts';
+import { recordViews, type RecordViewsDeps } from './record-views.ts';
+
+export function createViewsRouter(ctx: IngestContext): Router {
+  const router = Router();
+  const guard = [authenticate(ctx.platform.keys), requirePermission('events:write')];
+  const topic = ctx.platform.topic('rls.views.v1');
+  const deps: RecordViewsDeps = {
+    redis: ctx.platform.redis,
+    prefix: ctx.platform.env.REDIS_KEY_PREFIX,
+    async publish(messages: ViewMessage[]) {
+      await ctx.producer.send({
+        topic,
+        messages: messages.map((m) => ({ key: m.listing_id, value: JSON.stringify(m) })),
+      });
+    },
+  };
+
+  router.post('/events/views', ...guard, async (req, res) => {
+    const auth = authOf(req);
+    await respond(
+      req,
+      res,
+      { store: ctx.idempotency, scope: 'views', accountId: auth.account_id },
+      async () => ({
+        status: 202,
+        body: await recordViews(deps, auth, req.body),
+      }),
+    );
+  });
+
+  return router;
+}

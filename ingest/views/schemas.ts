@@ -1,0 +1,47 @@
+// POST /events/views request and response (contract, "View events"), as zod schemas.
+import { z } from 'zod';
+
+export const MAX_VIEW_EVENTS_PER_REQUEST = 1_000;
+
+export const viewEventSchema = z
+  .strictObject({
+    listing_id: z.uuid(),
+    viewed_at: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .meta({ description: 'Default: time received. Not in the future, not older than 1 year' }),
+    event_id: z
+      .string()
+      .regex(/^[\x21-\x7e]{1,128}$/)
+      .optional()
+      .meta({ description: 'Your id for the event; a repeated id (per account, 7 days) is skipped' }),
+  })
+  .meta({ title: 'ViewEvent' });
+
+export const viewsBodySchema = z.strictObject({
+  events: z.array(z.unknown()).min(1),
+  test_mode: z.boolean().optional(),
+});
+
+export const viewsBodyDocSchema = z
+  .strictObject({
+    events: z.array(viewEventSchema).min(1).max(MAX_VIEW_EVENTS_PER_REQUEST),
+    test_mode: z.boolean().optional(),
+  })
+  .meta({ title: 'ViewEventsRequest' });
+
+export const viewsResponseSchema = z
+  .object({
+    accepted: z.number().int().meta({ description: 'New events published' }),
+    duplicates: z.number().int().meta({ description: 'Events whose event_id was already accepted' }),
+    rejected: z.array(
+      z.object({
+        index: z.number().int(),
+        errors: z.array(z.object({ field: z.string(), code: z.string(), message: z.string() })),
+      }),
+    ),
+    test_mode: z.boolean(),
+  })
+  .meta({ title: 'ViewEventsResponse' });
+
+export type ViewsResponse = z.infer<typeof viewsResponseSchema>;
