@@ -1,17 +1,23 @@
 // Dependency-free first step of `npm start` / `npm test`: install node_modules when missing or
-// stale, then load tsx so the rest of the tooling can be TypeScript shared with the services.
+// when package-lock.json changed since the last install, then load tsx so the rest of the tooling
+// can be TypeScript shared with the services.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './settings.mjs';
 
 export async function ensureDependencies() {
-  const installed = path.join(repoRoot, 'node_modules', '.package-lock.json');
-  const lock = path.join(repoRoot, 'package-lock.json');
-  const stale = !fs.existsSync(installed) || fs.statSync(lock).mtimeMs > fs.statSync(installed).mtimeMs;
-  if (stale) {
+  // A content hash, not mtimes: a checkout or touch of the lock file must not trigger `npm ci`.
+  const lockHash = createHash('sha256')
+    .update(fs.readFileSync(path.join(repoRoot, 'package-lock.json')))
+    .digest('hex');
+  const marker = path.join(repoRoot, 'node_modules', '.rls-installed-lock');
+  const installed = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').trim() : '';
+  if (installed !== lockHash) {
     process.stdout.write('[stack] npm: installing dependencies (npm ci)\n');
     execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: repoRoot, stdio: 'inherit' });
+    fs.writeFileSync(marker, `${lockHash}\n`);
   }
   const { register } = await import('tsx/esm/api');
   register();

@@ -34,7 +34,7 @@ export function readSettings(env = process.env, { profile = 'start' } = {}) {
       external: env.KAFKA_BROKERS || '',
       port: port(env, 'KAFKA_PORT', base + 92),
       controllerPort: port(env, 'KAFKA_CONTROLLER_PORT', base + 93),
-      version: env.KAFKA_VERSION || '3.9.1',
+      version: env.KAFKA_VERSION || '4.1.1',
       heapMb: Number(env.KAFKA_HEAP_MB || 384),
     },
     clickhouse: {
