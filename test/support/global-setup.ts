@@ -10,7 +10,13 @@ export async function setup(project: TestProject): Promise<void> {
   if (!process.env.KAFKA_BROKERS)
     throw new Error('run the suite with `npm test`, which provisions the stack');
   const port = process.env.PORT ?? '28080';
-  const env = { ...process.env, PORT: port, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' };
+  const env = {
+    ...process.env,
+    PORT: port,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    // Short analytics cache so tests polling for fresh numbers see them within seconds.
+    ANALYTICS_CACHE_TTL_SECONDS: process.env.ANALYTICS_CACHE_TTL_SECONDS ?? '5',
+  };
   children = [spawnService('gateway', env), spawnService('stream', env)];
   await waitForHealth(Number(port), { children, timeoutMs: 90_000 });
   project.provide('baseUrl', `http://127.0.0.1:${port}`);

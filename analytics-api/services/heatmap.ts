@@ -1,0 +1,59 @@
+// Demand heatmap on the H3 resolution-8 grid (≈ 0.74 km² hexagons, ≈ 500 m across; spec §2.5):
+// one cell per grid cell with listings of the period whose centre lies inside the bounds.
+import type { ClickHouseClient } from '@clickhouse/client';
+import { cellToLatLng } from 'h3-js';
+import { boundsAreaKm2, contains } from '../geo/bounds.ts';
+import { rangesForBounds } from '../geo/h3-ranges.ts';
+import type { HeatmapParams } from '../params.ts';
+import { quarterStart } from '../period.ts';
+import { cellStats } from '../queries/heatmap.ts';
+import { marketTotals } from '../queries/market.ts';
+import { demandScore, round2, round3, viewsPerListing } from '../rules.ts';
+
+export interface HeatmapCell {
+  h3_index: string;
+  lat: number;
+  lng: number;
+  demand_score: number;
+  avg_price: number;
+  listing_count: number;
+  views_per_listing: number;
+}
+
+export interface HeatmapAnswer {
+  grid_size: '500m';
+  cells: HeatmapCell[];
+}
+
+const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
+
+export async function heatmapAnswer(
+  clickhouse: ClickHouseClient,
+  params: HeatmapParams,
+  isTest: boolean,
+): Promise<HeatmapAnswer> {
+  const quarter = quarterStart(params.period);
+  const ranges = rangesForBounds(params.bounds, boundsAreaKm2(params.bounds));
+  const [cells, market] = await Promise.all([
+    cellStats.run(clickhouse, { isTest, quarterStart: quarter, type: params.type, ranges }),
+    marketTotals.run(clickhouse, { isTest, quarterStart: quarter, type: params.type }),
+  ]);
+  const marketRow = market.rows[0] ?? { listings: 0, views: 0 };
+  const out: HeatmapCell[] = [];
+  for (const row of cells.rows) {
+    const h3 = BigInt(row.h3_index).toString(16);
+    const [lat, lng] = cellToLatLng(h3);
+    if (!contains(params.bounds, lat, lng)) continue; // the ranges over-cover the box; keep centres inside
+    out.push({
+      h3_index: h3,
+      lat: round6(lat),
+      lng: round6(lng),
+      demand_score: round3(demandScore(row, marketRow)),
+      avg_price: round2(row.price_tzs_sum / row.listings),
+      listing_count: row.listings,
+      views_per_listing: round3(viewsPerListing(row.views, row.listings)),
+    });
+  }
+  out.sort((a, b) => (a.h3_index < b.h3_index ? -1 : a.h3_index > b.h3_index ? 1 : 0));
+  return { grid_size: '500m', cells: out };
+}

@@ -1,0 +1,83 @@
+// Pricing by neighbourhood (spec §2.4): exact price statistics of the period, demand scores from
+// views, and the trend against the previous quarter. Rules: ../rules.ts and docs/analytics.md.
+import type { ClickHouseClient } from '@clickhouse/client';
+import { cities } from '../../common/domain/cities.ts';
+import type { PricingParams } from '../params.ts';
+import { nextQuarter, periodLabel, previousQuarter, quarterStart } from '../period.ts';
+import { marketTotals } from '../queries/market.ts';
+import { neighbourhoodPrices, neighbourhoodViews } from '../queries/pricing.ts';
+import { demandScore, round2, round3, trendOf, type Trend } from '../rules.ts';
+
+export interface PricingAnswer {
+  city: string;
+  property_type: string;
+  period: string;
+  summary: {
+    median_price_tzs: number | null;
+    avg_price_tzs: number | null;
+    min_price_tzs: number | null;
+    max_price_tzs: number | null;
+    total_listings: number;
+  };
+  by_neighborhood: {
+    name: string;
+    median_price: number;
+    listing_count: number;
+    demand_score: number;
+    trend: Trend;
+  }[];
+}
+
+export async function pricingAnswer(
+  clickhouse: ClickHouseClient,
+  params: PricingParams,
+  isTest: boolean,
+): Promise<PricingAnswer> {
+  const quarter = quarterStart(params.period);
+  const scope = { isTest, city: params.city, type: params.type, quarterStart: quarter };
+  const [prices, views, market] = await Promise.all([
+    neighbourhoodPrices.run(clickhouse, {
+      ...scope,
+      previousStart: quarterStart(previousQuarter(params.period)),
+      nextStart: quarterStart(nextQuarter(params.period)),
+    }),
+    neighbourhoodViews.run(clickhouse, scope),
+    marketTotals.run(clickhouse, { isTest, quarterStart: quarter, type: params.type }),
+  ]);
+  const viewsBy = new Map(views.rows.map((row) => [row.neighbourhood, row.views]));
+  const marketRow = market.rows[0] ?? { listings: 0, views: 0 };
+  const total = prices.totals?.listings ?? 0;
+
+  const byNeighbourhood = prices.rows
+    // Listings without a neighbourhood count in the summary only; neighbourhoods with listings only
+    // in the previous quarter have nothing to report for this period.
+    .filter((row) => row.neighbourhood !== '' && row.listings > 0 && row.median_price !== null)
+    .map((row) => ({
+      name: row.neighbourhood,
+      median_price: row.median_price as number,
+      listing_count: row.listings,
+      demand_score: round3(
+        demandScore({ views: viewsBy.get(row.neighbourhood) ?? 0, listings: row.listings }, marketRow),
+      ),
+      trend: trendOf(
+        { median: row.median_price as number, count: row.listings },
+        { median: row.previous_median_price ?? 0, count: row.previous_listings },
+      ),
+    }))
+    .sort((a, b) => b.listing_count - a.listing_count || a.name.localeCompare(b.name));
+
+  const totals = prices.totals;
+  return {
+    city: cities[params.city],
+    property_type: params.type,
+    period: periodLabel(params.period),
+    summary: {
+      median_price_tzs: total > 0 ? (totals?.median_price ?? null) : null,
+      avg_price_tzs: total > 0 && totals?.avg_price != null ? round2(totals.avg_price) : null,
+      min_price_tzs: total > 0 ? (totals?.min_price ?? null) : null,
+      max_price_tzs: total > 0 ? (totals?.max_price ?? null) : null,
+      total_listings: total,
+    },
+    by_neighborhood: byNeighbourhood,
+  };
+}

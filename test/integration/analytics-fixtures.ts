@@ -1,0 +1,177 @@
+// Fixtures of the analytics integration tests (not a test file). Tests insert rows straight into the
+// base tables `listings` and `view_events` (all columns named, as the stream would store them) in a
+// year of their own: claimYear() reserves a past year nobody uses (Redis SET NX + empty in ClickHouse),
+// releaseYear() drops exactly that year's partitions again, so reruns and parallel files never meet.
+import { randomUUID } from 'node:crypto';
+import { afterAll } from 'vitest';
+import { env, testClickHouse, testRedis } from '../support/api.ts';
+
+const FIRST_YEAR = 1975;
+const LAST_YEAR = 2005;
+
+export async function claimYear(): Promise<number> {
+  const redis = await testRedis();
+  const ch = testClickHouse();
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const year = FIRST_YEAR + Math.floor(Math.random() * (LAST_YEAR - FIRST_YEAR + 1));
+    const claimed = await redis.set(
+      `${env.REDIS_KEY_PREFIX}test:analytics-year:${year}`,
+      '1',
+      'EX',
+      1800,
+      'NX',
+    );
+    if (claimed !== 'OK') continue;
+    const from = `toDateTime('${year}-01-01 00:00:00', 'UTC')`;
+    const to = `toDateTime('${year + 1}-01-01 00:00:00', 'UTC')`;
+    const result = await ch.query({
+      query: `SELECT
+        (SELECT count() FROM listings WHERE listed_at >= ${from} AND listed_at < ${to}) +
+        (SELECT count() FROM view_events WHERE viewed_at >= ${from} AND viewed_at < ${to}) +
+        (SELECT count() FROM neighbourhood_quarter_stats WHERE toYear(quarter) = ${year}) +
+        (SELECT count() FROM cell_quarter_stats WHERE toYear(quarter) = ${year}) AS rows`,
+      format: 'JSONEachRow',
+    });
+    const [row] = await result.json<{ rows: string }>();
+    if (Number(row?.rows) === 0) {
+      afterAll(() => releaseYear(year));
+      return year;
+    }
+  }
+  throw new Error('no free test year for analytics tests');
+}
+
+async function releaseYear(year: number): Promise<void> {
+  const ch = testClickHouse();
+  for (let month = 1; month <= 12; month++) {
+    const partition = year * 100 + month;
+    await ch.command({ query: `ALTER TABLE listings DROP PARTITION ${partition}` });
+    await ch.command({ query: `ALTER TABLE view_events DROP PARTITION ${partition}` });
+  }
+  await ch.command({ query: `ALTER TABLE neighbourhood_quarter_stats DROP PARTITION ${year}` });
+  await ch.command({ query: `ALTER TABLE cell_quarter_stats DROP PARTITION ${year}` });
+  await (await testRedis()).del(`${env.REDIS_KEY_PREFIX}test:analytics-year:${year}`);
+}
+
+export interface ListingRow {
+  listing_id?: string;
+  is_test: 0 | 1;
+  listed_at: string;
+  property_type: string;
+  price_tzs: number;
+  city: string;
+  neighbourhood: string;
+  h3_index?: string;
+}
+
+export async function insertListings(rows: ListingRow[]): Promise<string[]> {
+  const ids = rows.map((row) => row.listing_id ?? randomUUID());
+  await testClickHouse().insert({
+    table: 'listings',
+    format: 'JSONEachRow',
+    columns: [
+      'listing_id',
+      'account_id',
+      'batch_id',
+      'is_test',
+      'listed_at',
+      'stored_at',
+      'title',
+      'description',
+      'property_type',
+      'price',
+      'currency',
+      'price_tzs',
+      'fx_rate_to_tzs',
+      'h3_index',
+      'city',
+      'neighbourhood',
+      'location_source',
+      'version',
+      '_topic',
+      '_partition',
+      '_offset',
+    ],
+    values: rows.map((row, i) => ({
+      listing_id: ids[i],
+      account_id: 'analytics-test',
+      batch_id: randomUUID(),
+      is_test: row.is_test,
+      listed_at: row.listed_at,
+      stored_at: row.listed_at,
+      title: 'analytics fixture',
+      description: 'analytics fixture',
+      property_type: row.property_type,
+      price: row.price_tzs,
+      currency: 'TZS',
+      price_tzs: row.price_tzs,
+      fx_rate_to_tzs: 1,
+      h3_index: row.h3_index ?? '0',
+      city: row.city,
+      neighbourhood: row.neighbourhood,
+      location_source: row.h3_index ? 'coordinates' : 'none',
+      version: 1,
+      _topic: 'analytics-test',
+      _partition: 0,
+      _offset: '0',
+    })),
+  });
+  return ids;
+}
+
+export interface ViewRow {
+  is_test: 0 | 1;
+  viewed_at: string;
+  property_type: string;
+  city: string;
+  neighbourhood: string;
+  h3_index?: string;
+}
+
+/** `count` identical view events per row. */
+export async function insertViews(rows: (ViewRow & { count: number })[]): Promise<void> {
+  const values = rows.flatMap((row) =>
+    Array.from({ length: row.count }, () => ({
+      event_id: randomUUID(),
+      listing_id: randomUUID(),
+      account_id: 'analytics-test',
+      is_test: row.is_test,
+      viewed_at: row.viewed_at,
+      received_at: row.viewed_at,
+      h3_index: row.h3_index ?? '0',
+      city: row.city,
+      neighbourhood: row.neighbourhood,
+      property_type: row.property_type,
+      _topic: 'analytics-test',
+      _partition: 0,
+      _offset: '0',
+    })),
+  );
+  await testClickHouse().insert({
+    table: 'view_events',
+    format: 'JSONEachRow',
+    columns: [
+      'event_id',
+      'listing_id',
+      'account_id',
+      'is_test',
+      'viewed_at',
+      'received_at',
+      'h3_index',
+      'city',
+      'neighbourhood',
+      'property_type',
+      '_topic',
+      '_partition',
+      '_offset',
+    ],
+    values,
+  });
+}
+
+/** Exact median by hand: the middle value, or the mean of the two middle values. */
+export function medianOf(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
