@@ -4,12 +4,14 @@ import type { OpenApiRegistry } from '../common/openapi/registry.ts';
 import type { IngestContext } from './context.ts';
 import { createListingsRouter } from './listings/routes.ts';
 import { registerIngestPaths } from './openapi.ts';
+import { createUsageRouter } from './usage/router.ts';
 import { createViewsRouter } from './views/routes.ts';
 
 export function createIngestRouter(ctx: IngestContext, openapi?: OpenApiRegistry): Router {
   const router = Router();
   router.use(createListingsRouter(ctx));
   router.use(createViewsRouter(ctx));
+  router.use(createUsageRouter(ctx)); // GET /listings/bulk: key status and usage
   if (openapi) registerIngestPaths(openapi);
   return router;
 }

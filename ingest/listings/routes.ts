@@ -5,6 +5,7 @@ import type { ListingMessage } from '../../common/domain/messages.ts';
 import { AppError } from '../../common/errors.ts';
 import type { IngestContext } from '../context.ts';
 import { respond } from '../respond.ts';
+import { countListingOutcomes } from '../../common/usage/counters.ts';
 import { batchStatus } from './batch-status.ts';
 import { bulkCreate, type BulkCreateDeps } from './bulk-create.ts';
 
@@ -31,6 +32,7 @@ export function createListingsRouter(ctx: IngestContext): Router {
       { store: ctx.idempotency, scope: 'bulk', accountId: auth.account_id },
       async () => {
         const outcome = await bulkCreate(deps, auth, req.body);
+        await countListingOutcomes(ctx.platform, auth.id, outcome.response.summary); // usage statistics
         if (outcome.status === 400) {
           throw new AppError(
             'all_listings_failed',
