@@ -1,0 +1,77 @@
+// Pure parts of the ingest API: listing validation rules, error codes, the duplicate fingerprint
+// and the OpenAPI registry.
+import { describe, expect, it } from 'vitest';
+import { createOpenApiRegistry } from '../../common/openapi/registry.ts';
+import { listingFingerprint, listingIdFor } from '../../ingest/listings/fingerprint.ts';
+import { validateListing } from '../../ingest/listings/validate.ts';
+import { registerIngestPaths } from '../../ingest/openapi.ts';
+
+const now = Date.parse('2025-06-01T12:00:00Z');
+const valid = {
+  title: 'Two-bedroom flat',
+  description: 'Near the beach',
+  property_type: 'apartment',
+  price: 850_000,
+  latitude: -6.77,
+  longitude: 39.27,
+};
+
+describe('validateListing', () => {
+  it('accepts a minimal listing and defaults the currency to TZS (happy)', () => {
+    const result = validateListing(valid, { tier: 'business', now });
+    expect(result.ok && result.listing.currency).toBe('TZS');
+  });
+
+  it('rejects non-finite and oversize numbers, and non-http URLs (error)', () => {
+    const result = validateListing(
+      { ...valid, price: Infinity, area_sqm: -1, video_url: 'javascript:alert(1)', images: ['http://'] },
+      { tier: 'business', now },
+    );
+    expect(result.ok).toBe(false);
+    const codes = !result.ok ? result.errors.map((e) => `${e.field}:${e.code}`).sort() : [];
+    expect(codes).toEqual([
+      'area_sqm:not_positive',
+      'images.0:invalid_url',
+      'price:invalid_type',
+      'video_url:invalid_url',
+    ]);
+  });
+
+  it('applies the tier image limit from tiers.ts (error)', () => {
+    const images = Array.from({ length: 16 }, (_, i) => `https://x.example/${i}.jpg`);
+    expect(validateListing({ ...valid, images }, { tier: 'pro', now }).ok).toBe(false);
+    expect(validateListing({ ...valid, images }, { tier: 'business', now }).ok).toBe(true);
+  });
+});
+
+describe('listingFingerprint', () => {
+  it('ignores case, punctuation and whitespace, but not price or bedrooms (happy)', () => {
+    const parse = (l: object) => {
+      const r = validateListing(l, { tier: 'business', now });
+      if (!r.ok) throw new Error('invalid');
+      return listingFingerprint(r.listing);
+    };
+    expect(parse({ ...valid, title: 'TWO-bedroom  flat!' })).toBe(parse(valid));
+    expect(parse({ ...valid, description: 'other' })).toBe(parse(valid));
+    expect(parse({ ...valid, price: 850_001 })).not.toBe(parse(valid));
+    expect(parse({ ...valid, bedrooms: 2 })).not.toBe(parse(valid));
+    expect(parse({ ...valid, external_id: 'a' })).toBe(parse({ ...valid, price: 1, external_id: 'a' }));
+  });
+
+  it('derives ids per account and mode (security)', () => {
+    expect(listingIdFor('a', 'live', 'f')).toBe(listingIdFor('a', 'live', 'f'));
+    expect(listingIdFor('a', 'live', 'f')).not.toBe(listingIdFor('b', 'live', 'f'));
+    expect(listingIdFor('a', 'live', 'f')).not.toBe(listingIdFor('a', 'test', 'f'));
+  });
+});
+
+describe('OpenAPI registry', () => {
+  it('renders registered paths with shared error responses, and refuses duplicates (happy)', () => {
+    const registry = createOpenApiRegistry({ title: 't', version: '1' });
+    registerIngestPaths(registry);
+    const doc = registry.document() as { paths: Record<string, Record<string, { responses: object }>> };
+    expect(Object.keys(doc.paths)).toContain('/listings/bulk');
+    expect(doc.paths['/listings/bulk']!.post!.responses).toHaveProperty('422');
+    expect(() => registerIngestPaths(registry)).toThrow(/registered twice/);
+  });
+});
