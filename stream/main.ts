@@ -7,6 +7,7 @@ import { errorFields } from '../common/logger.ts';
 import { startPlatform } from '../common/platform.ts';
 import { runProcess } from '../common/run.ts';
 import { HEARTBEAT_INTERVAL_MS, workerRegistry } from '../common/worker-registry.ts';
+import { startUsageRollup } from '../common/usage/scheduler.ts';
 import { streamEnvSchema } from './env.ts';
 import { createListingsHandler, listingColumns } from './listings/handler.ts';
 import { startOffsetConsumer } from './offset-consumer.ts';
@@ -61,11 +62,13 @@ await runProcess('stream', async (logger) => {
     beat().catch((error) => logger.warn('heartbeat to redis failed', errorFields(error)));
     logger.debug('lag', { listings: listings.lag() });
   }, HEARTBEAT_INTERVAL_MS);
+  const usageRollup = startUsageRollup(platform, process.env); // Redis usage counters → ClickHouse
   logger.info('stream worker running', { worker_id: workerId });
 
   return {
     async stop() {
       clearInterval(beatTimer);
+      await usageRollup.stop();
       await listings.stop();
       await registry.remove(workerId).catch(() => undefined);
       await producer.disconnect();
