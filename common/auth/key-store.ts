@@ -114,6 +114,8 @@ export function createKeyStore(redis: Redis, prefix: string) {
     if (result.outcome === 'unknown' || !sameHash(result.fields.hash, hash)) return { outcome: 'unknown' };
     const record = toRecord(result.fields);
     if (result.outcome === 'inactive') return { outcome: 'inactive', record };
+    // The script stamped last_used_at after reading the record: reflect this request.
+    if (result.outcome === 'allowed') record.last_used_at = now.toISOString();
     const rateLimit: RateLimitState = {
       limit: record.rate_limit,
       remaining: Math.max(0, record.rate_limit - result.used),
