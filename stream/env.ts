@@ -1,13 +1,23 @@
 import { z } from 'zod';
 import { baseEnvSchema, envFields } from '../common/env.ts';
+import { DEFAULT_USD_TZS } from './enrich/fx.ts';
 
 export const streamEnvSchema = baseEnvSchema.extend({
   STREAM_GROUP_PREFIX: envFields.topicPrefix.default('rls'),
+  /** Rows per insert (flush on size) and the longest a row waits for its insert (flush on time). */
   SINK_MAX_ROWS: envFields.positiveInt.default(10_000),
   SINK_MAX_DELAY_MS: envFields.positiveInt.default(300),
   STREAM_WORKER_ID: z
     .string()
     .regex(/^[A-Za-z0-9._-]{1,64}$/)
     .optional(),
+  /** Partitions one worker processes at the same time (per consumer). */
+  STREAM_PARTITIONS_CONCURRENTLY: envFields.positiveInt.default(6),
+  /** Listings whose place the view enrichment keeps in memory. */
+  STREAM_LISTING_CACHE_SIZE: envFields.positiveInt.default(200_000),
+  /** TZS per USD for price_tzs (docs/stream.md, "Exchange rates"). */
+  FX_USD_TZS: z.coerce.number().positive().finite().default(DEFAULT_USD_TZS),
+  /** Test hook: SIGKILL the worker after its first stored listings batch, before the commit. */
+  STREAM_CRASH_AFTER_INSERT: z.enum(['0', '1']).default('0'),
 });
 export type StreamEnv = z.infer<typeof streamEnvSchema>;

@@ -1,11 +1,19 @@
-// A Kafka consumer whose sink is ClickHouse, effectively once: every stored row carries its
-// topic/partition/offset; when a partition is (re)assigned we read the highest stored offset and skip
-// messages at or below it, so a range replayed after a crash or rebalance is never stored twice.
-// Offsets are committed only after the flush that holds their rows succeeded.
+// A Kafka consumer whose sink is ClickHouse, effectively once:
+// - every stored row (base tables and quarantine) carries its _topic/_partition/_offset;
+// - offsets are committed explicitly, per partition, only after the flush holding their rows
+//   succeeded (kafkajs' commitOffsetsIfNecessary() without arguments never commits when
+//   autoCommit is off, so we pass the offsets);
+// - when a partition is (re)assigned, or after a failed batch, the first batch reads the set of
+//   offsets at or after its first offset that are already stored, and those messages are skipped.
+//   A set, not a max: one flush may store a later offset of a partition (quarantine) while an
+//   earlier one (base table) is not stored yet, so "max stored offset" could skip unstored rows.
+// Skipped messages are still handed to the handler as `replayed` so it can redo idempotent side
+// effects (batch completion) that a crash between insert and commit may have cut off.
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
-import { queryRows, sqlString } from '../common/clients/clickhouse.ts';
+import { queryRows, sqlNumber, sqlString } from '../common/clients/clickhouse.ts';
 import { errorFields, type Logger } from '../common/logger.ts';
+import { retryWhileRunning } from './retry.ts';
 import type { ClickHouseWriter } from './sink/clickhouse-writer.ts';
 
 export interface Provenance {
@@ -14,9 +22,18 @@ export interface Provenance {
   _offset: string;
 }
 
+export interface BatchContext {
+  provenance(m: KafkaMessage): Provenance;
+  /** Retries an idempotent step on transient failure, heartbeating meanwhile. */
+  retry<T>(what: string, fn: () => Promise<T>): Promise<T>;
+}
+
 export interface BatchHandler {
-  /** Turns messages (already past the high-water mark) into stored rows; must not throw for bad data. */
-  handle(messages: KafkaMessage[], provenance: (m: KafkaMessage) => Provenance): Promise<void>;
+  /**
+   * Stores `fresh` (not stored yet) and redoes side effects for `replayed` (already stored); resolves
+   * once everything is stored. Bad data goes to quarantine; only infrastructure failures throw.
+   */
+  handle(fresh: KafkaMessage[], replayed: KafkaMessage[], context: BatchContext): Promise<void>;
 }
 
 export interface OffsetConsumerOptions {
@@ -24,11 +41,14 @@ export interface OffsetConsumerOptions {
   clickhouse: ClickHouseClient;
   groupId: string;
   topic: string;
-  /** Tables whose rows carry provenance columns; the high-water mark is the max over all of them. */
+  /** Tables whose rows carry provenance columns: a message is stored if any of them has its offset. */
   provenanceTables: string[];
   handler: BatchHandler;
   writers: ClickHouseWriter[];
   logger: Logger;
+  partitionsConsumedConcurrently?: number;
+  /** Test hook (STREAM_CRASH_AFTER_INSERT): SIGKILL this process after the first stored batch, before its commit. */
+  crashAfterInsert?: boolean;
 }
 
 export interface RunningConsumer {
@@ -43,57 +63,74 @@ export async function startOffsetConsumer(options: OffsetConsumerOptions): Promi
   const consumer = kafka.consumer({
     groupId: options.groupId,
     sessionTimeout: 30_000,
+    rebalanceTimeout: 60_000,
     heartbeatInterval: 3_000,
     maxBytesPerPartition: 4 * 1024 * 1024,
     maxWaitTimeInMs: 100,
     allowAutoTopicCreation: false,
   });
-  const highWater = new Map<number, bigint>();
+  // Per partition: offsets (as strings) at or after `from` that were already stored when checked.
+  const guards = new Map<number, { from: bigint; stored: Set<string> }>();
   const lagByPartition: Record<string, number> = {};
   let assigned: number[] = [];
 
   consumer.on(consumer.events.GROUP_JOIN, (event) => {
-    // Another worker may have stored more of a partition since we last held it: forget our marks.
-    highWater.clear();
+    // Another worker may have stored more of a partition since we last held it: check again.
+    guards.clear();
     assigned = event.payload.memberAssignment[topic] ?? [];
+    for (const p of Object.keys(lagByPartition)) if (!assigned.includes(Number(p))) delete lagByPartition[p];
     logger.info('partitions assigned', { topic, partitions: assigned });
   });
 
-  async function storedHighWater(partition: number): Promise<bigint> {
-    const known = highWater.get(partition);
-    if (known !== undefined) return known;
+  async function storedOffsets(partition: number, from: bigint): Promise<Set<string>> {
     const selects = options.provenanceTables.map(
-      (table) => `SELECT max(_offset) AS o, count() AS c FROM ${table}
-                  WHERE _topic = ${sqlString(topic)} AND _partition = ${partition}`,
+      (table) => `SELECT toString(_offset) AS o FROM ${table}
+                  WHERE _topic = ${sqlString(topic)} AND _partition = ${sqlNumber(partition)}
+                    AND _offset >= ${from.toString()}`,
     );
-    const rows = await queryRows<{ o: string; c: string }>(options.clickhouse, selects.join(' UNION ALL '));
-    const max = rows.reduce((acc, r) => (Number(r.c) > 0 && BigInt(r.o) > acc ? BigInt(r.o) : acc), -1n);
-    highWater.set(partition, max);
-    return max;
+    const rows = await queryRows<{ o: string }>(options.clickhouse, selects.join(' UNION ALL '));
+    return new Set(rows.map((r) => r.o));
   }
 
-  async function eachBatch({
-    batch,
-    heartbeat,
-    resolveOffset,
-    commitOffsetsIfNecessary,
-    isRunning,
-    isStale,
-  }: EachBatchPayload) {
+  async function eachBatch(payload: EachBatchPayload) {
+    const { batch, heartbeat, resolveOffset, commitOffsetsIfNecessary, isRunning, isStale } = payload;
     if (!isRunning() || isStale() || batch.messages.length === 0) return;
-    const mark = await retryTransient(() => storedHighWater(batch.partition), heartbeat, isRunning, logger);
-    const fresh = batch.messages.filter((m) => BigInt(m.offset) > mark);
-    const provenance = (m: KafkaMessage): Provenance => ({
-      _topic: topic,
-      _partition: batch.partition,
-      _offset: m.offset,
-    });
-    if (fresh.length) await keepAlive(options.handler.handle(fresh, provenance), heartbeat);
+    const { partition } = batch;
+    const first = BigInt(batch.messages[0]!.offset);
     const last = batch.messages[batch.messages.length - 1]!.offset;
-    highWater.set(batch.partition, BigInt(last) > mark ? BigInt(last) : mark);
+    lagByPartition[String(partition)] = Math.max(0, Number(batch.highWatermark) - Number(first));
+    const retry = <T>(what: string, fn: () => Promise<T>) =>
+      retryWhileRunning(what, fn, { heartbeat, isRunning, logger });
+
+    let guard = guards.get(partition);
+    if (!guard || first < guard.from) {
+      guard = {
+        from: first,
+        stored: await retry('reading stored offsets', () => storedOffsets(partition, first)),
+      };
+      guards.set(partition, guard);
+      if (guard.stored.size)
+        logger.info('skipping stored offsets of a replayed range', { partition, count: guard.stored.size });
+    }
+    const stored = guard.stored;
+    const fresh = stored.size ? batch.messages.filter((m) => !stored.has(m.offset)) : batch.messages;
+    const replayed = stored.size ? batch.messages.filter((m) => stored.has(m.offset)) : [];
+    const context: BatchContext = {
+      provenance: (m) => ({ _topic: topic, _partition: partition, _offset: m.offset }),
+      retry,
+    };
+    await keepAlive(options.handler.handle(fresh, replayed, context), heartbeat);
+    if (options.crashAfterInsert && fresh.length) {
+      logger.warn('STREAM_CRASH_AFTER_INSERT: killing the worker between insert and commit', { partition });
+      process.kill(process.pid, 'SIGKILL');
+    }
+    // Offsets below the next batch can no longer be replayed within this assignment.
+    if (stored.size) for (const m of batch.messages) stored.delete(m.offset);
     resolveOffset(last);
-    lagByPartition[String(batch.partition)] = Math.max(0, Number(batch.highWatermark) - Number(last) - 1);
-    await commitOffsetsIfNecessary();
+    await commitOffsetsIfNecessary({
+      topics: [{ topic, partitions: [{ partition, offset: (BigInt(last) + 1n).toString() }] }],
+    });
+    lagByPartition[String(partition)] = Math.max(0, Number(batch.highWatermark) - Number(last) - 1);
   }
 
   await consumer.connect();
@@ -101,18 +138,18 @@ export async function startOffsetConsumer(options: OffsetConsumerOptions): Promi
   await consumer.run({
     autoCommit: false,
     eachBatchAutoResolve: false,
-    partitionsConsumedConcurrently: 6,
+    partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 6,
     eachBatch: async (payload) => {
       try {
         await eachBatch(payload);
       } catch (error) {
-        // Nothing committed: kafkajs re-fetches from the last commit after a short pause.
+        // Nothing committed: kafkajs fetches the range again after a pause, and we re-check it.
+        guards.delete(payload.batch.partition);
         logger.warn('batch failed; will be consumed again', {
           topic,
           partition: payload.batch.partition,
           ...errorFields(error),
         });
-        highWater.delete(payload.batch.partition);
         throw error;
       }
     },
@@ -123,7 +160,8 @@ export async function startOffsetConsumer(options: OffsetConsumerOptions): Promi
     assigned: () => assigned,
     lag: () => ({ ...lagByPartition }),
     async stop() {
-      // Stop fetching first, then let the writers store what the last batches handed them.
+      // kafkajs' stop() waits for the running batches (which await their flush and commit), so
+      // what was handed to the writers is stored and committed before we leave the group.
       await consumer.stop();
       for (const writer of options.writers) await writer.drain();
       await consumer.disconnect();
@@ -138,24 +176,5 @@ async function keepAlive<T>(work: Promise<T>, heartbeat: () => Promise<void>): P
     return await work;
   } finally {
     clearInterval(timer);
-  }
-}
-
-async function retryTransient<T>(
-  fn: () => Promise<T>,
-  heartbeat: () => Promise<void>,
-  isRunning: () => boolean,
-  logger: Logger,
-): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await fn();
-    } catch (error) {
-      if (!isRunning()) throw error;
-      const delay = Math.min(200 * 2 ** attempt, 5_000);
-      logger.warn('reading stored offsets failed, retrying', { attempt, ...errorFields(error) });
-      await heartbeat().catch(() => undefined);
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
   }
 }

@@ -1,120 +1,97 @@
-// Listing messages → enriched rows of the listings table (or quarantine when they are invalid).
+// Listing messages → enriched rows of `listings`, stored once per listing id:
+// - invalid messages go to quarantine + dead-letter topic;
+// - ids already in `listing_lookup` (a listing published twice, at different offsets) and repeats
+//   within the batch are skipped;
+// - rows ClickHouse refuses are isolated by the writer and quarantined;
+// - then every listing stored or skipped as already stored is marked in its batch (Redis), which
+//   completes batches (contract, "Batches"). Replayed messages are marked again (idempotent).
+import type { ClickHouseClient } from '@clickhouse/client';
 import type { KafkaMessage } from 'kafkajs';
+import { queryRows, sqlString } from '../../common/clients/clickhouse.ts';
 import { listingMessageSchema, type ListingMessage } from '../../common/domain/messages.ts';
-import { nearestCity } from '../enrich/city.ts';
-import { h3Cell } from '../enrich/h3.ts';
-import type { BatchHandler, Provenance } from '../offset-consumer.ts';
-import type { ClickHouseWriter } from '../sink/clickhouse-writer.ts';
-import type { Quarantine } from '../sink/quarantine.ts';
+import type { FxTable } from '../enrich/fx.ts';
+import type { BatchContext, BatchHandler } from '../offset-consumer.ts';
+import { parseMessage } from '../parse.ts';
+import type { ClickHouseWriter, Row } from '../sink/clickhouse-writer.ts';
+import type { Quarantine, QuarantineEntry } from '../sink/quarantine.ts';
+import { listingRow } from './row.ts';
 
-export const listingColumns = [
-  'listing_id',
-  'account_id',
-  'batch_id',
-  'is_test',
-  'listed_at',
-  'stored_at',
-  'title',
-  'description',
-  'property_type',
-  'price',
-  'currency',
-  'price_tzs',
-  'fx_rate_to_tzs',
-  'bedrooms',
-  'bathrooms',
-  'area_sqm',
-  'address',
-  'latitude',
-  'longitude',
-  'amenities',
-  'images',
-  'video_url',
-  'whatsapp_number',
-  'location_id',
-  'external_id',
-  'h3_index',
-  'city',
-  'neighbourhood',
-  'location_source',
-  'version',
-  '_topic',
-  '_partition',
-  '_offset',
-];
-
-const USD_TO_TZS = 2_500;
-
-export function listingRow(message: ListingMessage, provenance: Provenance, storedAt: string) {
-  const l = message.listing;
-  const hasPoint = l.latitude !== undefined && l.longitude !== undefined;
-  const rate = l.currency === 'USD' ? USD_TO_TZS : 1;
-  return {
-    listing_id: message.listing_id,
-    account_id: message.account_id,
-    batch_id: message.batch_id,
-    is_test: message.is_test ? 1 : 0,
-    listed_at: message.received_at,
-    stored_at: storedAt,
-    title: l.title,
-    description: l.description,
-    property_type: l.property_type,
-    price: l.price,
-    currency: l.currency,
-    price_tzs: l.price * rate,
-    fx_rate_to_tzs: rate,
-    bedrooms: l.bedrooms ?? null,
-    bathrooms: l.bathrooms ?? null,
-    area_sqm: l.area_sqm ?? null,
-    address: l.address ?? '',
-    latitude: l.latitude ?? null,
-    longitude: l.longitude ?? null,
-    amenities: l.amenities ?? [],
-    images: l.images ?? [],
-    video_url: l.video_url ?? '',
-    whatsapp_number: l.whatsapp_number ?? '',
-    location_id: l.location_id ?? null,
-    external_id: '',
-    h3_index: hasPoint ? h3Cell(l.latitude!, l.longitude!) : '0',
-    city: hasPoint ? nearestCity(l.latitude!, l.longitude!) : '',
-    neighbourhood: '',
-    location_source: hasPoint ? 'coordinates' : 'none',
-    version: 1,
-    ...provenance,
-  };
+export interface ListingsHandlerDeps {
+  clickhouse: ClickHouseClient;
+  writer: ClickHouseWriter;
+  quarantine: Quarantine;
+  fx: FxTable;
+  /** batchStore(...).markStored */
+  markStored(batchId: string, listingIds: string[]): Promise<unknown>;
 }
 
-export function createListingsHandler(writer: ClickHouseWriter, quarantine: Quarantine): BatchHandler {
+/** Ids (validated UUIDs) among `ids` that `listing_lookup` already holds. Primary-key lookup. */
+export async function storedListingIds(clickhouse: ClickHouseClient, ids: string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const list = ids.map((id) => `toUUID(${sqlString(id)})`).join(',');
+  const rows = await queryRows<{ id: string }>(
+    clickhouse,
+    `SELECT DISTINCT toString(listing_id) AS id FROM listing_lookup WHERE listing_id IN (${list})`,
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+export function createListingsHandler(deps: ListingsHandlerDeps): BatchHandler {
+  async function markBatches(messages: ListingMessage[], context: BatchContext) {
+    const byBatch = new Map<string, string[]>();
+    for (const m of messages) {
+      const ids = byBatch.get(m.batch_id) ?? [];
+      ids.push(m.listing_id);
+      byBatch.set(m.batch_id, ids);
+    }
+    await context.retry('marking batches stored', () =>
+      Promise.all([...byBatch].map(([batchId, ids]) => deps.markStored(batchId, ids))),
+    );
+  }
+
   return {
-    async handle(messages: KafkaMessage[], provenance: (m: KafkaMessage) => Provenance) {
+    async handle(fresh: KafkaMessage[], replayed: KafkaMessage[], context: BatchContext) {
       const storedAt = new Date().toISOString();
-      const rows: Record<string, unknown>[] = [];
-      const bad: Parameters<Quarantine['rows']>[0] = [];
-      for (const message of messages) {
-        const parsed = parseMessage(message);
-        if (parsed.ok) rows.push(listingRow(parsed.value, provenance(message), storedAt));
-        else bad.push({ message, error: parsed.error, provenance: provenance(message) });
+      const bad: QuarantineEntry[] = [];
+      const valid: { message: KafkaMessage; value: ListingMessage }[] = [];
+      for (const message of fresh) {
+        const parsed = parseMessage(listingMessageSchema, message);
+        if (parsed.ok) valid.push({ message, value: parsed.value });
+        else bad.push({ message, error: parsed.error, provenance: context.provenance(message) });
       }
-      await Promise.all([writer.write(rows), quarantine.rows(bad)]);
+      const known = await context.retry('duplicate check', () =>
+        storedListingIds(deps.clickhouse, [...new Set(valid.map((v) => v.value.listing_id))]),
+      );
+      const rows: Row[] = [];
+      const source = new Map<Row, { message: KafkaMessage; value: ListingMessage }>();
+      const done: ListingMessage[] = []; // stored now or before: marked in their batch
+      for (const v of valid) {
+        if (known.has(v.value.listing_id)) {
+          done.push(v.value);
+          continue;
+        }
+        known.add(v.value.listing_id); // the first occurrence in the batch wins
+        const row = listingRow(v.value, context.provenance(v.message), storedAt, deps.fx);
+        rows.push(row);
+        source.set(row, v);
+      }
+      const [result] = await Promise.all([deps.writer.write(rows), deps.quarantine.rows(bad)]);
+      const refused = new Set(result.rejected.map((r) => r.row));
+      if (refused.size) {
+        await deps.quarantine.rows(
+          result.rejected.map(({ row, error }) => ({
+            message: source.get(row)!.message,
+            error: `refused by ClickHouse: ${error}`,
+            provenance: context.provenance(source.get(row)!.message),
+          })),
+        );
+      }
+      for (const row of rows) if (!refused.has(row)) done.push(source.get(row)!.value);
+      for (const message of replayed) {
+        const parsed = parseMessage(listingMessageSchema, message);
+        if (parsed.ok) done.push(parsed.value);
+      }
+      await markBatches(done, context);
     },
   };
-}
-
-function parseMessage(
-  message: KafkaMessage,
-): { ok: true; value: ListingMessage } | { ok: false; error: string } {
-  let json: unknown;
-  try {
-    json = JSON.parse(message.value?.toString('utf8') ?? '');
-  } catch (error) {
-    return { ok: false, error: `not JSON: ${(error as Error).message}` };
-  }
-  const result = listingMessageSchema.safeParse(json);
-  if (!result.success) {
-    return {
-      ok: false,
-      error: result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
-    };
-  }
-  return { ok: true, value: result.data };
 }

@@ -1,16 +1,23 @@
 // Batched ClickHouse writer: rows from all partitions join one pending insert, flushed when it
 // reaches `maxRows` or is `maxDelayMs` old. Callers await the flush that holds their rows, and only
-// then commit their Kafka offsets. Transient failures are retried (forever, with capped backoff),
-// so a ClickHouse outage pauses consumption instead of losing or skipping data.
+// then commit their Kafka offsets. Transient failures (server down, timeouts) are retried with capped
+// backoff and never give up while running, so an outage pauses consumption instead of losing data.
+// A permanent failure (ClickHouse refuses the data) is bisected down to the refused rows, which are
+// handed back to their caller (for quarantine) while every other row is stored.
 import type { ClickHouseClient } from '@clickhouse/client';
 import { isTransientClickHouseError } from '../../common/clients/clickhouse.ts';
 import { errorFields, type Logger } from '../../common/logger.ts';
 
-export class PermanentInsertError extends Error {}
+export type Row = Record<string, unknown>;
+
+export interface WriteResult {
+  /** Rows ClickHouse refused, with its error; every other row of the write is stored. */
+  rejected: { row: Row; error: string }[];
+}
 
 interface Pending {
-  rows: Record<string, unknown>[];
-  waiters: { resolve: () => void; reject: (error: unknown) => void }[];
+  rows: Row[];
+  waiters: { rows: Row[]; resolve: (result: WriteResult) => void; reject: (error: unknown) => void }[];
   timer?: NodeJS.Timeout;
 }
 
@@ -22,13 +29,17 @@ export interface WriterOptions {
   logger: Logger;
 }
 
+export class WriterClosedError extends Error {}
+
 export function createClickHouseWriter(client: ClickHouseClient, options: WriterOptions) {
   let pending: Pending | undefined;
   let inFlight = Promise.resolve();
   let closed = false;
-  const stats = { rows: 0, inserts: 0, retries: 0 };
+  let abandoned = false;
+  const stats = { rows: 0, inserts: 0, retries: 0, rejected: 0 };
 
-  async function insertWithRetry(rows: Record<string, unknown>[]): Promise<void> {
+  /** Inserts once, retrying transient errors; throws the ClickHouse error when the data is refused. */
+  async function insertWithRetry(rows: Row[]): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
         await client.insert({
@@ -41,18 +52,43 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
         stats.inserts++;
         return;
       } catch (error) {
-        if (!isTransientClickHouseError(error)) throw new PermanentInsertError((error as Error).message);
-        if (closed && attempt >= 3) throw error;
+        if (!isTransientClickHouseError(error)) throw error;
+        // Shutting down with ClickHouse unreachable: give up; nothing is committed, so it replays.
+        if (abandoned) throw new WriterClosedError(`writer for ${options.table} abandoned`);
         stats.retries++;
         const delay = Math.min(200 * 2 ** attempt, 5_000);
         options.logger.warn('insert failed, retrying', {
           table: options.table,
+          rows: rows.length,
           attempt,
           delay_ms: delay,
           ...errorFields(error),
         });
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
+    }
+  }
+
+  /** Stores what ClickHouse accepts; bisects a refused insert to find the refused rows. */
+  async function insertIsolating(rows: Row[], rejected: WriteResult['rejected']): Promise<void> {
+    try {
+      await insertWithRetry(rows);
+    } catch (error) {
+      if (error instanceof WriterClosedError) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      if (rows.length === 1) {
+        stats.rejected++;
+        rejected.push({ row: rows[0]!, error: message.slice(0, 2_000) });
+        return;
+      }
+      options.logger.warn('insert refused; bisecting to isolate the bad rows', {
+        table: options.table,
+        rows: rows.length,
+        error: message.slice(0, 300),
+      });
+      const half = Math.ceil(rows.length / 2);
+      await insertIsolating(rows.slice(0, half), rejected);
+      await insertIsolating(rows.slice(half), rejected);
     }
   }
 
@@ -63,36 +99,50 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
     if (batch.timer) clearTimeout(batch.timer);
     // Inserts run one after another, so rows land in the order their offsets were read.
     inFlight = inFlight.then(async () => {
+      const rejected: WriteResult['rejected'] = [];
       try {
-        await insertWithRetry(batch.rows);
-        for (const waiter of batch.waiters) waiter.resolve();
+        await insertIsolating(batch.rows, rejected);
       } catch (error) {
         for (const waiter of batch.waiters) waiter.reject(error);
+        return;
+      }
+      const refused = new Map(rejected.map((r) => [r.row, r.error]));
+      for (const waiter of batch.waiters) {
+        const mine = refused.size
+          ? waiter.rows.filter((row) => refused.has(row)).map((row) => ({ row, error: refused.get(row)! }))
+          : [];
+        waiter.resolve({ rejected: mine });
       }
     });
   }
 
   return {
+    table: options.table,
     stats,
-    /** Resolves once `rows` are stored; rejects with PermanentInsertError when the data is refused. */
-    write(rows: Record<string, unknown>[]): Promise<void> {
-      if (rows.length === 0) return Promise.resolve();
-      if (closed) return Promise.reject(new Error(`writer for ${options.table} is closed`));
-      return new Promise<void>((resolve, reject) => {
+    /** Resolves once `rows` are stored (except the refused ones it returns); rejects only on shutdown. */
+    write(rows: Row[]): Promise<WriteResult> {
+      if (rows.length === 0) return Promise.resolve({ rejected: [] });
+      if (closed) return Promise.reject(new WriterClosedError(`writer for ${options.table} is closed`));
+      return new Promise<WriteResult>((resolve, reject) => {
         if (!pending) {
           pending = { rows: [], waiters: [] };
           pending.timer = setTimeout(flush, options.maxDelayMs);
         }
         for (const row of rows) pending.rows.push(row);
-        pending.waiters.push({ resolve, reject });
+        pending.waiters.push({ rows, resolve, reject });
         if (pending.rows.length >= options.maxRows) flush();
       });
     },
-    /** Flushes what is buffered and waits for every insert; later writes are refused. */
-    async drain(): Promise<void> {
+    /** Flushes what is buffered and waits for every insert (up to `timeoutMs`); later writes fail. */
+    async drain(timeoutMs = 20_000): Promise<void> {
       flush();
       closed = true;
-      await inFlight;
+      const timer = setTimeout(() => (abandoned = true), timeoutMs);
+      try {
+        await inFlight;
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }

@@ -1,11 +1,18 @@
-// Poison messages: stored in the quarantine table (same provenance columns, so the high-water mark
-// moves past them) and copied to the dead-letter topic, without blocking their partition.
+// Poison messages: copied to the dead-letter topic (original bytes, error in the headers) and stored
+// in the quarantine table with the error, without blocking their partition. Quarantine rows carry
+// provenance like base rows, so a replayed poison message is recognised as handled.
 import type { KafkaMessage, Producer } from 'kafkajs';
 import type { Provenance } from '../offset-consumer.ts';
 import type { ClickHouseWriter } from './clickhouse-writer.ts';
 
+export interface QuarantineEntry {
+  message: KafkaMessage;
+  error: string;
+  provenance: Provenance;
+}
+
 export interface Quarantine {
-  rows(entries: { message: KafkaMessage; error: string; provenance: Provenance }[]): Promise<void>;
+  rows(entries: QuarantineEntry[]): Promise<void>;
 }
 
 export function createQuarantine(
@@ -26,15 +33,18 @@ export function createQuarantine(
           headers: { error: error.slice(0, 1000), source },
         })),
       });
-      await writer.write(
+      const result = await writer.write(
         entries.map(({ message, error, provenance }) => ({
           quarantined_at: now,
           source,
           error: error.slice(0, 2000),
+          // Bytes that are not UTF-8 survive as U+FFFD; the dead-letter topic keeps the originals.
           payload: message.value?.toString('utf8') ?? '',
           ...provenance,
         })),
       );
+      // The quarantine table takes any string; a refusal here means the server itself is broken.
+      if (result.rejected.length) throw new Error(`quarantine refused: ${result.rejected[0]!.error}`);
     },
   };
 }

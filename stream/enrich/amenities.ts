@@ -1,0 +1,50 @@
+// Amenity names as clients type them ("Wi-Fi", " Swimming Pool ", "AC") → one canonical lowercase
+// vocabulary, deduplicated in first-seen order, so analytics can group by amenity.
+const synonyms: Record<string, string> = {
+  'wi fi': 'wifi',
+  'wireless internet': 'wifi',
+  internet: 'wifi',
+  'swimming pool': 'pool',
+  'swimming-pool': 'pool',
+  'air conditioning': 'air_conditioning',
+  'air conditioner': 'air_conditioning',
+  ac: 'air_conditioning',
+  'a c': 'air_conditioning',
+  aircon: 'air_conditioning',
+  'car park': 'parking',
+  'parking space': 'parking',
+  garage: 'parking',
+  'back up generator': 'generator',
+  'backup generator': 'generator',
+  genset: 'generator',
+  'fully furnished': 'furnished',
+  'semi furnished': 'semi_furnished',
+  'security guard': 'security',
+  askari: 'security',
+  '24h security': 'security',
+  'fitness centre': 'gym',
+  'fitness center': 'gym',
+  'hot water': 'hot_water',
+  'water heater': 'hot_water',
+  'water tank': 'water_tank',
+  'sea view': 'sea_view',
+  'ocean view': 'sea_view',
+};
+
+export function normaliseAmenity(raw: string): string {
+  const words = raw
+    .toLowerCase()
+    .normalize('NFKC')
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
+  return synonyms[words] ?? words.replace(/ /g, '_');
+}
+
+export function normaliseAmenities(raw: readonly string[] | undefined): string[] {
+  const out = new Set<string>();
+  for (const item of raw ?? []) {
+    const name = normaliseAmenity(item);
+    if (name) out.add(name);
+  }
+  return [...out];
+}

@@ -1,0 +1,69 @@
+// The stream's consumers: listings → `listings`, view events → `view_events`, each a consumer group
+// over its topic (scale out by running more workers, up to the partition count), sharing one
+// quarantine writer and the dead-letter topic.
+import type { Producer } from 'kafkajs';
+import { batchStore } from '../common/batches.ts';
+import type { Logger } from '../common/logger.ts';
+import type { Platform } from '../common/platform.ts';
+import { fxTable } from './enrich/fx.ts';
+import type { StreamEnv } from './env.ts';
+import { createListingsHandler } from './listings/handler.ts';
+import { listingColumns } from './listings/row.ts';
+import { startOffsetConsumer, type RunningConsumer } from './offset-consumer.ts';
+import { createClickHouseWriter } from './sink/clickhouse-writer.ts';
+import { createQuarantine, quarantineColumns } from './sink/quarantine.ts';
+import { viewColumns, createViewsHandler } from './views/handler.ts';
+import { createListingCache } from './views/listing-cache.ts';
+
+export async function startPipelines(
+  env: StreamEnv,
+  platform: Platform,
+  producer: Producer,
+  logger: Logger,
+): Promise<Record<'listings' | 'views', RunningConsumer>> {
+  const writerOptions = { maxRows: env.SINK_MAX_ROWS, maxDelayMs: env.SINK_MAX_DELAY_MS, logger };
+  const writer = (table: string, columns: string[]) =>
+    createClickHouseWriter(platform.clickhouse, { ...writerOptions, table, columns });
+  const listingsWriter = writer('listings', listingColumns);
+  const viewsWriter = writer('view_events', viewColumns);
+  const quarantineWriter = writer('quarantine', quarantineColumns);
+  const deadLetters = platform.topic('rls.deadletter.v1');
+  const batches = batchStore(platform.redis, env.REDIS_KEY_PREFIX);
+  const common = {
+    kafka: platform.kafka,
+    clickhouse: platform.clickhouse,
+    partitionsConsumedConcurrently: env.STREAM_PARTITIONS_CONCURRENTLY,
+  };
+
+  const listings = await startOffsetConsumer({
+    ...common,
+    groupId: `${env.STREAM_GROUP_PREFIX}${env.KAFKA_TOPIC_PREFIX}.listings-sink`,
+    topic: platform.topic('rls.listings.v1'),
+    provenanceTables: ['listings', 'quarantine'],
+    handler: createListingsHandler({
+      clickhouse: platform.clickhouse,
+      writer: listingsWriter,
+      quarantine: createQuarantine(quarantineWriter, producer, deadLetters, 'listings'),
+      fx: fxTable(env.FX_USD_TZS),
+      markStored: (batchId, ids) => batches.markStored(batchId, ids),
+    }),
+    // The quarantine writer is drained by the last consumer to stop (views).
+    writers: [listingsWriter],
+    logger: logger.child({ consumer: 'listings' }),
+    crashAfterInsert: env.STREAM_CRASH_AFTER_INSERT === '1',
+  });
+  const views = await startOffsetConsumer({
+    ...common,
+    groupId: `${env.STREAM_GROUP_PREFIX}${env.KAFKA_TOPIC_PREFIX}.views-sink`,
+    topic: platform.topic('rls.views.v1'),
+    provenanceTables: ['view_events', 'quarantine'],
+    handler: createViewsHandler({
+      writer: viewsWriter,
+      quarantine: createQuarantine(quarantineWriter, producer, deadLetters, 'views'),
+      listings: createListingCache(platform.clickhouse, env.STREAM_LISTING_CACHE_SIZE),
+    }),
+    writers: [viewsWriter, quarantineWriter],
+    logger: logger.child({ consumer: 'views' }),
+  });
+  return { listings, views };
+}

@@ -1,0 +1,21 @@
+// Retry of idempotent reads/side effects that fail transiently (ClickHouse or Redis briefly away),
+// heartbeating to Kafka while waiting so a short outage does not cost the partition assignment.
+import { errorFields, type Logger } from '../common/logger.ts';
+
+export async function retryWhileRunning<T>(
+  what: string,
+  fn: () => Promise<T>,
+  options: { heartbeat: () => Promise<void>; isRunning: () => boolean; logger: Logger },
+): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (error) {
+      if (!options.isRunning()) throw error;
+      const delay = Math.min(200 * 2 ** attempt, 5_000);
+      options.logger.warn(`${what} failed, retrying`, { attempt, delay_ms: delay, ...errorFields(error) });
+      await options.heartbeat().catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
