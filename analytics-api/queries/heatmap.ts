@@ -19,13 +19,13 @@ export const cellStats = defineQuery({
       .max(MAX_RANGES),
   }),
   row: z.object({
-    h3_index: z.string().regex(/^\d+$/),
+    cell: z.string().regex(/^\d+$/),
     listings: count,
     price_tzs_sum: z.number(),
     views: count,
   }),
   sql: (p) => `
-    SELECT toString(h3_index) AS h3_index, sum(listings) AS listings, sum(price_tzs_sum) AS price_tzs_sum, sum(views) AS views
+    SELECT toString(h3_index) AS cell, sum(listings) AS listings, sum(price_tzs_sum) AS price_tzs_sum, sum(views) AS views
     FROM cell_quarter_stats
     WHERE is_test = ${p.isTest}
       AND quarter = toDate(${sqlString(p.quarterStart)})

@@ -41,7 +41,7 @@ export async function heatmapAnswer(
   const marketRow = market.rows[0] ?? { listings: 0, views: 0 };
   const out: HeatmapCell[] = [];
   for (const row of cells.rows) {
-    const h3 = BigInt(row.h3_index).toString(16);
+    const h3 = BigInt(row.cell).toString(16);
     const [lat, lng] = cellToLatLng(h3);
     if (!contains(params.bounds, lat, lng)) continue; // the ranges over-cover the box; keep centres inside
     out.push({

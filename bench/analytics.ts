@@ -1,0 +1,161 @@
+// npm run bench:analytics — latency of GET /analytics/pricing and /analytics/heatmap answers on a
+// realistic volume: 10 M listings and 100 M view events over two years in the ten cities, seeded
+// inside ClickHouse into a separate database (BENCH_DATABASE, default rls_bench; migrations applied
+// there). Seeding runs once (minutes); later runs reuse the data unless BENCH_RESEED=1.
+// Prints p50/p99 per endpoint, cold (Redis miss → ClickHouse) and warm (Redis hit), through the
+// same service functions and cache-aside the API uses, one request at a time.
+// Knobs: BENCH_LISTINGS (10_000_000), BENCH_VIEWS (100_000_000), CLICKHOUSE_URL, REDIS_URL.
+import { createClient } from '@clickhouse/client';
+import { createAnswerCache } from '../analytics-api/cache.ts';
+import { MAX_BOUNDS_AREA_KM2, type Bounds } from '../analytics-api/geo/bounds.ts';
+import { previousQuarter, quarterOf, type Quarter } from '../analytics-api/period.ts';
+import { heatmapAnswer } from '../analytics-api/services/heatmap.ts';
+import { pricingAnswer } from '../analytics-api/services/pricing.ts';
+import { createRedis, redisReady } from '../common/clients/redis.ts';
+import { citySlugs } from '../common/domain/cities.ts';
+import { propertyTypes } from '../common/domain/listing.ts';
+import { cityLocation } from '../common/domain/locations.ts';
+import { baseEnvSchema, parseEnv } from '../common/env.ts';
+import { createLogger } from '../common/logger.ts';
+import { migrate } from '../infra/clickhouse/migrate.ts';
+import { seed } from './analytics-seed.ts';
+
+const env = parseEnv(
+  baseEnvSchema.pick({
+    CLICKHOUSE_URL: true,
+    CLICKHOUSE_USER: true,
+    CLICKHOUSE_PASSWORD: true,
+    REDIS_URL: true,
+  }),
+);
+const database = process.env.BENCH_DATABASE ?? 'rls_bench';
+const listings = Number(process.env.BENCH_LISTINGS ?? 10_000_000);
+const views = Number(process.env.BENCH_VIEWS ?? 100_000_000);
+const log = (message: string) => process.stdout.write(`[bench] ${message}\n`);
+
+await migrate({
+  url: env.CLICKHOUSE_URL,
+  username: env.CLICKHOUSE_USER,
+  password: env.CLICKHOUSE_PASSWORD,
+  database,
+  log,
+});
+const ch = createClient({
+  url: env.CLICKHOUSE_URL,
+  username: env.CLICKHOUSE_USER,
+  password: env.CLICKHOUSE_PASSWORD,
+  database,
+  request_timeout: 3_600_000,
+  clickhouse_settings: { send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '10000' },
+  compression: { response: true, request: false },
+});
+const count = async (table: string) =>
+  Number(
+    (
+      await (
+        await ch.query({ query: `SELECT count() AS n FROM ${table}`, format: 'JSONEachRow' })
+      ).json<{ n: string }>()
+    )[0]!.n,
+  );
+
+if (
+  process.env.BENCH_RESEED === '1' ||
+  (await count('listings')) !== listings ||
+  (await count('view_events')) !== views
+) {
+  const t0 = performance.now();
+  await seed(ch, listings, views, log);
+  log(`seeded in ${Math.round((performance.now() - t0) / 1000)} s`);
+}
+log(
+  `data: ${await count('listings')} listings, ${await count('view_events')} view events, ` +
+    `${await count('neighbourhood_quarter_stats')} neighbourhood_quarter_stats rows, ${await count('cell_quarter_stats')} cell_quarter_stats rows`,
+);
+
+const redis = createRedis(env.REDIS_URL, { name: 'bench-analytics' });
+await redisReady(redis);
+const cache = createAnswerCache({
+  redis,
+  keyPrefix: `rls_bench:${Date.now()}:`, // a fresh namespace: the first pass is all misses
+  ttlSeconds: 600,
+  logger: createLogger('warn'),
+});
+
+// The last eight quarters (the seeded two years); the first has no previous quarter data.
+const periods: Quarter[] = [quarterOf(new Date())];
+while (periods.length < 8) periods.push(previousQuarter(periods.at(-1)!));
+
+function cityBox(city: (typeof citySlugs)[number]): Bounds {
+  const c = cityLocation(city)!;
+  const dLat = c.radius_km / 111.2;
+  const dLng = c.radius_km / (111.2 * Math.cos((c.latitude * Math.PI) / 180));
+  return {
+    west: c.longitude - dLng,
+    south: c.latitude - dLat,
+    east: c.longitude + dLng,
+    north: c.latitude + dLat,
+  };
+}
+
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+function report(name: string, samples: number[]) {
+  const s = [...samples].sort((a, b) => a - b);
+  log(
+    `${name.padEnd(44)} n=${String(s.length).padStart(4)}  p50 ${pct(s, 50).toFixed(1).padStart(6)} ms  p99 ${pct(s, 99).toFixed(1).padStart(6)} ms  max ${s.at(-1)!.toFixed(1).padStart(6)} ms`,
+  );
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+}
+
+const pricingJobs = citySlugs.flatMap((city) =>
+  propertyTypes.flatMap((type) => periods.map((period) => ({ city, type, period }))),
+);
+const heatmapJobs = citySlugs.flatMap((city) =>
+  [undefined, ...propertyTypes].flatMap((type) =>
+    periods.slice(0, 4).map((period) => ({ city, type, period })),
+  ),
+);
+const pricing = (j: (typeof pricingJobs)[number]) =>
+  cache.getOrCompute(`pricing:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`, () =>
+    pricingAnswer(ch, j, false),
+  );
+const heatmap = (j: (typeof heatmapJobs)[number]) =>
+  cache.getOrCompute(`heatmap:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`, () =>
+    heatmapAnswer(ch, { bounds: cityBox(j.city), type: j.type, period: j.period }, false),
+  );
+
+await pricing(pricingJobs[0]!); // warm-up: connections, JIT
+for (const [name, jobs, run] of [
+  ['pricing', pricingJobs, pricing],
+  ['heatmap (city box)', heatmapJobs, heatmap],
+] as const) {
+  const cold: number[] = [];
+  const darCold: number[] = [];
+  for (const job of jobs as never[]) {
+    const ms = await timed(() => (run as (j: never) => Promise<unknown>)(job));
+    cold.push(ms);
+    if ((job as { city: string }).city === 'dar_es_salaam') darCold.push(ms);
+  }
+  const warm: number[] = [];
+  for (const job of jobs as never[])
+    warm.push(await timed(() => (run as (j: never) => Promise<unknown>)(job)));
+  report(`${name} cold (miss → ClickHouse)`, cold);
+  report(`${name} cold, Dar es Salaam only`, darCold);
+  report(`${name} warm (Redis hit)`, warm);
+}
+const dar = await heatmapAnswer(ch, { bounds: cityBox('dar_es_salaam'), period: periods[1]! }, false);
+log(
+  `Dar es Salaam box ${JSON.stringify(cityBox('dar_es_salaam'))}: ${dar.cells.length} cells (max box ${MAX_BOUNDS_AREA_KM2} km²)`,
+);
+const p = await pricingAnswer(ch, { city: 'dar_es_salaam', type: 'apartment', period: periods[1]! }, false);
+log(
+  `Dar es Salaam apartments ${p.period}: ${p.summary.total_listings} listings, ${p.by_neighborhood.length} neighbourhoods`,
+);
+
+redis.disconnect();
+await ch.close();
