@@ -4,11 +4,14 @@ import { batchStore, type BatchStore } from '../common/batches.ts';
 import { createProducer } from '../common/clients/kafka.ts';
 import type { Platform } from '../common/platform.ts';
 import { idempotencyStore, type IdempotencyStore } from './idempotency.ts';
+import { coalescingPublisher, type Publisher } from './publisher.ts';
 import { seenStore, type SeenStore } from './listings/seen-store.ts';
 
 export interface IngestContext {
   platform: Platform;
   producer: Producer;
+  /** Kafka publishing for request paths: concurrent requests share produce requests. */
+  publisher: Publisher;
   batches: BatchStore;
   seen: SeenStore;
   idempotency: IdempotencyStore;
@@ -21,6 +24,7 @@ export async function createIngestContext(platform: Platform): Promise<IngestCon
   return {
     platform,
     producer,
+    publisher: coalescingPublisher(producer),
     batches: batchStore(platform.redis, prefix),
     seen: seenStore(platform.redis, prefix),
     idempotency: idempotencyStore(platform.redis, prefix),

@@ -17,10 +17,10 @@ export function createListingsRouter(ctx: IngestContext): Router {
     seen: ctx.seen,
     batches: ctx.batches,
     async publish(messages: ListingMessage[]) {
-      await ctx.producer.send({
+      await ctx.publisher.publish(
         topic,
-        messages: messages.map((m) => ({ key: m.listing_id, value: JSON.stringify(m) })),
-      });
+        messages.map((m) => ({ key: m.listing_id, value: JSON.stringify(m) })),
+      );
     },
   };
 

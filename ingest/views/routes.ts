@@ -14,10 +14,10 @@ export function createViewsRouter(ctx: IngestContext): Router {
     redis: ctx.platform.redis,
     prefix: ctx.platform.env.REDIS_KEY_PREFIX,
     async publish(messages: ViewMessage[]) {
-      await ctx.producer.send({
+      await ctx.publisher.publish(
         topic,
-        messages: messages.map((m) => ({ key: m.listing_id, value: JSON.stringify(m) })),
-      });
+        messages.map((m) => ({ key: m.listing_id, value: JSON.stringify(m) })),
+      );
     },
   };
 

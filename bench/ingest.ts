@@ -1,0 +1,229 @@
+// npm run bench:ingest — throughput and latency of POST /listings/bulk with 100-listing batches,
+// next to a baseline measured in the same run: a bare node:http server (own process) that only
+// reads and JSON-parses the same bodies. Prints accepted listings/s, p50/p99 and the ratio.
+//
+// Runs against the stack of the environment (npm start's by default; RLS_PORT_BASE / RLS_NAMESPACE /
+// *_URL select another). Starts its own gateway on BENCH_PORT (default 28190) unless BENCH_BASE_URL
+// points at a running one. Knobs: BENCH_SECONDS (10), BENCH_CONCURRENCY (16), BENCH_WARMUP_SECONDS (2).
+// Every listing is unique, so every one is created and published (no duplicate fast path).
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import { createKeyStore } from '../common/auth/key-store.ts';
+import { createKafka } from '../common/clients/kafka.ts';
+import { createRedis, redisReady } from '../common/clients/redis.ts';
+import { baseEnvSchema, parseEnv } from '../common/env.ts';
+import { createLogger } from '../common/logger.ts';
+import { createTopics } from '../infra/kafka/create-topics.ts';
+import { spawnService, stopChildren } from '../infra/local/services.mjs';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const port = Number(process.env.BENCH_PORT ?? 28190);
+const LISTINGS_PER_REQUEST = 100;
+
+/** Same namespacing as infra/local/stack.mjs (RLS_NAMESPACE → topic, database and key prefixes). */
+function namespaceEnv(ns: string | undefined): Record<string, string> {
+  if (!ns) return {};
+  if (!/^[a-z][a-z0-9]{0,20}$/.test(ns))
+    throw new Error('RLS_NAMESPACE must be lowercase letters and digits');
+  return { KAFKA_TOPIC_PREFIX: `${ns}.`, CLICKHOUSE_DATABASE: `rls_${ns}`, REDIS_KEY_PREFIX: `rls:${ns}:` };
+}
+const serviceEnvVars = { ...process.env, ...namespaceEnv(process.env.RLS_NAMESPACE) };
+const env = parseEnv(baseEnvSchema, serviceEnvVars);
+const run = Date.now().toString(36);
+
+/** One body template; `#N#` becomes the request sequence number so every listing is new. */
+function bodyTemplate(): string {
+  const listings = Array.from({ length: LISTINGS_PER_REQUEST }, (_, i) => ({
+    title: `Bench flat ${run}-#N#-${i}`,
+    description: 'Two-bedroom apartment near the beach, with parking, a generator and fast wifi.',
+    property_type: i % 3 === 0 ? 'house' : 'apartment',
+    price: 500_000 + i * 1_000,
+    currency: 'TZS',
+    bedrooms: 1 + (i % 4),
+    bathrooms: 1,
+    area_sqm: 85.5,
+    address: `Plot ${i}, Masaki Road, Dar es Salaam`,
+    latitude: -6.75 - i / 1000,
+    longitude: 39.27 + i / 1000,
+    amenities: ['parking', 'generator', 'wifi'],
+    images: [`https://img.example.com/${i}/1.jpg`, `https://img.example.com/${i}/2.jpg`],
+    whatsapp_number: '+255712345678',
+  }));
+  return JSON.stringify({ listings });
+}
+
+interface Result {
+  requests: number;
+  listings: number;
+  errors: number;
+  latencies: number[];
+  elapsed: number;
+}
+
+async function load(url: URL, headers: Record<string, string>, countListings: (body: string) => number) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const template = bodyTemplate();
+  let seq = 0;
+  const send = () =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const body = template.replaceAll('#N#', String(seq++));
+      const req = http.request(
+        url,
+        {
+          method: 'POST',
+          agent,
+          headers: {
+            ...headers,
+            'Content-Type': 'application/json',
+            'Content-Length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+
+  async function phase(durationMs: number): Promise<Result> {
+    const result: Result = { requests: 0, listings: 0, errors: 0, latencies: [], elapsed: 0 };
+    const start = performance.now();
+    const deadline = start + durationMs;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (performance.now() < deadline) {
+          const t0 = performance.now();
+          const response = await send().catch(() => ({ status: 0, text: '' }));
+          result.latencies.push(performance.now() - t0);
+          result.requests++;
+          if (response.status >= 200 && response.status < 300)
+            result.listings += countListings(response.text);
+          else if (result.errors++ === 0)
+            console.error(`  first error: ${response.status} ${response.text.slice(0, 200)}`);
+        }
+      }),
+    );
+    result.elapsed = (performance.now() - start) / 1000;
+    return result;
+  }
+
+  await phase(warmupSeconds * 1000);
+  const measured = await phase(seconds * 1000);
+  agent.destroy();
+  return measured;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+function summarize(name: string, r: Result) {
+  const sorted = [...r.latencies].sort((a, b) => a - b);
+  const row = {
+    name,
+    listingsPerSec: r.listings / r.elapsed,
+    requestsPerSec: r.requests / r.elapsed,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    errors: r.errors,
+  };
+  console.log(
+    `${name.padEnd(28)} ${row.listingsPerSec.toFixed(0).padStart(9)} listings/s ${row.requestsPerSec
+      .toFixed(1)
+      .padStart(
+        8,
+      )} req/s   p50 ${row.p50.toFixed(1).padStart(6)} ms   p99 ${row.p99.toFixed(1).padStart(6)} ms   errors ${r.errors}`,
+  );
+  return row;
+}
+
+/** The baseline: a bare node:http server in its own process that reads and JSON-parses each body. */
+const bareServer = `
+const http = require('node:http');
+http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    res.writeHead(201, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ accepted: body.listings.length }));
+  });
+}).listen(Number(process.argv[1]), '127.0.0.1', () => process.send && process.send('ready'));
+`;
+
+async function waitForUrl(url: string, children: ChildProcess[], timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const c of children) if (c.exitCode !== null) throw new Error(`service exited with ${c.exitCode}`);
+    const ok = await fetch(url)
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} not ready after ${timeoutMs} ms`);
+}
+
+async function main() {
+  const children: ChildProcess[] = [];
+  try {
+    const logger = createLogger('error');
+    await createTopics(createKafka(env.KAFKA_BROKERS, 'rls-bench', logger), env.KAFKA_TOPIC_PREFIX);
+    const redis = createRedis(env.REDIS_URL, { name: 'bench' });
+    await redisReady(redis);
+    const key = await createKeyStore(redis, env.REDIS_KEY_PREFIX).create({
+      mode: 'live',
+      tier: 'enterprise',
+      name: `bench ${run}`,
+      rateLimit: 1_000_000,
+    });
+    redis.disconnect();
+
+    let baseUrl = process.env.BENCH_BASE_URL;
+    if (!baseUrl) {
+      const gateway = spawnService('gateway', { ...serviceEnvVars, PORT: String(port), LOG_LEVEL: 'warn' });
+      children.push(gateway);
+      baseUrl = `http://127.0.0.1:${port}`;
+      await waitForUrl(`${baseUrl}/api/v1/openapi.json`, children);
+    }
+    const barePort = port + 1;
+    const bare = spawn(process.execPath, ['-e', bareServer, String(barePort)], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    children.push(bare);
+    await new Promise((resolve) => bare.once('message', resolve));
+
+    console.log(
+      `bench:ingest — ${LISTINGS_PER_REQUEST}-listing batches (${bodyTemplate().length} bytes), concurrency ${concurrency}, ${seconds} s each after ${warmupSeconds} s warm-up`,
+    );
+    const baseline = summarize(
+      'baseline (bare JSON.parse)',
+      await load(
+        new URL(`http://127.0.0.1:${barePort}/`),
+        {},
+        (text) => (JSON.parse(text) as { accepted: number }).accepted,
+      ),
+    );
+    const service = summarize(
+      'POST /api/v1/listings/bulk',
+      await load(new URL(`${baseUrl}/api/v1/listings/bulk`), { 'X-API-Key': key.key }, (text) => {
+        return (JSON.parse(text) as { summary: { created: number } }).summary.created;
+      }),
+    );
+    console.log(
+      `ratio (service / baseline listings/s): ${((service.listingsPerSec / baseline.listingsPerSec) * 100).toFixed(1)} %`,
+    );
+  } finally {
+    await stopChildren(children);
+  }
+}
+
+await main();
+process.exit(0);
