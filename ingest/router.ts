@@ -6,12 +6,14 @@ import { createListingsRouter } from './listings/routes.ts';
 import { registerIngestPaths } from './openapi.ts';
 import { createUsageRouter } from './usage/router.ts';
 import { createViewsRouter } from './views/routes.ts';
+import { createWebhooksRouter } from './webhooks/router.ts';
 
 export function createIngestRouter(ctx: IngestContext, openapi?: OpenApiRegistry): Router {
   const router = Router();
   router.use(createListingsRouter(ctx));
   router.use(createViewsRouter(ctx));
   router.use(createUsageRouter(ctx)); // GET /listings/bulk: key status and usage
+  router.use(createWebhooksRouter(ctx, openapi));
   if (openapi) registerIngestPaths(openapi);
   return router;
 }

@@ -33,7 +33,14 @@ try {
   stack = await startStack(settings);
   const checksCode = await checks;
   if (checksCode !== 0) log('test', 'lint, format or type check failed');
-  const testEnv = { ...stack.env, NODE_ENV: 'test', RLS_TEST_PROFILE: '1' };
+  const testEnv = {
+    ...stack.env,
+    NODE_ENV: 'test',
+    RLS_TEST_PROFILE: '1',
+    // Webhook/image receivers in tests listen on 127.0.0.1; production leaves OUTBOUND_ALLOW_CIDRS empty.
+    OUTBOUND_ALLOW_CIDRS: process.env.OUTBOUND_ALLOW_CIDRS ?? '127.0.0.0/8',
+    WEBHOOK_RETRY_SCHEDULE_MS: process.env.WEBHOOK_RETRY_SCHEDULE_MS ?? '0,500,1500,3000',
+  };
   let vitestCode = await run('npx', ['vitest', 'run', ...vitestArgs], testEnv);
   // The fault phase stops components and kills workers, so it runs alone, after the main suite.
   if (!quick && vitestCode === 0) {

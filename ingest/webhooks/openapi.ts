@@ -1,0 +1,100 @@
+// The webhook paths in the OpenAPI document (common/openapi/registry.ts); docs/webhooks.md has the prose.
+import { z } from 'zod';
+import type { OpenApiRegistry } from '../../common/openapi/registry.ts';
+import { registerBodySchema } from './service.ts';
+import { SUBSCRIBABLE_EVENTS } from './store.ts';
+
+const nullableTime = z.string().nullable();
+export const webhookRecordSchema = z.object({
+  id: z.string().describe('wh_…'),
+  account_id: z.string(),
+  mode: z
+    .enum(['live', 'test'])
+    .describe('live webhooks get live events; test webhooks get test-mode events'),
+  url: z.string(),
+  events: z.array(z.enum(SUBSCRIBABLE_EVENTS)),
+  description: z.string(),
+  status: z.enum(['enabled', 'disabled']),
+  disabled_reason: z.string().nullable(),
+  disabled_at: nullableTime,
+  created_at: z.string(),
+  failing_since: nullableTime,
+  last_success_at: nullableTime,
+  last_failure_at: nullableTime,
+  last_failure_reason: z.string().nullable(),
+});
+const createdSchema = webhookRecordSchema.extend({
+  secret: z.string().describe('whsec_<base64>; shown only in this response'),
+});
+const idParam = { name: 'id', in: 'path' as const, schema: z.string() };
+
+export function registerWebhookPaths(registry: OpenApiRegistry): void {
+  const tags = ['webhooks'];
+  registry.register({
+    method: 'post',
+    path: '/webhooks/register',
+    operationId: 'registerWebhook',
+    summary: 'Register a webhook URL (at most 10 per account); returns its signing secret once',
+    description:
+      'https required for live keys; the URL must resolve to public addresses (see docs/webhooks.md, SSRF policy).',
+    tags,
+    requestBody: registerBodySchema,
+    responses: { 201: { description: 'The webhook, with its secret', schema: createdSchema } },
+    errors: [400, 409, 415, 503],
+  });
+  registry.register({
+    method: 'get',
+    path: '/webhooks',
+    operationId: 'listWebhooks',
+    summary: "The account's webhooks of the key's mode (never the secret)",
+    tags,
+    responses: { 200: { description: 'Webhooks', schema: z.object({ data: z.array(webhookRecordSchema) }) } },
+    errors: [503],
+  });
+  registry.register({
+    method: 'get',
+    path: '/webhooks/{id}',
+    operationId: 'getWebhook',
+    summary: 'One webhook, with its delivery status',
+    tags,
+    parameters: [idParam],
+    responses: { 200: { description: 'The webhook', schema: webhookRecordSchema } },
+    errors: [404, 503],
+  });
+  registry.register({
+    method: 'delete',
+    path: '/webhooks/{id}',
+    operationId: 'deleteWebhook',
+    summary: 'Unregister a webhook; pending deliveries are dropped',
+    tags,
+    parameters: [idParam],
+    responses: {
+      200: {
+        description: 'Deleted',
+        schema: z.object({ id: z.string(), status: z.literal('deleted') }),
+      },
+    },
+    errors: [404, 503],
+  });
+  registry.register({
+    method: 'post',
+    path: '/webhooks/{id}/test',
+    operationId: 'sendWebhookTest',
+    summary: 'Queue a webhook.test event for this webhook (body: {})',
+    tags,
+    parameters: [idParam],
+    requestBody: z.object({}),
+    responses: {
+      202: {
+        description: 'Queued',
+        schema: z.object({
+          event_id: z.string(),
+          type: z.literal('webhook.test'),
+          webhook_id: z.string(),
+          queued_at: z.string(),
+        }),
+      },
+    },
+    errors: [400, 404, 415, 503],
+  });
+}

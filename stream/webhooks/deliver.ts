@@ -1,0 +1,162 @@
+// One delivery attempt: sign, POST through the SSRF-safe client (target checked again now), then
+// decide: 2xx done; 410 disables the webhook; anything else retries on the schedule (Retry-After
+// honoured) until it is exhausted, which disables a webhook that has not succeeded since. Every
+// attempt is logged to ClickHouse (webhook_deliveries).
+import type { Logger } from '../../common/logger.ts';
+import { errorFields } from '../../common/logger.ts';
+import {
+  OutboundRefusedError,
+  OutboundTransportError,
+  retryAfterMs,
+  type OutboundClient,
+} from '../../common/outbound/index.ts';
+import type { WebhookStore } from '../../ingest/webhooks/store.ts';
+import type { ClickHouseWriter } from '../sink/clickhouse-writer.ts';
+import type { DeliveryQueue } from './queue.ts';
+import { retryDelayMs } from './schedule.ts';
+import { deliveryHeaders } from './signing.ts';
+
+export const RESPONSE_BODY_LIMIT_BYTES = 4 * 1024;
+
+export const deliveryColumns = [
+  'delivery_id',
+  'attempt',
+  'webhook_id',
+  'account_id',
+  'is_test',
+  'event_type',
+  'event_id',
+  'url',
+  'attempted_at',
+  'duration_ms',
+  'status_code',
+  'outcome',
+  'error',
+  'next_attempt_at',
+  'worker_id',
+];
+
+export interface DeliverDeps {
+  queue: DeliveryQueue;
+  webhooks: WebhookStore;
+  outbound: OutboundClient;
+  log: ClickHouseWriter;
+  schedule: readonly number[];
+  timeoutMs: number;
+  workerId: string;
+  logger: Logger;
+}
+
+type Outcome = 'succeeded' | 'retrying' | 'failed' | 'gone' | 'dropped';
+
+export function createDeliverer(deps: DeliverDeps) {
+  const { queue, webhooks, logger } = deps;
+
+  function record(row: Record<string, unknown>): void {
+    // The log must not hold deliveries up: the writer retries on its own while ClickHouse is down.
+    deps.log
+      .write([row])
+      .catch((error) => logger.warn('could not log a delivery attempt', errorFields(error)));
+  }
+
+  /** Runs one claimed delivery to its next state. */
+  return async function attempt(id: string, token: string): Promise<Outcome> {
+    const startedAt = new Date();
+    const delivery = await queue.get(id);
+    const base = {
+      delivery_id: id,
+      attempted_at: startedAt.toISOString(),
+      worker_id: deps.workerId,
+      next_attempt_at: null,
+    };
+    if (!delivery || delivery.state === 'done') {
+      await queue.finish(id, token, { done: true }, delivery?.attempt ?? 0, startedAt.toISOString());
+      return 'dropped';
+    }
+    const firstAttemptAt = delivery.first_attempt_at ?? startedAt.toISOString();
+    const webhook = await webhooks.get(delivery.webhook_id);
+    const row = {
+      ...base,
+      attempt: delivery.attempt + 1,
+      webhook_id: delivery.webhook_id,
+      account_id: delivery.account_id,
+      is_test: delivery.is_test ? 1 : 0,
+      event_type: delivery.event_type,
+      event_id: delivery.event_id,
+      url: webhook?.url ?? '',
+    };
+    if (!webhook || webhook.status !== 'enabled') {
+      // Deleted or disabled since the event: it receives nothing more.
+      await queue.finish(id, token, { done: true }, delivery.attempt, firstAttemptAt);
+      record({
+        ...row,
+        attempt: delivery.attempt,
+        duration_ms: 0,
+        status_code: 0,
+        outcome: 'dropped',
+        error: webhook ? `webhook disabled (${webhook.disabled_reason})` : 'webhook deleted',
+      });
+      return 'dropped';
+    }
+
+    let status = 0;
+    let error = '';
+    let retryAfter: number | undefined;
+    try {
+      const response = await deps.outbound.request({
+        url: webhook.url,
+        method: 'POST',
+        headers: deliveryHeaders(webhook.secret, id, delivery.payload),
+        body: delivery.payload,
+        timeoutMs: deps.timeoutMs,
+        maxBodyBytes: RESPONSE_BODY_LIMIT_BYTES,
+      });
+      status = response.status;
+      retryAfter = retryAfterMs(response.headers);
+      if (status < 200 || status >= 300) error = `receiver answered ${status}`;
+    } catch (failure) {
+      if (failure instanceof OutboundRefusedError) error = `refused: ${failure.code}: ${failure.message}`;
+      else if (failure instanceof OutboundTransportError) error = `${failure.code}: ${failure.message}`;
+      else throw failure;
+    }
+    const now = new Date();
+    const attempts = delivery.attempt + 1;
+    const timing = { duration_ms: now.getTime() - startedAt.getTime(), status_code: status, error };
+    const at = now.toISOString();
+
+    if (status >= 200 && status < 300) {
+      await queue.finish(id, token, { done: true }, attempts, firstAttemptAt);
+      await webhooks.recordSuccess(webhook.id, at);
+      record({ ...row, ...timing, outcome: 'succeeded' });
+      return 'succeeded';
+    }
+    if (status === 410) {
+      await queue.finish(id, token, { done: true }, attempts, firstAttemptAt);
+      await webhooks.disable(webhook.id, 'receiver answered 410 Gone', at);
+      record({ ...row, ...timing, outcome: 'gone' });
+      logger.info('webhook disabled: 410', { webhook_id: webhook.id });
+      return 'gone';
+    }
+    await webhooks.recordFailure(webhook.id, at, error);
+    const delay = retryDelayMs(deps.schedule, attempts + 1, retryAfter);
+    if (delay === undefined) {
+      await queue.finish(id, token, { done: true }, attempts, firstAttemptAt);
+      record({ ...row, ...timing, outcome: 'failed' });
+      // The whole schedule (about three days by default) failed, with no success since it began.
+      const latest = await webhooks.get(webhook.id);
+      if (latest && (!latest.last_success_at || latest.last_success_at < firstAttemptAt)) {
+        await webhooks.disable(
+          webhook.id,
+          `no successful delivery since ${latest.failing_since ?? firstAttemptAt}; last error: ${error}`,
+          at,
+        );
+        logger.warn('webhook disabled: failing', { webhook_id: webhook.id });
+      }
+      return 'failed';
+    }
+    const nextDueAt = now.getTime() + delay;
+    await queue.finish(id, token, { done: false, nextDueAt }, attempts, firstAttemptAt);
+    record({ ...row, ...timing, outcome: 'retrying', next_attempt_at: new Date(nextDueAt).toISOString() });
+    return 'retrying';
+  };
+}

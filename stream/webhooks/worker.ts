@@ -1,0 +1,95 @@
+// The webhook side of a stream worker: the outbox fan-out loop and the delivery loop (bounded
+// concurrency). Started from stream/main.ts; stop() lets attempts in flight finish.
+import type { Platform } from '../../common/platform.ts';
+import { batchStore } from '../../common/batches.ts';
+import { errorFields, type Logger } from '../../common/logger.ts';
+import { createAddressPolicy, createOutboundClient } from '../../common/outbound/index.ts';
+import { webhookStore } from '../../ingest/webhooks/store.ts';
+import { createClickHouseWriter } from '../sink/clickhouse-writer.ts';
+import { createDeliverer, deliveryColumns } from './deliver.ts';
+import type { WebhookWorkerEnv } from './env.ts';
+import { createFanout } from './fanout.ts';
+import { deliveryQueue } from './queue.ts';
+
+const IDLE_POLL_MS = 100;
+
+export async function startWebhookWorker(
+  platform: Platform,
+  env: WebhookWorkerEnv,
+  workerId: string,
+  parentLogger: Logger,
+) {
+  const logger = parentLogger.child({ component: 'webhooks' });
+  const prefix = platform.env.REDIS_KEY_PREFIX;
+  const batches = batchStore(platform.redis, prefix);
+  const webhooks = webhookStore(platform.redis, prefix);
+  const queue = deliveryQueue(platform.redis, prefix);
+  const fanout = createFanout({
+    redis: platform.redis,
+    prefix,
+    outboxKey: batches.outboxKey,
+    consumer: workerId,
+    webhooks,
+    batches,
+    queue,
+  });
+  const log = createClickHouseWriter(platform.clickhouse, {
+    table: 'webhook_deliveries',
+    columns: deliveryColumns,
+    maxRows: 1_000,
+    maxDelayMs: 500,
+    logger,
+  });
+  const attempt = createDeliverer({
+    queue,
+    webhooks,
+    outbound: createOutboundClient({ policy: createAddressPolicy(env.OUTBOUND_ALLOW_CIDRS) }),
+    log,
+    schedule: env.WEBHOOK_RETRY_SCHEDULE_MS,
+    timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+    workerId,
+    logger,
+  });
+  await fanout.ensureGroup();
+
+  let stopped = false;
+  const inFlight = new Set<Promise<unknown>>();
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  async function loop(name: string, step: () => Promise<boolean>) {
+    while (!stopped) {
+      let busy = false;
+      try {
+        busy = await step();
+      } catch (error) {
+        logger.warn(`${name} round failed`, errorFields(error));
+        await sleep(1_000);
+      }
+      if (!busy) await sleep(IDLE_POLL_MS);
+    }
+  }
+
+  const fanoutLoop = loop('outbox fan-out', async () => (await fanout.poll()) >= 0);
+  const deliveryLoop = loop('delivery', async () => {
+    const room = env.WEBHOOK_CONCURRENCY - inFlight.size;
+    if (room <= 0) return false;
+    const { ids, token } = await queue.claim(room);
+    for (const id of ids) {
+      const running = attempt(id, token)
+        .catch((error) => logger.warn('delivery attempt failed', { delivery_id: id, ...errorFields(error) }))
+        .finally(() => inFlight.delete(running));
+      inFlight.add(running);
+    }
+    return ids.length > 0;
+  });
+  logger.info('webhook delivery running', { schedule_ms: env.WEBHOOK_RETRY_SCHEDULE_MS });
+
+  return {
+    async stop() {
+      stopped = true;
+      await Promise.all([fanoutLoop, deliveryLoop]);
+      await Promise.all(inFlight);
+      await log.drain();
+    },
+  };
+}

@@ -1,0 +1,224 @@
+// Webhook delivery against a real receiver on 127.0.0.1 (the test run sets
+// OUTBOUND_ALLOW_CIDRS=127.0.0.0/8 and WEBHOOK_RETRY_SCHEDULE_MS=0,500,1500,3000).
+import { randomUUID } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, describe, expect, it } from 'vitest';
+import { batchStore } from '../../common/batches.ts';
+import { queryRows } from '../../common/clients/clickhouse.ts';
+import { api, createTestKey, env, eventually, testClickHouse, testRedis } from '../support/api.ts';
+import { startReceiver, type Receiver } from './webhooks-receiver.ts';
+
+const receivers: Receiver[] = [];
+afterEach(async () => {
+  for (const r of receivers.splice(0)) await r.close();
+});
+
+async function receiver() {
+  const r = await startReceiver();
+  receivers.push(r);
+  return r;
+}
+
+async function register(key: string, url: string) {
+  const created = await api('POST', '/api/v1/webhooks/register', { key, body: { url } });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body as { id: string; secret: string };
+}
+
+const waitFor = (r: Receiver, count: number, timeoutMs = 20_000) =>
+  eventually(
+    async () => (r.received.length >= count ? r.received : undefined),
+    timeoutMs,
+    `${count} deliveries`,
+  );
+
+describe('webhook delivery (happy)', () => {
+  it('signs listings.batch.completed so that standardwebhooks verifies it', async () => {
+    const { key, account_id } = await createTestKey();
+    const r = await receiver();
+    const hook = await register(key, r.url);
+
+    const batches = batchStore(await testRedis(), env.REDIS_KEY_PREFIX);
+    const batchId = randomUUID();
+    const ids = [randomUUID(), randomUUID()];
+    await batches.create({
+      batch_id: batchId,
+      account_id,
+      is_test: false,
+      total: 3,
+      duplicates: 0,
+      failed_indexes: [2],
+      created_ids: ids,
+    });
+    await batches.markStored(batchId, [ids[0]!]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(r.received).toHaveLength(0); // not completed yet
+    await batches.markStored(batchId, [ids[1]!]);
+
+    const [delivery] = await waitFor(r, 1);
+    const event = new Webhook(hook.secret).verify(delivery!.body, {
+      'webhook-id': String(delivery!.headers['webhook-id']),
+      'webhook-timestamp': String(delivery!.headers['webhook-timestamp']),
+      'webhook-signature': String(delivery!.headers['webhook-signature']),
+    }) as { type: string; timestamp: string; data: Record<string, unknown> };
+    expect(event.type).toBe('listings.batch.completed');
+    expect(event.data).toMatchObject({
+      batch_id: batchId,
+      status: 'completed',
+      test_mode: false,
+      total: 3,
+      created: 2,
+      failed: 1,
+      failed_indexes: [2],
+      images: { checked: 0, ok: 0, failed: 0, pending: 0 },
+    });
+    expect(delivery!.headers['content-type']).toBe('application/json');
+    expect(String(delivery!.headers['webhook-signature'])).toMatch(/^v1,[A-Za-z0-9+/=]+$/);
+  });
+
+  it('sends webhook.test on request, and logs the attempt in ClickHouse', async () => {
+    const { key } = await createTestKey();
+    const r = await receiver();
+    const hook = await register(key, r.url);
+    const queued = await api('POST', `/api/v1/webhooks/${hook.id}/test`, { key, body: {} });
+    expect(queued.status).toBe(202);
+    const [delivery] = await waitFor(r, 1);
+    const event = new Webhook(hook.secret).verify(delivery!.body, delivery!.headers as never) as {
+      type: string;
+      data: { webhook_id: string };
+    };
+    expect(event.type).toBe('webhook.test');
+    expect(event.data.webhook_id).toBe(hook.id);
+
+    const rows = await eventually(async () => {
+      const found = await queryRows<{ outcome: string; status_code: number }>(
+        testClickHouse(),
+        `SELECT outcome, status_code FROM webhook_deliveries WHERE webhook_id = '${hook.id.replace(/[^a-z0-9_]/g, '')}'`,
+      );
+      return found.length ? found : undefined;
+    });
+    expect(rows[0]).toMatchObject({ outcome: 'succeeded', status_code: 200 });
+  });
+
+  it('retries a failing receiver with the same webhook-id and growing gaps', async () => {
+    const { key, account_id } = await createTestKey();
+    const r = await receiver();
+    r.script = [{ status: 500 }, { status: 503 }];
+    const hook = await register(key, r.url);
+    await batchStore(await testRedis(), env.REDIS_KEY_PREFIX).create({
+      batch_id: randomUUID(),
+      account_id,
+      is_test: false,
+      total: 1,
+      duplicates: 1,
+      failed_indexes: [],
+      created_ids: [],
+    });
+    const got = await waitFor(r, 3);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(r.received).toHaveLength(3); // success ends the retries
+    const ids = new Set(got.map((d) => d.headers['webhook-id']));
+    expect(ids.size).toBe(1);
+    const gap1 = got[1]!.at - got[0]!.at;
+    const gap2 = got[2]!.at - got[1]!.at;
+    expect(gap1).toBeGreaterThanOrEqual(400); // 500 ms ±10 %
+    expect(gap2).toBeGreaterThan(gap1); // 1500 ms ±10 %
+    const record = await api('GET', `/api/v1/webhooks/${hook.id}`, { key });
+    expect(record.body).toMatchObject({ status: 'enabled', failing_since: null });
+    expect(record.body.last_success_at).toBeTruthy();
+  });
+
+  it('honours Retry-After from the receiver', async () => {
+    const { key } = await createTestKey();
+    const r = await receiver();
+    r.script = [{ status: 429, headers: { 'retry-after': '2' } }];
+    const hook = await register(key, r.url);
+    await api('POST', `/api/v1/webhooks/${hook.id}/test`, { key, body: {} });
+    const got = await waitFor(r, 2);
+    expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(1_900); // schedule says ~500 ms
+  });
+
+  it('delivers test-mode batches only to test-mode webhooks', async () => {
+    const live = await createTestKey();
+    const test = await createTestKey({ mode: 'test', accountId: live.account_id });
+    const liveReceiver = await receiver();
+    const testReceiver = await receiver();
+    await register(live.key, liveReceiver.url);
+    await register(test.key, testReceiver.url);
+    await batchStore(await testRedis(), env.REDIS_KEY_PREFIX).create({
+      batch_id: randomUUID(),
+      account_id: live.account_id,
+      is_test: true,
+      total: 1,
+      duplicates: 1,
+      failed_indexes: [],
+      created_ids: [],
+    });
+    const [delivery] = await waitFor(testReceiver, 1);
+    expect(JSON.parse(delivery!.body).data.test_mode).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(liveReceiver.received).toHaveLength(0);
+  });
+});
+
+describe('webhook delivery (error)', () => {
+  it('disables a webhook whose receiver answers 410 Gone', async () => {
+    const { key } = await createTestKey();
+    const r = await receiver();
+    r.script = [{ status: 410 }];
+    const hook = await register(key, r.url);
+    await api('POST', `/api/v1/webhooks/${hook.id}/test`, { key, body: {} });
+    await waitFor(r, 1);
+    const record = await eventually(async () => {
+      const now = await api('GET', `/api/v1/webhooks/${hook.id}`, { key });
+      return now.body.status === 'disabled' ? now.body : undefined;
+    });
+    expect(record.disabled_reason).toMatch(/410/);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(r.received).toHaveLength(1); // no retry after 410
+    const again = await api('POST', `/api/v1/webhooks/${hook.id}/test`, { key, body: {} });
+    expect(again.status).toBe(400);
+  });
+
+  it('disables a webhook after the whole retry schedule failed, and says so in its record', async () => {
+    const { key } = await createTestKey();
+    const r = await receiver();
+    r.script = Array.from({ length: 10 }, () => ({ status: 500 }));
+    const hook = await register(key, r.url);
+    await api('POST', `/api/v1/webhooks/${hook.id}/test`, { key, body: {} });
+    const record = await eventually(
+      async () => {
+        const now = await api('GET', `/api/v1/webhooks/${hook.id}`, { key });
+        return now.body.status === 'disabled' ? now.body : undefined;
+      },
+      30_000,
+      'webhook disabled',
+    );
+    expect(r.received).toHaveLength(4); // the test schedule has four attempts
+    expect(record.disabled_reason).toMatch(/no successful delivery since/);
+    expect(record.failing_since).toBeTruthy();
+    expect(record.last_failure_reason).toMatch(/500/);
+  });
+
+  it('sends nothing to a deleted webhook, including pending retries', async () => {
+    const { key, account_id } = await createTestKey();
+    const r = await receiver();
+    r.script = [{ status: 500 }];
+    const hook = await register(key, r.url);
+    await api('POST', `/api/v1/webhooks/${hook.id}/test`, { key, body: {} });
+    await waitFor(r, 1);
+    const deleted = await api('DELETE', `/api/v1/webhooks/${hook.id}`, { key });
+    expect(deleted.status).toBe(200);
+    await batchStore(await testRedis(), env.REDIS_KEY_PREFIX).create({
+      batch_id: randomUUID(),
+      account_id,
+      is_test: false,
+      total: 1,
+      duplicates: 1,
+      failed_indexes: [],
+      created_ids: [],
+    });
+    await new Promise((resolve) => setTimeout(resolve, 3_000)); // past the 500 ms retry
+    expect(r.received).toHaveLength(1);
+  });
+});
