@@ -11,6 +11,8 @@ import { HEARTBEAT_INTERVAL_MS, workerRegistry } from '../common/worker-registry
 import { startUsageRollup } from '../common/usage/scheduler.ts';
 import { streamEnvSchema } from './env.ts';
 import { startPipelines } from './pipelines.ts';
+import { imageCheckerEnvSchema } from './images/env.ts';
+import { startImageChecker } from './images/checker.ts';
 import { webhookWorkerEnvSchema } from './webhooks/env.ts';
 import { startWebhookWorker } from './webhooks/worker.ts';
 
@@ -20,6 +22,7 @@ await runProcess('stream', async (logger) => {
   const platform = await startPlatform(env, logger, `rls-stream-${workerId}`);
   const producer = await createProducer(platform.kafka);
   const consumers = await startPipelines(env, platform, producer, logger);
+  const images = await startImageChecker(platform, parseEnv(imageCheckerEnvSchema), logger);
   const webhooks = await startWebhookWorker(platform, parseEnv(webhookWorkerEnvSchema), workerId, logger);
 
   const registry = workerRegistry(platform.redis, env.REDIS_KEY_PREFIX);
@@ -54,6 +57,7 @@ await runProcess('stream', async (logger) => {
       // Listings first, views last: the views consumer drains the shared quarantine writer.
       await consumers.listings.stop();
       await consumers.views.stop();
+      await images.stop();
       await webhooks.stop();
       await registry.remove(workerId).catch(() => undefined);
       await producer.disconnect();

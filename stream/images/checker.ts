@@ -1,0 +1,119 @@
+// The image checker (issue 3 item 6): its own consumer group on rls.listings.v1 checks every image
+// URL of every listing through the SSRF-safe client, counts results per batch in Redis, and stores
+// one row per image in ClickHouse `image_checks` with the listing message's Kafka provenance (so a
+// replayed range is skipped). Runs beside the listings sink; it never delays storing listings.
+import type { KafkaMessage } from 'kafkajs';
+import { listingMessageSchema, type ListingMessage } from '../../common/domain/messages.ts';
+import type { Logger } from '../../common/logger.ts';
+import { createAddressPolicy, createOutboundClient } from '../../common/outbound/index.ts';
+import type { Platform } from '../../common/platform.ts';
+import { startOffsetConsumer, type BatchContext, type BatchHandler } from '../offset-consumer.ts';
+import { createClickHouseWriter } from '../sink/clickhouse-writer.ts';
+import { checkImage } from './check.ts';
+import type { ImageCheckerEnv } from './env.ts';
+import { createLimiter } from './limiter.ts';
+import { imageSummaryStore } from './summary.ts';
+
+export const imageCheckColumns = [
+  'listing_id',
+  'image_index',
+  'batch_id',
+  'account_id',
+  'is_test',
+  'url',
+  'checked_at',
+  'method',
+  'is_reachable',
+  'status_code',
+  'content_type',
+  'is_ok',
+  'error',
+  'duration_ms',
+  '_topic',
+  '_partition',
+  '_offset',
+];
+
+function parse(message: KafkaMessage): ListingMessage | undefined {
+  try {
+    const result = listingMessageSchema.safeParse(JSON.parse(message.value?.toString('utf8') ?? ''));
+    return result.success ? result.data : undefined; // the listings sink quarantines bad messages
+  } catch {
+    return undefined;
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
+}
+
+export async function startImageChecker(platform: Platform, env: ImageCheckerEnv, logger: Logger) {
+  const outbound = createOutboundClient({
+    policy: createAddressPolicy(env.OUTBOUND_ALLOW_CIDRS),
+    userAgent: 'RentalListingsService/1 (+image-check)',
+  });
+  const limit = createLimiter(env.IMAGE_CHECK_CONCURRENCY, env.IMAGE_CHECK_PER_HOST);
+  const summary = imageSummaryStore(platform.redis, env.REDIS_KEY_PREFIX);
+  const writer = createClickHouseWriter(platform.clickhouse, {
+    table: 'image_checks',
+    columns: imageCheckColumns,
+    maxRows: 5_000,
+    maxDelayMs: 500,
+    logger,
+  });
+
+  async function checkListing(message: ListingMessage, provenance: object, context: BatchContext) {
+    const images = message.listing.images ?? [];
+    if (!images.length) return [];
+    await context.retry('image summary', () =>
+      summary.started(message.batch_id, message.listing_id, images.length),
+    );
+    return Promise.all(
+      images.map(async (url, index) => {
+        const result = await limit(hostOf(url), () => checkImage(outbound, url, env.IMAGE_CHECK_TIMEOUT_MS));
+        // Redis before ClickHouse: a crash in between replays the message, and the counters are idempotent.
+        await context.retry('image summary', () =>
+          summary.checked(message.batch_id, message.listing_id, index, result.is_ok === 1),
+        );
+        return {
+          listing_id: message.listing_id,
+          image_index: index,
+          batch_id: message.batch_id,
+          account_id: message.account_id,
+          is_test: message.is_test ? 1 : 0,
+          url,
+          checked_at: new Date().toISOString(),
+          ...result,
+          ...provenance,
+        };
+      }),
+    );
+  }
+
+  const handler: BatchHandler = {
+    async handle(fresh, _replayed, context) {
+      const rows = await Promise.all(
+        fresh.map((m) => {
+          const parsed = parse(m);
+          return parsed ? checkListing(parsed, context.provenance(m), context) : Promise.resolve([]);
+        }),
+      );
+      await writer.write(rows.flat());
+    },
+  };
+
+  return startOffsetConsumer({
+    kafka: platform.kafka,
+    clickhouse: platform.clickhouse,
+    groupId: `${env.STREAM_GROUP_PREFIX}${env.KAFKA_TOPIC_PREFIX}.image-checker`,
+    topic: platform.topic('rls.listings.v1'),
+    provenanceTables: ['image_checks'],
+    handler,
+    writers: [writer],
+    logger: logger.child({ consumer: 'image-checker' }),
+  });
+}

@@ -1,0 +1,16 @@
+// Settings of the image checker (docs/webhooks.md, "Image checks"). Parsed once by stream/main.ts.
+import { z } from 'zod';
+import { envFields } from '../../common/env.ts';
+
+export const imageCheckerEnvSchema = z.object({
+  KAFKA_TOPIC_PREFIX: envFields.topicPrefix,
+  STREAM_GROUP_PREFIX: envFields.topicPrefix.default('rls'),
+  REDIS_KEY_PREFIX: z.string().default('rls:'),
+  OUTBOUND_ALLOW_CIDRS: envFields.cidrList,
+  /** Image requests in flight per worker. */
+  IMAGE_CHECK_CONCURRENCY: envFields.positiveInt.default(16),
+  /** Image requests in flight per host (politeness towards integrators' image servers). */
+  IMAGE_CHECK_PER_HOST: envFields.positiveInt.default(2),
+  IMAGE_CHECK_TIMEOUT_MS: envFields.positiveInt.max(30_000).default(10_000),
+});
+export type ImageCheckerEnv = z.infer<typeof imageCheckerEnvSchema>;

@@ -1,0 +1,97 @@
+// The image check rules against a real local server: HEAD, GET fallback, image/* required,
+// non-public targets refused without a connection.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAddressPolicy, createOutboundClient, type Resolver } from '../../common/outbound/index.ts';
+import { checkImage } from '../../stream/images/check.ts';
+import { createLimiter } from '../../stream/images/limiter.ts';
+
+let server: http.Server;
+let port = 0;
+let connections = 0;
+const seen: string[] = [];
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    seen.push(`${req.method} ${req.url} ${req.headers.range ?? ''}`.trim());
+    if (req.url === '/a.jpg') res.writeHead(200, { 'content-type': 'image/jpeg' }).end();
+    else if (req.url === '/page') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end();
+    else if (req.url === '/nohead.png' && req.method === 'HEAD') res.writeHead(405).end();
+    else if (req.url === '/nohead.png') res.writeHead(206, { 'content-type': 'image/png' }).end('x');
+    else res.writeHead(404).end();
+  });
+  server.on('connection', () => connections++);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const resolver: Resolver = async (name) => {
+  if (name === 'img.example.test') return [{ address: '127.0.0.1', family: 4 }];
+  throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+};
+
+describe('image check', () => {
+  const open = createOutboundClient({ policy: createAddressPolicy(['127.0.0.1/32']), resolver });
+  const url = (path: string) => `http://img.example.test:${port}${path}`;
+
+  it('accepts a 2xx image/* answer to HEAD (happy)', async () => {
+    const result = await checkImage(open, url('/a.jpg'), 2_000);
+    expect(result).toMatchObject({
+      method: 'HEAD',
+      is_reachable: 1,
+      status_code: 200,
+      content_type: 'image/jpeg',
+      is_ok: 1,
+    });
+  });
+
+  it('falls back to a one-byte ranged GET when HEAD is refused (happy)', async () => {
+    const result = await checkImage(open, url('/nohead.png'), 2_000);
+    expect(result).toMatchObject({ method: 'GET', status_code: 206, content_type: 'image/png', is_ok: 1 });
+    expect(seen).toContain('GET /nohead.png bytes=0-0');
+  });
+
+  it('fails non-images and missing images (error)', async () => {
+    expect(await checkImage(open, url('/page'), 2_000)).toMatchObject({
+      is_reachable: 1,
+      content_type: 'text/html',
+      is_ok: 0,
+      error: 'not an image: text/html',
+    });
+    expect(await checkImage(open, url('/missing.jpg'), 2_000)).toMatchObject({ status_code: 404, is_ok: 0 });
+  });
+
+  it('refuses private targets without connecting (security)', async () => {
+    const closed = createOutboundClient({ policy: createAddressPolicy([]), resolver });
+    const before = connections;
+    const result = await checkImage(closed, url('/a.jpg'), 2_000);
+    expect(result).toMatchObject({ method: 'none', is_reachable: 0, is_ok: 0 });
+    expect(result.error).toMatch(/refused: forbidden_address/);
+    expect(connections).toBe(before);
+  });
+});
+
+describe('image check limiter', () => {
+  it('keeps at most perKey tasks per host and total overall', async () => {
+    const limit = createLimiter(3, 1);
+    let running = 0;
+    let peak = 0;
+    const perHost = new Map<string, number>();
+    let hostPeak = 0;
+    const task = (host: string) =>
+      limit(host, async () => {
+        running++;
+        perHost.set(host, (perHost.get(host) ?? 0) + 1);
+        peak = Math.max(peak, running);
+        hostPeak = Math.max(hostPeak, perHost.get(host)!);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        running--;
+        perHost.set(host, perHost.get(host)! - 1);
+      });
+    await Promise.all(['a', 'a', 'a', 'b', 'b', 'c', 'd', 'e'].map(task));
+    expect(peak).toBe(3);
+    expect(hostPeak).toBe(1);
+  });
+});
