@@ -1,6 +1,8 @@
 // The analytics API on its own (npm run start:analytics).
 import { parseEnv } from '../common/env.ts';
 import { createApiApp, listen } from '../common/http/app.ts';
+import { createOpenApiRegistry } from '../common/openapi/registry.ts';
+import { createOpenApiRouter } from '../common/openapi/router.ts';
 import { startPlatform } from '../common/platform.ts';
 import { runProcess } from '../common/run.ts';
 import { createAnalyticsContext } from './context.ts';
@@ -11,7 +13,12 @@ await runProcess('analytics', async (logger) => {
   const env = parseEnv(analyticsEnvSchema);
   const platform = await startPlatform(env, logger, 'rls-analytics');
   const ctx = await createAnalyticsContext(platform);
-  const app = createApiApp({ logger, routers: [createAnalyticsRouter(ctx)], health: platform.health });
+  const openapi = createOpenApiRegistry({ title: 'Rental Listings Service analytics API', version: '1.0.0' });
+  const app = createApiApp({
+    logger,
+    routers: [createOpenApiRouter(openapi), createAnalyticsRouter(ctx, openapi)],
+    health: platform.health,
+  });
   const server = await listen(app, env.PORT);
   logger.info('analytics API listening', { port: server.port });
   return {

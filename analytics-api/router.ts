@@ -2,15 +2,18 @@
 // are computed in services/; the rules are in rules.ts and docs/analytics.md.
 import { Router, type Response } from 'express';
 import { authenticate, authOf, requirePermission } from '../common/auth/authenticate.ts';
+import type { OpenApiRegistry } from '../common/openapi/registry.ts';
 import type { AnalyticsContext } from './context.ts';
+import { registerAnalyticsPaths } from './openapi.ts';
 import { parseHeatmapParams, parsePricingParams } from './params.ts';
 import { periodLabel } from './period.ts';
 import { heatmapAnswer } from './services/heatmap.ts';
 import { pricingAnswer } from './services/pricing.ts';
 import type { CacheOutcome } from './cache.ts';
 
-export function createAnalyticsRouter(ctx: AnalyticsContext): Router {
+export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRegistry): Router {
   const router = Router();
+  if (openapi) registerAnalyticsPaths(openapi);
   const auth = authenticate(ctx.platform.keys);
   const clickhouse = ctx.platform.clickhouse;
 

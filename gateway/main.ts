@@ -24,7 +24,7 @@ await runProcess('gateway', async (logger) => {
     routers: [
       createOpenApiRouter(openapi),
       createIngestRouter(ingest, openapi),
-      createAnalyticsRouter(analytics),
+      createAnalyticsRouter(analytics, openapi),
     ],
     health: platform.health,
   });

@@ -271,6 +271,14 @@ describe('GET /analytics/pricing with bad input', () => {
     }
   });
 
+  it('is described in the OpenAPI document with its parameters (happy)', async () => {
+    const doc = await api('GET', '/api/v1/openapi.json');
+    expect(doc.status).toBe(200);
+    const op = doc.body.paths['/analytics/pricing'].get;
+    expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(['city', 'type', 'period']);
+    expect(doc.body.paths['/analytics/heatmap'].get.parameters[0].name).toBe('bounds');
+  });
+
   it('requires an API key (security)', async () => {
     const res = await api('GET', '/api/v1/analytics/pricing?city=arusha&type=house');
     expect(res.status).toBe(401);
