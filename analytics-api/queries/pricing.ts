@@ -19,12 +19,14 @@ const cityParams = z.object({
 });
 
 /**
- * Exact median: quantileExact(0.5) returns the upper middle value of an even count and
- * -quantileExact(0.5)(-p) the lower one, so their mean is the textbook median (odd counts: both are
- * the middle value). Measured on 18.16 and current ClickHouse.
+ * Exact median in one pass: quantilesExact computes element floor(level · n) of the sorted values
+ * for each level on ONE copy of the data, so levels 0.5 − 1e-9 and 0.5 give the lower and upper
+ * middle values (both the middle one for odd n; valid for n < 10^8 per group), and their mean is
+ * the textbook median. Measured on 18.16; half the work of
+ * (quantileExact(0.5)(p) - quantileExact(0.5)(-p)) / 2, which gives the same value.
  */
 const exactMedianIf = (value: string, condition: string) =>
-  `(quantileExactIf(0.5)(${value}, ${condition}) - quantileExactIf(0.5)(-${value}, ${condition})) / 2`;
+  `arrayReduce('avg', quantilesExactIf(0.499999999, 0.5)(${value}, ${condition}))`;
 
 /** Midnight UTC of a validated YYYY-MM-DD as a DateTime literal (18.16 wants the time part). */
 const startOfDay = (date: string) => `toDateTime(${sqlString(`${date} 00:00:00`)}, 'UTC')`;
