@@ -1,15 +1,7 @@
 // Batches (contract, "Batches"), test/live isolation and the OpenAPI document.
 import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../common/clients/clickhouse.ts';
-import {
-  api,
-  createTestKey,
-  env,
-  eventually,
-  sampleListing,
-  testClickHouse,
-  testRedis,
-} from '../support/api.ts';
+import { api, createTestKey, eventually, sampleListing, testClickHouse } from '../support/api.ts';
 
 async function isTestFlags(ids: string[]): Promise<Record<string, number>> {
   const list = ids.map((id) => `toUUID('${id}')`).join(',');
@@ -49,23 +41,6 @@ describe('batches (happy)', () => {
       created.body.results.slice(0, 2).map((r: { listing_id: string }) => r.listing_id),
     );
     expect(Object.keys(flags)).toHaveLength(2);
-  });
-
-  it('reads image check counters from the shared Redis hash when the checker wrote them', async () => {
-    const { key } = await createTestKey();
-    const created = await api('POST', '/api/v1/listings/bulk', {
-      key,
-      body: { listings: [sampleListing({ images: ['https://img.example.com/a.jpg'] })] },
-    });
-    const redis = await testRedis();
-    await redis.hset(`${env.REDIS_KEY_PREFIX}batch:${created.body.batch_id}:images`, {
-      checked: '1',
-      ok: '1',
-      failed: '0',
-      pending: '0',
-    });
-    const batch = await api('GET', `/api/v1/listings/batches/${created.body.batch_id}`, { key });
-    expect(batch.body.images).toEqual({ checked: 1, ok: 1, failed: 0, pending: 0 });
   });
 });
 
