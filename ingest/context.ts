@@ -1,5 +1,4 @@
 // Composition root of the ingest API: builds its clients and stores once and hands them to the routes.
-import type { Producer } from 'kafkajs';
 import { batchStore, type BatchStore } from '../common/batches.ts';
 import { createProducer } from '../common/clients/kafka.ts';
 import type { Platform } from '../common/platform.ts';
@@ -9,9 +8,14 @@ import { seenStore, type SeenStore } from './listings/seen-store.ts';
 
 export interface IngestContext {
   platform: Platform;
-  producer: Producer;
-  /** Kafka publishing for request paths: concurrent requests share produce requests. */
-  publisher: Publisher;
+  /**
+   * Kafka publishing for request paths (concurrent requests share produce requests). Listings go
+   * through a non-idempotent producer with several sends in flight: their ids are deterministic and
+   * the stream stores each id once, so a re-sent message is harmless. View events have no such
+   * guard downstream, so theirs is idempotent.
+   */
+  listingPublisher: Publisher;
+  viewPublisher: Publisher;
   batches: BatchStore;
   seen: SeenStore;
   idempotency: IdempotencyStore;
@@ -19,17 +23,18 @@ export interface IngestContext {
 }
 
 export async function createIngestContext(platform: Platform): Promise<IngestContext> {
-  const producer = await createProducer(platform.kafka);
+  const listingProducer = await createProducer(platform.kafka, { idempotent: false });
+  const viewProducer = await createProducer(platform.kafka, { idempotent: true });
   const prefix = platform.env.REDIS_KEY_PREFIX;
   return {
     platform,
-    producer,
-    publisher: coalescingPublisher(producer),
+    listingPublisher: coalescingPublisher(listingProducer, { maxInFlight: 4 }),
+    viewPublisher: coalescingPublisher(viewProducer),
     batches: batchStore(platform.redis, prefix),
     seen: seenStore(platform.redis, prefix),
     idempotency: idempotencyStore(platform.redis, prefix),
     async close() {
-      await producer.disconnect().catch(() => undefined);
+      await Promise.all([listingProducer.disconnect(), viewProducer.disconnect()]).catch(() => undefined);
     },
   };
 }

@@ -15,12 +15,16 @@ interface Pending {
 /** Upper bound of messages in one produce request (keeps requests well under the broker's limit). */
 export const MAX_MESSAGES_PER_SEND = 2_000;
 
-export function coalescingPublisher(producer: Producer) {
+/**
+ * `maxInFlight` produce requests may be under way at once (while one waits for the broker, the
+ * next is encoded); 1 for an idempotent producer, which allows no more.
+ */
+export function coalescingPublisher(producer: Producer, { maxInFlight = 1 } = {}) {
   let queue: Pending[] = [];
-  let sending = false;
+  let sending = 0;
 
   async function drain(): Promise<void> {
-    sending = true;
+    sending++;
     while (queue.length) {
       const batch: Pending[] = [];
       let count = 0;
@@ -43,14 +47,14 @@ export function coalescingPublisher(producer: Producer) {
         for (const p of batch) p.reject(error);
       }
     }
-    sending = false;
+    sending--;
   }
 
   return {
     publish(topic: string, messages: Message[]): Promise<void> {
       return new Promise<void>((resolve, reject) => {
         queue.push({ topic, messages, resolve, reject });
-        if (!sending) void drain();
+        if (sending < maxInFlight) void drain();
       });
     },
     /** Rejects what is still queued (shutdown). */

@@ -22,11 +22,16 @@ export function createKafka(brokers: string[], clientId: string, logger: Logger)
   });
 }
 
-/** An idempotent producer: broker-side dedupe of retried sends within a producer session. */
-export async function createProducer(kafka: Kafka): Promise<Producer> {
+/**
+ * A producer. `idempotent` makes the broker drop a retried send it already has (needed where a
+ * duplicate message would be stored twice, e.g. view events); it allows one request in flight, so
+ * paths whose messages carry deterministic ids that the stream dedupes (listings) turn it off for
+ * throughput (measured ~40 % more listings/s, README "Performance").
+ */
+export async function createProducer(kafka: Kafka, { idempotent = true } = {}): Promise<Producer> {
   const producer = kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
+    idempotent,
+    ...(idempotent ? { maxInFlightRequests: 1 } : {}),
     allowAutoTopicCreation: false,
     createPartitioner: Partitioners.DefaultPartitioner,
   });

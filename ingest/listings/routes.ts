@@ -17,7 +17,7 @@ export function createListingsRouter(ctx: IngestContext): Router {
     seen: ctx.seen,
     batches: ctx.batches,
     async publish(messages: ListingMessage[]) {
-      await ctx.publisher.publish(
+      await ctx.listingPublisher.publish(
         topic,
         messages.map((m) => ({ key: m.listing_id, value: JSON.stringify(m) })),
       );

@@ -14,7 +14,7 @@ export function createViewsRouter(ctx: IngestContext): Router {
     redis: ctx.platform.redis,
     prefix: ctx.platform.env.REDIS_KEY_PREFIX,
     async publish(messages: ViewMessage[]) {
-      await ctx.publisher.publish(
+      await ctx.viewPublisher.publish(
         topic,
         messages.map((m) => ({ key: m.listing_id, value: JSON.stringify(m) })),
       );
