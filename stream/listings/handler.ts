@@ -7,12 +7,12 @@
 //   completes batches (contract, "Batches"). Replayed messages are marked again (idempotent).
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { KafkaMessage } from 'kafkajs';
-import { queryRows, sqlString } from '../../common/clients/clickhouse.ts';
 import { listingMessageSchema, type ListingMessage } from '../../common/domain/messages.ts';
 import type { FxTable } from '../enrich/fx.ts';
 import type { BatchContext, BatchHandler } from '../offset-consumer.ts';
 import { parseMessage } from '../parse.ts';
 import type { ClickHouseWriter, Row } from '../sink/clickhouse-writer.ts';
+import { queryByIds } from '../sink/id-lookup.ts';
 import type { Quarantine, QuarantineEntry } from '../sink/quarantine.ts';
 import { listingRow } from './row.ts';
 
@@ -28,10 +28,10 @@ export interface ListingsHandlerDeps {
 /** Ids (validated UUIDs) among `ids` that `listing_lookup` already holds. Primary-key lookup. */
 export async function storedListingIds(clickhouse: ClickHouseClient, ids: string[]): Promise<Set<string>> {
   if (!ids.length) return new Set();
-  const list = ids.map((id) => `toUUID(${sqlString(id)})`).join(',');
-  const rows = await queryRows<{ id: string }>(
+  const rows = await queryByIds<{ id: string }>(
     clickhouse,
-    `SELECT DISTINCT toString(listing_id) AS id FROM listing_lookup WHERE listing_id IN (${list})`,
+    ids,
+    (list) => `SELECT DISTINCT toString(listing_id) AS id FROM listing_lookup WHERE listing_id IN (${list})`,
   );
   return new Set(rows.map((r) => r.id));
 }

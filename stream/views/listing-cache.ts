@@ -2,7 +2,7 @@
 // with an in-process LRU in front. Misses are not cached: a view can arrive before its listing is
 // stored, and the next batch should find it.
 import type { ClickHouseClient } from '@clickhouse/client';
-import { queryRows, sqlString } from '../../common/clients/clickhouse.ts';
+import { queryByIds } from '../sink/id-lookup.ts';
 
 export interface ListingPlaceInfo {
   h3_index: string;
@@ -38,11 +38,12 @@ export function createListingCache(clickhouse: ClickHouseClient, maxEntries: num
       }
       stats.misses += missing.length;
       if (missing.length) {
-        const rows = await queryRows<ListingPlaceInfo & { id: string }>(
+        const rows = await queryByIds<ListingPlaceInfo & { id: string }>(
           clickhouse,
-          `SELECT toString(listing_id) AS id, toString(h3_index) AS h3_index, city, neighbourhood,
+          missing,
+          (list) => `SELECT toString(listing_id) AS id, toString(h3_index) AS h3_index, city, neighbourhood,
                   toString(property_type) AS property_type
-           FROM listing_lookup WHERE listing_id IN (${missing.map((id) => `toUUID(${sqlString(id)})`).join(',')})
+           FROM listing_lookup WHERE listing_id IN (${list})
            LIMIT 1 BY listing_id`,
         );
         for (const { id, ...info } of rows) {

@@ -1,0 +1,209 @@
+// npm run bench:stream — end-to-end stream figures: sustained listings/s from API 201 to stored in
+// ClickHouse (saturating phase), then freshness p50/p95 (201 → batch completed, from the outbox
+// timestamps) while posting at half of that rate, and the stream worker's resident memory.
+//
+// Runs against the stack of the environment (npm start's by default; RLS_PORT_BASE / RLS_STATE_DIR /
+// *_URL select another). Starts its own gateway (BENCH_PORT, default 28191) and one stream worker
+// unless BENCH_BASE_URL points at running services. Knobs: BENCH_SECONDS (15), BENCH_CONCURRENCY (8).
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import { createKafka, createProducer } from '../common/clients/kafka.ts';
+import { createLogger } from '../common/logger.ts';
+import { topicName } from '../common/topics.ts';
+import { createKeyStore } from '../common/auth/key-store.ts';
+import { createClickHouse, queryRows } from '../common/clients/clickhouse.ts';
+import { createRedis, redisReady } from '../common/clients/redis.ts';
+import { baseEnvSchema, parseEnv } from '../common/env.ts';
+import { workerRegistry } from '../common/worker-registry.ts';
+import { spawnService, stopChildren, waitForHealth } from '../infra/local/services.mjs';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 15);
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const port = Number(process.env.BENCH_PORT ?? 28191);
+const direct = Number(process.env.BENCH_DIRECT_MESSAGES ?? 200_000);
+const env = parseEnv(baseEnvSchema);
+const run = Date.now().toString(36);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let seq = 0;
+function body(): string {
+  const n = seq++;
+  const listings = Array.from({ length: 100 }, (_, i) => ({
+    title: `Stream bench ${run}-${n}-${i}`,
+    description: 'Two-bedroom apartment near the beach, with parking, a generator and fast wifi.',
+    property_type: i % 3 === 0 ? 'house' : 'apartment',
+    price: 500_000 + i * 1_000,
+    currency: i % 5 === 0 ? 'USD' : 'TZS',
+    bedrooms: 1 + (i % 4),
+    bathrooms: 1,
+    address: `Plot ${i}, Masaki Road, Dar es Salaam`,
+    latitude: -6.75 - i / 1000,
+    longitude: 39.27 + i / 1000,
+    amenities: ['Parking', 'generator', 'Wi-Fi'],
+  }));
+  return JSON.stringify({ listings });
+}
+
+async function main() {
+  const redis = createRedis(env.REDIS_URL, { name: 'bench-stream' });
+  await redisReady(redis);
+  const clickhouse = createClickHouse({
+    url: env.CLICKHOUSE_URL,
+    username: env.CLICKHOUSE_USER,
+    password: env.CLICKHOUSE_PASSWORD,
+    database: env.CLICKHOUSE_DATABASE,
+  });
+  const children: ChildProcess[] = [];
+  let baseUrl = process.env.BENCH_BASE_URL;
+  if (!baseUrl) {
+    const serviceEnv = { ...process.env, PORT: String(port), LOG_LEVEL: 'warn' };
+    children.push(spawnService('gateway', serviceEnv), spawnService('stream', serviceEnv));
+    await waitForHealth(port, { children, timeoutMs: 90_000 });
+    baseUrl = `http://127.0.0.1:${port}`;
+  }
+  const keys = createKeyStore(redis, env.REDIS_KEY_PREFIX);
+  const created = await keys.create({
+    mode: 'live',
+    tier: 'enterprise',
+    rateLimit: 1_000_000,
+    name: 'bench-stream',
+  });
+  const account = created.account_id;
+  const posted = new Map<string, number>(); // batch_id → time of the 201
+
+  async function post(): Promise<number> {
+    const response = await fetch(`${baseUrl}/api/v1/listings/bulk`, {
+      method: 'POST',
+      headers: { 'X-API-Key': created.key, 'Content-Type': 'application/json' },
+      body: body(),
+    });
+    const json = (await response.json()) as { batch_id?: string; summary?: { succeeded: number } };
+    if (response.status !== 201 || !json.batch_id) return 0;
+    posted.set(json.batch_id, Date.now());
+    return json.summary!.succeeded;
+  }
+  async function storedCount(): Promise<number> {
+    const [row] = await queryRows<{ c: string }>(
+      clickhouse,
+      `SELECT count() AS c FROM listings WHERE account_id = '${account.replace(/[^A-Za-z0-9_-]/g, '')}'`,
+    );
+    return Number(row?.c ?? 0);
+  }
+
+  // Phase 0: the stream alone. Publish `direct` listing messages straight to the topic (as the API
+  // would), then time how long the worker needs to store them: the stream's own capacity.
+  if (direct > 0) {
+    const producer = await createProducer(
+      createKafka(env.KAFKA_BROKERS, 'bench-stream', createLogger('error')),
+    );
+    const topic = topicName(env.KAFKA_TOPIC_PREFIX, 'rls.listings.v1');
+    const directAccount = `${account}-direct`;
+    const template = JSON.parse(body()) as { listings: Record<string, unknown>[] };
+    const before = Date.now();
+    for (let i = 0; i < direct; i += 5_000) {
+      const batchId = randomUUID();
+      const messages = Array.from({ length: Math.min(5_000, direct - i) }, (_, j) => {
+        const listingId = randomUUID();
+        const value = JSON.stringify({
+          v: 1,
+          listing_id: listingId,
+          account_id: directAccount,
+          batch_id: batchId,
+          is_test: false,
+          received_at: new Date().toISOString(),
+          listing: template.listings[j % 100],
+        });
+        return { key: listingId, value };
+      });
+      await producer.send({ topic, messages });
+    }
+    const producedSeconds = (Date.now() - before) / 1000;
+    const countDirect = async () =>
+      Number(
+        (
+          await queryRows<{ c: string }>(
+            clickhouse,
+            `SELECT count() AS c FROM listings WHERE account_id = '${directAccount.replace(/[^A-Za-z0-9_-]/g, '')}'`,
+          )
+        )[0]?.c ?? 0,
+      );
+    while ((await countDirect()) < direct) {
+      if (Date.now() - before > 300_000) throw new Error('direct messages not stored within 300 s');
+      await sleep(100);
+    }
+    const total = (Date.now() - before) / 1000;
+    console.log(
+      `stream alone: ${direct} messages produced in ${producedSeconds.toFixed(1)} s, all stored after ${total.toFixed(1)} s → ${(direct / total).toFixed(0)} listings/s`,
+    );
+    await producer.disconnect();
+  }
+
+  // Phase 1: saturate the API for `seconds`, then wait until everything accepted is stored.
+  const t0 = Date.now();
+  let accepted = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() - t0 < seconds * 1000) accepted += await post().catch(() => 0);
+    }),
+  );
+  const apiSeconds = (Date.now() - t0) / 1000;
+  while ((await storedCount()) < accepted) {
+    if (Date.now() - t0 > (seconds + 120) * 1000) throw new Error('listings not stored within 120 s');
+    await sleep(100);
+  }
+  const e2eSeconds = (Date.now() - t0) / 1000;
+  const sustained = accepted / e2eSeconds;
+  console.log(
+    `accepted ${accepted} listings in ${apiSeconds.toFixed(1)} s at the API (${(accepted / apiSeconds).toFixed(0)}/s)`,
+  );
+  console.log(
+    `sustained end to end (201 → stored): ${sustained.toFixed(0)} listings/s (all stored after ${e2eSeconds.toFixed(1)} s)`,
+  );
+
+  // Phase 2: paced at half the sustained rate; freshness from the batch-completed outbox events.
+  posted.clear();
+  const requestsPerSecond = sustained / 2 / 100;
+  const t1 = Date.now();
+  const inflight: Promise<unknown>[] = [];
+  for (let i = 0; Date.now() - t1 < seconds * 1000; i++) {
+    const due = t1 + (i * 1000) / requestsPerSecond;
+    if (due > Date.now()) await sleep(due - Date.now());
+    inflight.push(post().catch(() => 0));
+  }
+  await Promise.all(inflight);
+  const completed = new Map<string, number>();
+  for (let waited = 0; completed.size < posted.size && waited < 60_000; waited += 500) {
+    await sleep(500);
+    const entries = await redis.xrange(`${env.REDIS_KEY_PREFIX}outbox`, String(t1 - 1000), '+');
+    for (const [, fields] of entries) {
+      const f: Record<string, string> = {};
+      for (let j = 0; j < fields.length; j += 2) f[fields[j]!] = fields[j + 1]!;
+      if (f.batch_id && posted.has(f.batch_id)) completed.set(f.batch_id, Date.parse(f.at!));
+    }
+  }
+  const freshness = [...completed].map(([id, at]) => at - posted.get(id)!).sort((a, b) => a - b);
+  const pct = (p: number) =>
+    freshness[Math.min(freshness.length - 1, Math.floor((p / 100) * freshness.length))] ?? NaN;
+  console.log(
+    `freshness at ${(requestsPerSecond * 100).toFixed(0)} listings/s (${completed.size}/${posted.size} batches completed): ` +
+      `p50 ${pct(50)} ms, p95 ${pct(95)} ms, max ${freshness.at(-1)} ms`,
+  );
+
+  // Resident memory of the stream workers (Linux /proc), by the pids they report.
+  for (const beat of await workerRegistry(redis, env.REDIS_KEY_PREFIX).live()) {
+    try {
+      const status = fs.readFileSync(`/proc/${beat.pid}/status`, 'utf8');
+      console.log(
+        `stream worker ${beat.worker_id}: ${/VmRSS:\s+(\d+ kB)/.exec(status)?.[1]} resident (VmHWM ${/VmHWM:\s+(\d+ kB)/.exec(status)?.[1]})`,
+      );
+    } catch {
+      console.log(`stream worker ${beat.worker_id}: not on this machine`);
+    }
+  }
+  await stopChildren(children);
+  await clickhouse.close();
+  redis.disconnect();
+}
+
+await main();
