@@ -124,6 +124,7 @@ export async function seed(ch: ClickHouseClient, listings: number, views: number
     'view_events',
     'neighbourhood_quarter_stats',
     'cell_quarter_stats',
+    'neighbourhood_quarter_prices',
   ]) {
     await ch.command({ query: `TRUNCATE TABLE ${table}` });
   }
@@ -160,4 +161,5 @@ export async function seed(ch: ClickHouseClient, listings: number, views: number
   // The steady state of a live system: aggregate parts merged.
   await ch.command({ query: 'OPTIMIZE TABLE neighbourhood_quarter_stats FINAL' });
   await ch.command({ query: 'OPTIMIZE TABLE cell_quarter_stats FINAL' });
+  await ch.command({ query: 'OPTIMIZE TABLE neighbourhood_quarter_prices FINAL' });
 }

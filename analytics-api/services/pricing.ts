@@ -3,9 +3,9 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { cities } from '../../common/domain/cities.ts';
 import type { PricingParams } from '../params.ts';
-import { nextQuarter, periodLabel, previousQuarter, quarterStart } from '../period.ts';
+import { periodLabel, previousQuarter, quarterStart } from '../period.ts';
 import { marketTotals } from '../queries/market.ts';
-import { neighbourhoodPrices, neighbourhoodViews } from '../queries/pricing.ts';
+import { neighbourhoodMedians, neighbourhoodPrices, neighbourhoodViews } from '../queries/pricing.ts';
 import { demandScore, round2, round3, trendOf, type Trend } from '../rules.ts';
 
 export interface PricingAnswer {
@@ -35,22 +35,23 @@ export async function pricingAnswer(
 ): Promise<PricingAnswer> {
   const quarter = quarterStart(params.period);
   const scope = { isTest, city: params.city, type: params.type, quarterStart: quarter };
-  const [prices, views, market] = await Promise.all([
-    neighbourhoodPrices.run(clickhouse, {
+  // Four small independent statements at once: the latency is the slowest, not the sum.
+  const [prices, previous, views, market] = await Promise.all([
+    neighbourhoodPrices.run(clickhouse, scope),
+    neighbourhoodMedians.run(clickhouse, {
       ...scope,
-      previousStart: quarterStart(previousQuarter(params.period)),
-      nextStart: quarterStart(nextQuarter(params.period)),
+      quarterStart: quarterStart(previousQuarter(params.period)),
     }),
     neighbourhoodViews.run(clickhouse, scope),
     marketTotals.run(clickhouse, { isTest, quarterStart: quarter, type: params.type }),
   ]);
+  const previousBy = new Map(previous.rows.map((row) => [row.neighbourhood, row]));
   const viewsBy = new Map(views.rows.map((row) => [row.neighbourhood, row.views]));
   const marketRow = market.rows[0] ?? { listings: 0, views: 0 };
   const total = prices.totals?.listings ?? 0;
 
   const byNeighbourhood = prices.rows
-    // Listings without a neighbourhood count in the summary only; neighbourhoods with listings only
-    // in the previous quarter have nothing to report for this period.
+    // Listings without a neighbourhood count in the summary only.
     .filter((row) => row.neighbourhood !== '' && row.listings > 0 && row.median_price !== null)
     .map((row) => ({
       name: row.neighbourhood,
@@ -61,7 +62,10 @@ export async function pricingAnswer(
       ),
       trend: trendOf(
         { median: row.median_price as number, count: row.listings },
-        { median: row.previous_median_price ?? 0, count: row.previous_listings },
+        {
+          median: previousBy.get(row.neighbourhood)?.median_price ?? 0,
+          count: previousBy.get(row.neighbourhood)?.listings ?? 0,
+        },
       ),
     }))
     .sort((a, b) => b.listing_count - a.listing_count || a.name.localeCompare(b.name));
