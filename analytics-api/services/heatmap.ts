@@ -1,7 +1,7 @@
 // Demand heatmap on the H3 resolution-8 grid (≈ 0.74 km² hexagons, ≈ 500 m across; spec §2.5):
 // one cell per grid cell with listings of the period whose centre lies inside the bounds.
 import type { ClickHouseClient } from '@clickhouse/client';
-import { cellToLatLng } from 'h3-js';
+import { cellToLatLng, splitLongToH3Index } from 'h3-js';
 import { boundsAreaKm2, contains } from '../geo/bounds.ts';
 import { rangesForBounds } from '../geo/h3-ranges.ts';
 import type { HeatmapParams } from '../params.ts';
@@ -40,18 +40,18 @@ export async function heatmapAnswer(
   ]);
   const marketRow = market.rows[0] ?? { listings: 0, views: 0 };
   const out: HeatmapCell[] = [];
-  for (const row of cells.rows) {
-    const h3 = BigInt(row.cell).toString(16);
-    const [lat, lng] = cellToLatLng(h3);
+  for (const [high, low, listings, priceSum, views] of cells.rows) {
+    const [lat, lng] = cellToLatLng([low, high]);
     if (!contains(params.bounds, lat, lng)) continue; // the ranges over-cover the box; keep centres inside
+    const cell = { views, listings };
     out.push({
-      h3_index: h3,
+      h3_index: splitLongToH3Index(low, high),
       lat: round6(lat),
       lng: round6(lng),
-      demand_score: round3(demandScore(row, marketRow)),
-      avg_price: round2(row.price_tzs_sum / row.listings),
-      listing_count: row.listings,
-      views_per_listing: round3(viewsPerListing(row.views, row.listings)),
+      demand_score: round3(demandScore(cell, marketRow)),
+      avg_price: round2(priceSum / listings),
+      listing_count: listings,
+      views_per_listing: round3(viewsPerListing(views, listings)),
     });
   }
   out.sort((a, b) => (a.h3_index < b.h3_index ? -1 : a.h3_index > b.h3_index ? 1 : 0));
