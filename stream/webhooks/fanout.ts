@@ -118,20 +118,25 @@ export function createFanout(deps: FanoutDeps) {
   let lastClaim = 0;
   let ownPendingDone = false;
 
+  /** Entries of the outbox for this consumer: '0' = its own pending ones, '>' = never delivered. */
+  async function readGroup(from: '0' | '>', count: number): Promise<Entry[]> {
+    const reply = (await redis.xreadgroup(
+      'GROUP',
+      OUTBOX_GROUP,
+      deps.consumer,
+      'COUNT',
+      count,
+      'STREAMS',
+      outboxKey,
+      from,
+    )) as [string, Entry[]][] | null;
+    return reply?.[0]?.[1] ?? [];
+  }
+
   /** One round: own pending entries first (after a restart), stale ones of others, then new ones. */
   async function poll(count = 50): Promise<number> {
     if (!ownPendingDone) {
-      const mine = (await redis.xreadgroup(
-        'GROUP',
-        OUTBOX_GROUP,
-        deps.consumer,
-        'COUNT',
-        count,
-        'STREAMS',
-        outboxKey,
-        '0',
-      )) as [string, Entry[]][] | null;
-      const entries = mine?.[0]?.[1] ?? [];
+      const entries = await readGroup('0', count);
       if (entries.length === 0) ownPendingDone = true;
       return handle(entries);
     }
@@ -149,17 +154,7 @@ export function createFanout(deps: FanoutDeps) {
       const entries = claimed[1] ?? [];
       if (entries.length) return handle(entries);
     }
-    const fresh = (await redis.xreadgroup(
-      'GROUP',
-      OUTBOX_GROUP,
-      deps.consumer,
-      'COUNT',
-      count,
-      'STREAMS',
-      outboxKey,
-      '>',
-    )) as [string, Entry[]][] | null;
-    const entries = fresh?.[0]?.[1] ?? [];
+    const entries = await readGroup('>', count);
     return entries.length ? handle(entries) : -1;
   }
 
