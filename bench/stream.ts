@@ -144,7 +144,12 @@ async function main() {
   let accepted = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (Date.now() - t0 < seconds * 1000) accepted += await post().catch(() => 0);
+      while (Date.now() - t0 < seconds * 1000) {
+        // Not `accepted += await post()`: that reads `accepted` before the await and loses the
+        // other workers' additions made meanwhile.
+        const created = await post().catch(() => 0);
+        accepted += created;
+      }
     }),
   );
   const apiSeconds = (Date.now() - t0) / 1000;

@@ -1,40 +1,70 @@
-// Bounded concurrency: at most `total` tasks at once, and at most `perKey` per key (host).
+// Bounded concurrency: at most `total` tasks at once, and at most `perKey` per key (host), FIFO per
+// key. Waiting tasks sit in one queue per key, and only keys below their limit are scanned, so
+// starting or finishing a task costs O(total / perKey) however long the queues get. (A single
+// waiting list scanned on every completion was O(n²): 400,000 queued images on one host kept a
+// worker's event loop busy for minutes, starving its heartbeats and every other consumer.)
 export function createLimiter(total: number, perKey: number) {
   let running = 0;
-  const perKeyRunning = new Map<string, number>();
-  const waiting: { key: string; start: () => void }[] = [];
+  const runningPerKey = new Map<string, number>();
+  /** Keys with waiting tasks, in turn order (a Map iterates in insertion order). */
+  const queues = new Map<string, Fifo>();
 
   function pump(): void {
-    for (let i = 0; i < waiting.length && running < total;) {
-      const next = waiting[i]!;
-      if ((perKeyRunning.get(next.key) ?? 0) >= perKey) {
-        i++;
-        continue;
+    for (const [key, queue] of queues) {
+      if (running >= total) return;
+      if ((runningPerKey.get(key) ?? 0) >= perKey) continue; // at most total/perKey such keys
+      const start = queue.take();
+      if (queue.size === 0) queues.delete(key);
+      else {
+        queues.delete(key); // move the key to the back: hosts take turns
+        queues.set(key, queue);
       }
-      waiting.splice(i, 1);
       running++;
-      perKeyRunning.set(next.key, (perKeyRunning.get(next.key) ?? 0) + 1);
-      next.start();
+      runningPerKey.set(key, (runningPerKey.get(key) ?? 0) + 1);
+      start();
     }
+  }
+
+  function finished(key: string): void {
+    running--;
+    const left = (runningPerKey.get(key) ?? 1) - 1;
+    if (left) runningPerKey.set(key, left);
+    else runningPerKey.delete(key);
+    pump();
   }
 
   return function run<T>(key: string, task: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      waiting.push({
-        key,
-        start: () => {
-          task()
-            .then(resolve, reject)
-            .finally(() => {
-              running--;
-              const left = (perKeyRunning.get(key) ?? 1) - 1;
-              if (left) perKeyRunning.set(key, left);
-              else perKeyRunning.delete(key);
-              pump();
-            });
-        },
-      });
+      const start = () => {
+        task()
+          .then(resolve, reject)
+          .finally(() => finished(key));
+      };
+      let queue = queues.get(key);
+      if (!queue) queues.set(key, (queue = new Fifo()));
+      queue.push(start);
       pump();
     });
   };
+}
+
+/** FIFO with O(1) take (Array#shift copies large arrays). */
+class Fifo {
+  private items: (() => void)[] = [];
+  private head = 0;
+  get size(): number {
+    return this.items.length - this.head;
+  }
+  push(item: () => void): void {
+    this.items.push(item);
+  }
+  take(): () => void {
+    const item = this.items[this.head]!;
+    this.items[this.head++] = undefined as never; // let the closure be collected
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return item;
+  }
 }

@@ -94,4 +94,32 @@ describe('image check limiter', () => {
     expect(peak).toBe(3);
     expect(hostPeak).toBe(1);
   });
+
+  it('starts tasks of one host in arrival order and lets hosts take turns', async () => {
+    const limit = createLimiter(1, 1);
+    const order: string[] = [];
+    const task = (host: string, n: number) =>
+      limit(host, async () => {
+        order.push(`${host}${n}`);
+        await new Promise((resolve) => setImmediate(resolve));
+      });
+    await Promise.all([task('a', 1), task('a', 2), task('a', 3), task('b', 1), task('b', 2)]);
+    // a1 starts at once; then a and b alternate, a first (its queue formed first).
+    expect(order).toEqual(['a1', 'a2', 'b1', 'a3', 'b2']);
+  });
+
+  it('runs every task of a long single-host queue, passing results and errors through', async () => {
+    const limit = createLimiter(16, 2);
+    const results = await Promise.allSettled(
+      Array.from({ length: 20_000 }, (_, i) =>
+        limit('img.example.com', async () => {
+          if (i % 1000 === 999) throw new Error(`task ${i}`);
+          return i;
+        }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(19_980);
+    expect(results[5]).toEqual({ status: 'fulfilled', value: 5 });
+    expect(results[999]).toMatchObject({ status: 'rejected', reason: new Error('task 999') });
+  });
 });
