@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { OpenApiRegistry } from '../../common/openapi/registry.ts';
 import { registerBodySchema } from './service.ts';
-import { SUBSCRIBABLE_EVENTS } from './store.ts';
+import { SUBSCRIBABLE_EVENTS } from '../../common/webhooks/store.ts';
 
 const nullableTime = z.string().nullable();
 export const webhookRecordSchema = z.object({

@@ -7,7 +7,7 @@ import type { OpenApiRegistry } from '../../common/openapi/registry.ts';
 import type { IngestContext } from '../context.ts';
 import { registerWebhookPaths } from './openapi.ts';
 import { webhookService } from './service.ts';
-import { webhookStore } from './store.ts';
+import { webhookStore } from '../../common/webhooks/store.ts';
 
 export function createWebhooksRouter(ctx: IngestContext, openapi?: OpenApiRegistry): Router {
   const { platform } = ctx;

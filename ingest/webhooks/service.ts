@@ -12,7 +12,7 @@ import {
   SUBSCRIBABLE_EVENTS,
   type WebhookRecord,
   type WebhookStore,
-} from './store.ts';
+} from '../../common/webhooks/store.ts';
 
 export const registerBodySchema = z.strictObject({
   url: z.string().min(1).max(2048),

@@ -10,7 +10,7 @@ import {
   retryAfterMs,
   type OutboundClient,
 } from '../../common/outbound/index.ts';
-import type { WebhookStore } from '../../ingest/webhooks/store.ts';
+import type { WebhookStore } from '../../common/webhooks/store.ts';
 import type { ClickHouseWriter } from '../sink/clickhouse-writer.ts';
 import type { DeliveryQueue } from './queue.ts';
 import { retryDelayMs } from './schedule.ts';

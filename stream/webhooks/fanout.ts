@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { BatchStore } from '../../common/batches.ts';
-import type { WebhookStore, StoredWebhook } from '../../ingest/webhooks/store.ts';
+import type { WebhookStore, StoredWebhook } from '../../common/webhooks/store.ts';
 import { batchCompletedEvent, imageSummary, testEvent, type WebhookEvent } from './events.ts';
 import type { DeliveryQueue } from './queue.ts';
 

@@ -4,7 +4,7 @@ import type { Platform } from '../../common/platform.ts';
 import { batchStore } from '../../common/batches.ts';
 import { errorFields, type Logger } from '../../common/logger.ts';
 import { createAddressPolicy, createOutboundClient } from '../../common/outbound/index.ts';
-import { webhookStore } from '../../ingest/webhooks/store.ts';
+import { webhookStore } from '../../common/webhooks/store.ts';
 import { createClickHouseWriter } from '../sink/clickhouse-writer.ts';
 import { createDeliverer, deliveryColumns } from './deliver.ts';
 import type { WebhookWorkerEnv } from './env.ts';

@@ -4,7 +4,7 @@
 // hash (Lua), so a delivery finishing after DELETE never resurrects the webhook.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { KeyMode } from '../../common/auth/api-key-format.ts';
+import type { KeyMode } from '../auth/api-key-format.ts';
 
 /** Events a webhook can subscribe to; `webhook.test` is sent on request to the one webhook. */
 export const SUBSCRIBABLE_EVENTS = ['listings.batch.completed'] as const;
