@@ -54,11 +54,13 @@ await runProcess('stream', async (logger) => {
     async stop() {
       clearInterval(beatTimer);
       await usageRollup.stop();
-      // Listings first, views last: the views consumer drains the shared quarantine writer.
-      await consumers.listings.stop();
-      await consumers.views.stop();
-      await images.stop();
-      await webhooks.stop();
+      // In parallel, so one slow consumer does not eat the others' share of the shutdown deadline.
+      // Listings before views: the views consumer drains the shared quarantine writer.
+      await Promise.all([
+        consumers.listings.stop().then(() => consumers.views.stop()),
+        images.stop(),
+        webhooks.stop(),
+      ]);
       await registry.remove(workerId).catch(() => undefined);
       await producer.disconnect();
       await platform.close();

@@ -59,7 +59,7 @@ export async function startImageChecker(platform: Platform, env: ImageCheckerEnv
     policy: createAddressPolicy(env.OUTBOUND_ALLOW_CIDRS),
     userAgent: 'RentalListingsService/1 (+image-check)',
   });
-  const limit = createLimiter(env.IMAGE_CHECK_CONCURRENCY, env.IMAGE_CHECK_PER_HOST);
+  const limiter = createLimiter(env.IMAGE_CHECK_CONCURRENCY, env.IMAGE_CHECK_PER_HOST);
   const summary = imageSummaryStore(platform.redis, env.REDIS_KEY_PREFIX);
   const writer = createClickHouseWriter(platform.clickhouse, {
     table: 'image_checks',
@@ -77,7 +77,9 @@ export async function startImageChecker(platform: Platform, env: ImageCheckerEnv
     );
     return Promise.all(
       images.map(async (url, index) => {
-        const result = await limit(hostOf(url), () => checkImage(outbound, url, env.IMAGE_CHECK_TIMEOUT_MS));
+        const result = await limiter.run(hostOf(url), () =>
+          checkImage(outbound, url, env.IMAGE_CHECK_TIMEOUT_MS),
+        );
         // Redis before ClickHouse: a crash in between replays the message, and the counters are idempotent.
         await context.retry('image summary', () =>
           summary.checked(message.batch_id, message.listing_id, index, result.is_ok === 1),
@@ -109,7 +111,7 @@ export async function startImageChecker(platform: Platform, env: ImageCheckerEnv
     },
   };
 
-  return startOffsetConsumer({
+  const consumer = await startOffsetConsumer({
     kafka: platform.kafka,
     clickhouse: platform.clickhouse,
     groupId: `${env.STREAM_GROUP_PREFIX}${env.KAFKA_TOPIC_PREFIX}.image-checker`,
@@ -119,4 +121,16 @@ export async function startImageChecker(platform: Platform, env: ImageCheckerEnv
     writers: [writer],
     logger: logger.child({ consumer: 'image-checker' }),
   });
+  return {
+    ...consumer,
+    /**
+     * Checks still waiting for a slot are dropped at once, so the running batch fails fast and is
+     * not committed (the next owner of the partition checks it again) instead of holding shutdown
+     * for as long as a large single-host queue takes.
+     */
+    async stop() {
+      limiter.abort(new Error('image checker stopping'));
+      await consumer.stop();
+    },
+  };
 }

@@ -1,7 +1,7 @@
 // Bounded concurrency: at most `total` tasks at once, and at most `perKey` per key (host), FIFO per
 // key. Waiting tasks sit in one queue per key, and only keys below their limit are scanned, so
 // starting or finishing a task costs O(total / perKey) however long the queues get. (A single
-// waiting list scanned on every completion was O(n²): 400,000 queued images on one host kept a
+// waiting list scanned on every completion was O(n²): ~280,000 queued images on one host kept a
 // worker's event loop busy for minutes, starving its heartbeats and every other consumer.)
 export function createLimiter(total: number, perKey: number) {
   let running = 0;
@@ -13,7 +13,7 @@ export function createLimiter(total: number, perKey: number) {
     for (const [key, queue] of queues) {
       if (running >= total) return;
       if ((runningPerKey.get(key) ?? 0) >= perKey) continue; // at most total/perKey such keys
-      const start = queue.take();
+      const { start } = queue.take();
       if (queue.size === 0) queues.delete(key);
       else {
         queues.delete(key); // move the key to the back: hosts take turns
@@ -33,32 +33,52 @@ export function createLimiter(total: number, perKey: number) {
     pump();
   }
 
-  return function run<T>(key: string, task: () => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const start = () => {
-        task()
-          .then(resolve, reject)
-          .finally(() => finished(key));
-      };
-      let queue = queues.get(key);
-      if (!queue) queues.set(key, (queue = new Fifo()));
-      queue.push(start);
-      pump();
-    });
+  let abortedWith: Error | undefined;
+
+  return {
+    run<T>(key: string, task: () => Promise<T>): Promise<T> {
+      if (abortedWith) return Promise.reject(abortedWith);
+      return new Promise<T>((resolve, reject) => {
+        const start = () => {
+          task()
+            .then(resolve, reject)
+            .finally(() => finished(key));
+        };
+        let queue = queues.get(key);
+        if (!queue) queues.set(key, (queue = new Fifo()));
+        queue.push({ start, reject });
+        pump();
+      });
+    },
+    /**
+     * Shutdown: every task not started yet (and every later one) rejects with `error` at once;
+     * running tasks finish on their own deadline.
+     */
+    abort(error: Error): void {
+      abortedWith = error;
+      const waiting = [...queues.values()];
+      queues.clear();
+      for (const queue of waiting) while (queue.size) queue.take().reject(error);
+    },
   };
 }
 
-/** FIFO with O(1) take (Array#shift copies large arrays). */
+interface Waiting {
+  start: () => void;
+  reject: (error: Error) => void;
+}
+
+/** FIFO of waiting tasks with O(1) take (Array#shift copies large arrays). */
 class Fifo {
-  private items: (() => void)[] = [];
+  private items: Waiting[] = [];
   private head = 0;
   get size(): number {
     return this.items.length - this.head;
   }
-  push(item: () => void): void {
+  push(item: Waiting): void {
     this.items.push(item);
   }
-  take(): () => void {
+  take(): Waiting {
     const item = this.items[this.head]!;
     this.items[this.head++] = undefined as never; // let the closure be collected
     if (this.head > 1024 && this.head * 2 > this.items.length) {

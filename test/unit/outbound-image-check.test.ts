@@ -75,7 +75,7 @@ describe('image check', () => {
 
 describe('image check limiter', () => {
   it('keeps at most perKey tasks per host and total overall', async () => {
-    const limit = createLimiter(3, 1);
+    const limit = createLimiter(3, 1).run;
     let running = 0;
     let peak = 0;
     const perHost = new Map<string, number>();
@@ -96,7 +96,7 @@ describe('image check limiter', () => {
   });
 
   it('starts tasks of one host in arrival order and lets hosts take turns', async () => {
-    const limit = createLimiter(1, 1);
+    const limit = createLimiter(1, 1).run;
     const order: string[] = [];
     const task = (host: string, n: number) =>
       limit(host, async () => {
@@ -109,7 +109,7 @@ describe('image check limiter', () => {
   });
 
   it('runs every task of a long single-host queue, passing results and errors through', async () => {
-    const limit = createLimiter(16, 2);
+    const limit = createLimiter(16, 2).run;
     const results = await Promise.allSettled(
       Array.from({ length: 20_000 }, (_, i) =>
         limit('img.example.com', async () => {
@@ -121,5 +121,19 @@ describe('image check limiter', () => {
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(19_980);
     expect(results[5]).toEqual({ status: 'fulfilled', value: 5 });
     expect(results[999]).toMatchObject({ status: 'rejected', reason: new Error('task 999') });
+  });
+
+  it('abort rejects every waiting and later task at once; running ones finish', async () => {
+    const limiter = createLimiter(2, 1);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const running = limiter.run('a', () => gate.then(() => 'done'));
+    const waiting = Array.from({ length: 1_000 }, () => limiter.run('a', async () => 'never'));
+    limiter.abort(new Error('stopping'));
+    const settled = await Promise.allSettled(waiting);
+    expect(settled.every((r) => r.status === 'rejected' && r.reason.message === 'stopping')).toBe(true);
+    await expect(limiter.run('b', async () => 'late')).rejects.toThrow('stopping');
+    release();
+    await expect(running).resolves.toBe('done');
   });
 });
