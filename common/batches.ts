@@ -3,6 +3,7 @@
 // once, atomically in Redis, and appends a `listings.batch.completed` event to the outbox stream
 // that webhook delivery reads. Replays are harmless: marking an id stored twice changes nothing.
 import type { Redis } from 'ioredis';
+import { redisScript } from './clients/redis-script.ts';
 
 export const BATCH_TTL_SECONDS = 7 * 24 * 3600;
 
@@ -34,7 +35,7 @@ export interface NewBatch {
 
 // KEYS[1] batch hash, KEYS[2] pending set, KEYS[3] outbox stream; ARGV[1] now ISO, ARGV[2..] ids.
 // Removes stored ids from the pending set; when it empties first, completes the batch and emits.
-const markStoredScript = `
+const markStoredScript = redisScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 for i = 2, #ARGV do redis.call('SREM', KEYS[2], ARGV[i]) end
 if redis.call('SCARD', KEYS[2]) > 0 or redis.call('HGET', KEYS[1], 'status') == 'completed' then return 0 end
@@ -43,7 +44,7 @@ redis.call('XADD', KEYS[3], 'MAXLEN', '~', '100000', '*',
   'type', 'listings.batch.completed', 'batch_id', redis.call('HGET', KEYS[1], 'batch_id'),
   'account_id', redis.call('HGET', KEYS[1], 'account_id'), 'at', ARGV[1])
 return 1
-`;
+`);
 
 export function batchStore(redis: Redis, prefix: string) {
   const hashKey = (id: string) => `${prefix}batch:${id}`;
@@ -99,8 +100,8 @@ export function batchStore(redis: Redis, prefix: string) {
 
     /** Marks listing ids of a batch stored; true when this call completed the batch. */
     async markStored(batchId: string, listingIds: string[]): Promise<boolean> {
-      const result = await redis.eval(
-        markStoredScript,
+      const result = await markStoredScript.run(
+        redis,
         3,
         hashKey(batchId),
         pendingKey(batchId),

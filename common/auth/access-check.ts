@@ -9,8 +9,8 @@
 //
 // The script builds the counter key names from the key id it reads, which needs a single Redis
 // node (or a Redis Cluster with every key of one prefix on one slot); we run a single node.
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { redisScript } from '../clients/redis-script.ts';
 import { bucketsOf, DAY_TTL_SECONDS, DIRTY_TTL_SECONDS, MONTH_TTL_SECONDS } from '../usage/keys.ts';
 
 export const RATE_WINDOW_MS = 60_000;
@@ -19,7 +19,7 @@ export const RATE_WINDOW_MS = 60_000;
 // 6 window ms, 7 day ttl, 8 month ttl, 9 dirty ttl.
 // Returns {outcome, used, window_ttl_ms, record fields}: outcome 0 unknown, 1 allowed,
 // 2 not active (revoked), 3 rate limited. Key names mirror common/usage/keys.ts.
-const script = `
+const accessScript = redisScript(`
 local rec = redis.call('HGETALL', KEYS[1])
 if #rec == 0 then return {0, 0, 0, rec} end
 local f = {}
@@ -57,8 +57,7 @@ if ttl < 0 then
   ttl = tonumber(ARGV[6])
 end
 return {outcome, used, ttl, rec}
-`;
-const scriptSha = createHash('sha1').update(script).digest('hex');
+`);
 
 export type AccessOutcome = 'unknown' | 'allowed' | 'inactive' | 'rate_limited';
 const outcomes: AccessOutcome[] = ['unknown', 'allowed', 'inactive', 'rate_limited'];
@@ -93,13 +92,7 @@ export async function checkAccess(
     MONTH_TTL_SECONDS,
     DIRTY_TTL_SECONDS,
   ];
-  let reply: unknown;
-  try {
-    reply = await redis.evalsha(scriptSha, 1, recordKey, ...args);
-  } catch (error) {
-    if (!String((error as Error).message).includes('NOSCRIPT')) throw error;
-    reply = await redis.eval(script, 1, recordKey, ...args);
-  }
+  const reply = await accessScript.run(redis, 1, recordKey, ...args);
   const [code, used, ttl, flat] = reply as [number, number, number, string[]];
   const fields: Record<string, string> = {};
   for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;

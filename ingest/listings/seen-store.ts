@@ -4,13 +4,14 @@
 // Losing these keys is harmless for correctness: ids are deterministic and the stream skips ids it
 // already stored; only the "duplicate" label in the response depends on them.
 import type { Redis } from 'ioredis';
+import { redisScript } from '../../common/clients/redis-script.ts';
 
 export const SEEN_TTL_SECONDS = 30 * 24 * 3600;
 export const CLAIM_TTL_SECONDS = 60;
 
 // KEYS: seen keys; ARGV[1] pending marker, ARGV[2] claim ttl. Returns, per key, the existing value
 // (original batch id, or "p:<batch>" while in flight) or false when this call claimed it.
-const claimScript = `
+const claimScript = redisScript(`
 local out = {}
 for i = 1, #KEYS do
   local v = redis.call('GET', KEYS[i])
@@ -20,7 +21,13 @@ for i = 1, #KEYS do
   end
 end
 return out
-`;
+`);
+
+// KEYS: seen keys; ARGV[1] batch id, ARGV[2] ttl. One command instead of one SET per listing.
+const confirmScript = redisScript(`
+for i = 1, #KEYS do redis.call('SET', KEYS[i], ARGV[1], 'EX', ARGV[2]) end
+return #KEYS
+`);
 
 export function seenStore(redis: Redis, prefix: string) {
   const key = (listingId: string) => `${prefix}seen:${listingId}`;
@@ -28,8 +35,8 @@ export function seenStore(redis: Redis, prefix: string) {
     /** For each id: null when claimed by this batch, else the batch id that holds it. */
     async claim(listingIds: string[], batchId: string): Promise<(string | null)[]> {
       if (!listingIds.length) return [];
-      const result = (await redis.eval(
-        claimScript,
+      const result = (await claimScript.run(
+        redis,
         listingIds.length,
         ...listingIds.map(key),
         `p:${batchId}`,
@@ -43,9 +50,7 @@ export function seenStore(redis: Redis, prefix: string) {
 
     async confirm(listingIds: string[], batchId: string): Promise<void> {
       if (!listingIds.length) return;
-      const pipeline = redis.pipeline();
-      for (const id of listingIds) pipeline.set(key(id), batchId, 'EX', SEEN_TTL_SECONDS);
-      await pipeline.exec();
+      await confirmScript.run(redis, listingIds.length, ...listingIds.map(key), batchId, SEEN_TTL_SECONDS);
     },
 
     async release(listingIds: string[]): Promise<void> {
