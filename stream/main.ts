@@ -29,8 +29,12 @@ await runProcess('stream', async (logger) => {
   const startedAt = new Date().toISOString();
   let beats = 0;
   const beat = async () => {
+    // Image checks too: their backlog is independent of storage (own group) and worth seeing.
     const report = Object.fromEntries(
-      Object.entries(consumers).map(([name, c]) => [name, { partitions: c.assigned(), lag: c.lag() }]),
+      Object.entries({ ...consumers, image_checks: images }).map(([name, c]) => [
+        name,
+        { partitions: c.assigned(), lag: c.lag() },
+      ]),
     );
     // Lag in the logs too, every ~30 s, for operators without access to /healthz.
     if (beats++ % 10 === 0)

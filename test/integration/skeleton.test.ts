@@ -11,6 +11,12 @@ describe('walking skeleton (happy path)', () => {
     for (const name of ['kafka', 'clickhouse', 'redis', 'stream_workers']) {
       expect(health.body.components[name].status).toBe('ok');
     }
+    // Every consumer of the workers reports its partitions and lag.
+    expect(Object.keys(health.body.components.stream_workers.consumers).sort()).toEqual([
+      'image_checks',
+      'listings',
+      'views',
+    ]);
   });
 
   it('counts a bulk-created listing in pricing analytics', async () => {
