@@ -5,6 +5,7 @@
 // A 5xx is not kept, so the client can retry with the same key.
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { redisScript } from '../common/clients/redis-script.ts';
 import { AppError } from '../common/errors.ts';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
@@ -13,7 +14,7 @@ export const IN_PROGRESS_TTL_SECONDS = 60;
 const keyPattern = /^[\x21-\x7e]{1,255}$/;
 
 // KEYS[1] record; ARGV[1] body hash, ARGV[2] in-progress ttl.
-const claimScript = `
+const claimScript = redisScript(`
 local cur = redis.call('HMGET', KEYS[1], 'state', 'hash', 'status', 'body')
 if not cur[1] then
   redis.call('HSET', KEYS[1], 'state', 'in_progress', 'hash', ARGV[1])
@@ -23,7 +24,7 @@ end
 if cur[2] ~= ARGV[1] then return {'mismatch'} end
 if cur[1] == 'in_progress' then return {'in_progress'} end
 return {'done', cur[3], cur[4]}
-`;
+`);
 
 export interface StoredResponse {
   status: number;
@@ -45,8 +46,8 @@ export function idempotencyStore(redis: Redis, prefix: string) {
       const digest = createHash('sha256').update(key).digest('hex');
       const recordKey = `${prefix}idem:${scope}:${accountId}:${digest}`;
       const bodyHash = createHash('sha256').update(rawBody).digest('hex');
-      const [state, status, body] = (await redis.eval(
-        claimScript,
+      const [state, status, body] = (await claimScript.run(
+        redis,
         1,
         recordKey,
         bodyHash,

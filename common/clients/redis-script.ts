@@ -6,6 +6,8 @@ import type { Redis } from 'ioredis';
 export function redisScript(source: string) {
   const sha = createHash('sha1').update(source).digest('hex');
   return {
+    /** The Lua source, for MULTI/pipeline calls (which cannot fall back from EVALSHA). */
+    source,
     /** Same arguments as EVAL after the script: the number of keys, then keys and arguments. */
     async run(redis: Redis, numKeys: number, ...keysAndArgs: (string | number)[]): Promise<unknown> {
       try {

@@ -4,6 +4,7 @@
 // hash (Lua), so a delivery finishing after DELETE never resurrects the webhook.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { redisScript } from '../clients/redis-script.ts';
 import type { KeyMode } from '../auth/api-key-format.ts';
 
 /** Events a webhook can subscribe to; `webhook.test` is sent on request to the one webhook. */
@@ -43,30 +44,30 @@ export interface NewWebhook {
 }
 
 // KEYS[1] account set, KEYS[2] webhook hash; ARGV[1] cap, ARGV[2] id, ARGV[3] score, ARGV[4..] fields.
-const createScript = `
+const createScript = redisScript(`
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[2], unpack(ARGV, 4))
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
 return 1
-`;
+`);
 
 // KEYS[1] account set, KEYS[2] webhook hash; ARGV[1] account, ARGV[2] mode, ARGV[3] id.
-const deleteScript = `
+const deleteScript = redisScript(`
 if redis.call('HGET', KEYS[2], 'account_id') ~= ARGV[1] or redis.call('HGET', KEYS[2], 'mode') ~= ARGV[2] then
   return 0
 end
 redis.call('DEL', KEYS[2])
 redis.call('ZREM', KEYS[1], ARGV[3])
 return 1
-`;
+`);
 
 // KEYS[1] webhook hash; ARGV[1] 'setnx' field or '', ARGV[2] its value, ARGV[3..] fields to set.
-const updateScript = `
+const updateScript = redisScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if ARGV[1] ~= '' then redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) end
 if #ARGV > 2 then redis.call('HSET', KEYS[1], unpack(ARGV, 3)) end
 return 1
-`;
+`);
 
 /** A Standard Webhooks signing secret: `whsec_` + base64 of 32 random bytes. */
 export function newSigningSecret(): string {
@@ -79,7 +80,7 @@ export function webhookStore(redis: Redis, prefix: string) {
 
   async function update(id: string, fields: Record<string, string>, setIfMissing?: [string, string]) {
     const flat = Object.entries(fields).flat();
-    await redis.eval(updateScript, 1, hashKey(id), setIfMissing?.[0] ?? '', setIfMissing?.[1] ?? '', ...flat);
+    await updateScript.run(redis, 1, hashKey(id), setIfMissing?.[0] ?? '', setIfMissing?.[1] ?? '', ...flat);
   }
 
   return {
@@ -100,8 +101,8 @@ export function webhookStore(redis: Redis, prefix: string) {
         secret: newSigningSecret(),
       };
       const fields = toHash(record);
-      const created = await redis.eval(
-        createScript,
+      const created = await createScript.run(
+        redis,
         2,
         accountKey(input.account_id),
         hashKey(record.id),
@@ -132,8 +133,8 @@ export function webhookStore(redis: Redis, prefix: string) {
     },
 
     async delete(accountId: string, mode: KeyMode, id: string): Promise<boolean> {
-      const result = await redis.eval(
-        deleteScript,
+      const result = await deleteScript.run(
+        redis,
         2,
         accountKey(accountId),
         hashKey(id),
@@ -147,7 +148,7 @@ export function webhookStore(redis: Redis, prefix: string) {
     async recordSuccess(id: string, at: string): Promise<void> {
       await redis
         .multi()
-        .eval(updateScript, 1, hashKey(id), '', '', 'last_success_at', at)
+        .eval(updateScript.source, 1, hashKey(id), '', '', 'last_success_at', at)
         .hdel(hashKey(id), 'failing_since')
         .exec();
     },
