@@ -5,6 +5,7 @@
 // send the same attempt concurrently, and a crashed worker's deliveries come back after the lease.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { redisScript } from '../../common/clients/redis-script.ts';
 
 export const LEASE_MS = 60_000; // well above the 15 s request timeout
 const DELIVERY_TTL_SECONDS = 7 * 24 * 3600; // longer than the whole retry schedule
@@ -27,27 +28,27 @@ export type NewDelivery = Omit<Delivery, 'attempt' | 'first_attempt_at' | 'state
 
 // KEYS[1] due set, KEYS[2] delivery hash; ARGV[1] due score, ARGV[2] id, ARGV[3] ttl, ARGV[4..] fields.
 // A delivery id that exists (pending or done) is never enqueued again: fan-out replays are harmless.
-const enqueueScript = `
+const enqueueScript = redisScript(`
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 redis.call('HSET', KEYS[2], unpack(ARGV, 4))
 redis.call('EXPIRE', KEYS[2], ARGV[3])
 redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
 return 1
-`;
+`);
 
 // KEYS[1] due set, KEYS[2] leases hash; ARGV[1] now, ARGV[2] lease until, ARGV[3] limit, ARGV[4] token.
-const claimScript = `
+const claimScript = redisScript(`
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
 for _, id in ipairs(ids) do
   redis.call('ZADD', KEYS[1], ARGV[2], id)
   redis.call('HSET', KEYS[2], id, ARGV[4])
 end
 return ids
-`;
+`);
 
 // KEYS[1] due set, KEYS[2] leases hash, KEYS[3] delivery hash; ARGV[1] id, ARGV[2] token,
 // ARGV[3] 'done' | 'retry', ARGV[4] next due score, ARGV[5] attempts made, ARGV[6] first attempt at, ARGV[7] ttl.
-const finishScript = `
+const finishScript = redisScript(`
 if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('HDEL', KEYS[2], ARGV[1])
 if redis.call('EXISTS', KEYS[3]) == 1 then
@@ -65,7 +66,7 @@ else
   redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
 end
 return 1
-`;
+`);
 
 export function deliveryQueue(redis: Redis, prefix: string) {
   const dueKey = `${prefix}webhook:due`;
@@ -82,8 +83,8 @@ export function deliveryQueue(redis: Redis, prefix: string) {
         attempt: '0',
         state: 'pending',
       };
-      const result = await redis.eval(
-        enqueueScript,
+      const result = await enqueueScript.run(
+        redis,
         2,
         dueKey,
         deliveryKey(delivery.id),
@@ -98,8 +99,8 @@ export function deliveryQueue(redis: Redis, prefix: string) {
     /** Claims up to `limit` due deliveries; returns their ids and the lease token. */
     async claim(limit: number, now = Date.now()): Promise<{ ids: string[]; token: string }> {
       const token = randomBytes(8).toString('hex');
-      const ids = (await redis.eval(
-        claimScript,
+      const ids = (await claimScript.run(
+        redis,
         2,
         dueKey,
         leasesKey,
@@ -136,8 +137,8 @@ export function deliveryQueue(redis: Redis, prefix: string) {
       attempts: number,
       firstAttemptAt: string,
     ): Promise<boolean> {
-      const result = await redis.eval(
-        finishScript,
+      const result = await finishScript.run(
+        redis,
         3,
         dueKey,
         leasesKey,
