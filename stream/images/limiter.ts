@@ -14,11 +14,8 @@ export function createLimiter(total: number, perKey: number) {
       if (running >= total) return;
       if ((runningPerKey.get(key) ?? 0) >= perKey) continue; // at most total/perKey such keys
       const { start } = queue.take();
-      if (queue.size === 0) queues.delete(key);
-      else {
-        queues.delete(key); // move the key to the back: hosts take turns
-        queues.set(key, queue);
-      }
+      queues.delete(key);
+      if (queue.size) queues.set(key, queue); // back of the line: hosts take turns
       running++;
       runningPerKey.set(key, (runningPerKey.get(key) ?? 0) + 1);
       start();

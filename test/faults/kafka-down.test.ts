@@ -3,15 +3,9 @@
 // creates every listing — not "duplicate" of the failed attempt — and each is stored exactly once.
 import { afterAll, describe, expect, it } from 'vitest';
 import { startKafka, stopKafka } from '../../infra/local/kafka.mjs';
-import { readSettings } from '../../infra/local/settings.mjs';
 import { api, createTestKey, eventually, sampleListing } from '../support/api.ts';
 import { expectExactlyOnce } from './stream-support.ts';
-
-// The stack npm test started: the URLs in the environment must point at it (not external servers).
-const settings = readSettings(
-  { ...process.env, KAFKA_BROKERS: '', CLICKHOUSE_URL: '', REDIS_URL: '' },
-  { profile: 'test' },
-);
+import { stackSettings as settings } from './stack-settings.ts';
 
 let kafkaStopped = false;
 afterAll(async () => {

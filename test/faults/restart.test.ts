@@ -4,14 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { startClickHouse, stopClickHouse } from '../../infra/local/clickhouse.mjs';
 import { startKafka, stopKafka } from '../../infra/local/kafka.mjs';
 import { startRedis, stopRedis } from '../../infra/local/redis.mjs';
-import { readSettings } from '../../infra/local/settings.mjs';
 import { api, createTestKey, eventually, sampleListing, testClickHouse } from '../support/api.ts';
-
-// The stack npm test started: the URLs in the environment must point at it (not external servers).
-const settings = readSettings(
-  { ...process.env, KAFKA_BROKERS: '', CLICKHOUSE_URL: '', REDIS_URL: '' },
-  { profile: 'test' },
-);
+import { stackSettings as settings } from './stack-settings.ts';
 
 async function storedCount(listingId: string): Promise<number> {
   const result = await testClickHouse().query({

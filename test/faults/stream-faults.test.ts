@@ -3,7 +3,6 @@
 // kills workers and stops ClickHouse of the stack npm test started.
 import { afterAll, describe, expect, it } from 'vitest';
 import { startClickHouse, stopClickHouse } from '../../infra/local/clickhouse.mjs';
-import { readSettings } from '../../infra/local/settings.mjs';
 import { api, createTestKey, eventually } from '../support/api.ts';
 import { accountSql, closeProducer, createListings, rows } from '../integration/stream-support.ts';
 import {
@@ -14,11 +13,8 @@ import {
   spawnWorker,
   waitForPartitions,
 } from './stream-support.ts';
+import { stackSettings as settings } from './stack-settings.ts';
 
-const settings = readSettings(
-  { ...process.env, KAFKA_BROKERS: '', CLICKHOUSE_URL: '', REDIS_URL: '' },
-  { profile: 'test' },
-);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 afterAll(closeProducer);
