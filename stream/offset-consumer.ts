@@ -1,14 +1,18 @@
 // A Kafka consumer whose sink is ClickHouse, effectively once:
-// - every stored row (base tables and quarantine) carries its _topic/_partition/_offset;
+// - every stored row (base tables and quarantine) carries its _topic/_partition/_offset and _item,
+//   the position of its item within the message (a v2 listings message holds many listings; a
+//   single-item message uses 0);
 // - offsets are committed explicitly, per partition, only after the flush holding their rows
 //   succeeded (kafkajs' commitOffsetsIfNecessary() without arguments never commits when
 //   autoCommit is off, so we pass the offsets);
 // - when a partition is (re)assigned, or after a failed batch, the first batch reads the set of
-//   offsets at or after its first offset that are already stored, and those messages are skipped.
-//   A set, not a max: one flush may store a later offset of a partition (quarantine) while an
-//   earlier one (base table) is not stored yet, so "max stored offset" could skip unstored rows.
-// Skipped messages are still handed to the handler as `replayed` so it can redo idempotent side
-// effects (batch completion) that a crash between insert and commit may have cut off.
+//   (offset, item) positions at or after its first offset that are already stored, and handlers
+//   skip those items. A set, not a max: one flush may store a later offset (quarantine) while an
+//   earlier one is not stored yet, and the rows of one message may span several ClickHouse
+//   partitions (months), which one insert does not store atomically, so "max stored" could skip
+//   unstored rows.
+// Handlers still see stored items (isStored) so they can redo idempotent side effects (batch
+// completion) that a crash between insert and commit may have cut off.
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { queryRows, sqlNumber, sqlString } from '../common/clients/clickhouse.ts';
@@ -20,20 +24,25 @@ export interface Provenance {
   _topic: string;
   _partition: number;
   _offset: string;
+  _item: number;
 }
 
 export interface BatchContext {
-  provenance(m: KafkaMessage): Provenance;
+  /** Where item `item` (default 0) of message `m` came from; stored with its rows. */
+  provenance(m: KafkaMessage, item?: number): Provenance;
+  /** Whether rows of item `item` (default 0) of `m` are already stored (a replayed range). */
+  isStored(m: KafkaMessage, item?: number): boolean;
   /** Retries an idempotent step on transient failure, heartbeating meanwhile. */
   retry<T>(what: string, fn: () => Promise<T>): Promise<T>;
 }
 
 export interface BatchHandler {
   /**
-   * Stores `fresh` (not stored yet) and redoes side effects for `replayed` (already stored); resolves
-   * once everything is stored. Bad data goes to quarantine; only infrastructure failures throw.
+   * Stores the items of `messages` that are not stored yet (isStored) and redoes idempotent side
+   * effects for the others; resolves once everything is stored. Bad data goes to quarantine; only
+   * infrastructure failures throw.
    */
-  handle(fresh: KafkaMessage[], replayed: KafkaMessage[], context: BatchContext): Promise<void>;
+  handle(messages: KafkaMessage[], context: BatchContext): Promise<void>;
 }
 
 export interface OffsetConsumerOptions {
@@ -41,13 +50,13 @@ export interface OffsetConsumerOptions {
   clickhouse: ClickHouseClient;
   groupId: string;
   topic: string;
-  /** Tables whose rows carry provenance columns: a message is stored if any of them has its offset. */
+  /** Tables whose rows carry provenance columns: an item is stored if any of them has its position. */
   provenanceTables: string[];
   handler: BatchHandler;
   writers: ClickHouseWriter[];
   logger: Logger;
   partitionsConsumedConcurrently?: number;
-  /** Test hook (STREAM_CRASH_AFTER_INSERT): SIGKILL this process after the first stored batch, before its commit. */
+  /** Test hook (STREAM_CRASH_AFTER_INSERT): SIGKILL this process after its first handled batch, before the commit. */
   crashAfterInsert?: boolean;
 }
 
@@ -69,7 +78,7 @@ export async function startOffsetConsumer(options: OffsetConsumerOptions): Promi
     maxWaitTimeInMs: 100,
     allowAutoTopicCreation: false,
   });
-  // Per partition: offsets (as strings) at or after `from` that were already stored when checked.
+  // Per partition: "offset:item" positions at or after `from` that were already stored when checked.
   const guards = new Map<number, { from: bigint; stored: Set<string> }>();
   const lagByPartition: Record<string, number> = {};
   let assigned: number[] = [];
@@ -82,9 +91,9 @@ export async function startOffsetConsumer(options: OffsetConsumerOptions): Promi
     logger.info('partitions assigned', { topic, partitions: assigned });
   });
 
-  async function storedOffsets(partition: number, from: bigint): Promise<Set<string>> {
+  async function storedPositions(partition: number, from: bigint): Promise<Set<string>> {
     const selects = options.provenanceTables.map(
-      (table) => `SELECT toString(_offset) AS o FROM ${table}
+      (table) => `SELECT concat(toString(_offset), ':', toString(_item)) AS o FROM ${table}
                   WHERE _topic = ${sqlString(topic)} AND _partition = ${sqlNumber(partition)}
                     AND _offset >= ${from.toString()}`,
     );
@@ -106,26 +115,27 @@ export async function startOffsetConsumer(options: OffsetConsumerOptions): Promi
     if (!guard || first < guard.from) {
       guard = {
         from: first,
-        stored: await retry('reading stored offsets', () => storedOffsets(partition, first)),
+        stored: await retry('reading stored positions', () => storedPositions(partition, first)),
       };
       guards.set(partition, guard);
       if (guard.stored.size)
-        logger.info('skipping stored offsets of a replayed range', { partition, count: guard.stored.size });
+        logger.info('skipping stored items of a replayed range', { partition, count: guard.stored.size });
     }
     const stored = guard.stored;
-    const fresh = stored.size ? batch.messages.filter((m) => !stored.has(m.offset)) : batch.messages;
-    const replayed = stored.size ? batch.messages.filter((m) => stored.has(m.offset)) : [];
     const context: BatchContext = {
-      provenance: (m) => ({ _topic: topic, _partition: partition, _offset: m.offset }),
+      provenance: (m, item = 0) => ({ _topic: topic, _partition: partition, _offset: m.offset, _item: item }),
+      isStored: (m, item = 0) => stored.size > 0 && stored.has(`${m.offset}:${item}`),
       retry,
     };
-    await keepAlive(options.handler.handle(fresh, replayed, context), heartbeat);
-    if (options.crashAfterInsert && fresh.length) {
+    await keepAlive(options.handler.handle(batch.messages, context), heartbeat);
+    if (options.crashAfterInsert) {
       logger.warn('STREAM_CRASH_AFTER_INSERT: killing the worker between insert and commit', { partition });
       process.kill(process.pid, 'SIGKILL');
     }
-    // Offsets below the next batch can no longer be replayed within this assignment.
-    if (stored.size) for (const m of batch.messages) stored.delete(m.offset);
+    // Positions up to this batch's last offset can no longer be replayed within this assignment.
+    if (stored.size)
+      for (const position of stored)
+        if (BigInt(position.slice(0, position.indexOf(':'))) <= BigInt(last)) stored.delete(position);
     resolveOffset(last);
     await commitOffsetsIfNecessary({
       topics: [{ topic, partitions: [{ partition, offset: (BigInt(last) + 1n).toString() }] }],

@@ -4,13 +4,15 @@ import type { z } from 'zod';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
-export function parseMessage<S extends z.ZodType>(schema: S, message: KafkaMessage): Parsed<z.infer<S>> {
-  let json: unknown;
+export function parseJson(message: KafkaMessage): Parsed<unknown> {
   try {
-    json = JSON.parse(message.value?.toString('utf8') ?? '');
+    return { ok: true, value: JSON.parse(message.value?.toString('utf8') ?? '') };
   } catch (error) {
     return { ok: false, error: `not JSON: ${(error as Error).message}` };
   }
+}
+
+export function validate<S extends z.ZodType>(schema: S, json: unknown): Parsed<z.infer<S>> {
   const result = schema.safeParse(json);
   if (!result.success) {
     return {
@@ -19,4 +21,9 @@ export function parseMessage<S extends z.ZodType>(schema: S, message: KafkaMessa
     };
   }
   return { ok: true, value: result.data };
+}
+
+export function parseMessage<S extends z.ZodType>(schema: S, message: KafkaMessage): Parsed<z.infer<S>> {
+  const json = parseJson(message);
+  return json.ok ? validate(schema, json.value) : json;
 }

@@ -4,7 +4,7 @@ import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
 import type { BatchStore } from '../../common/batches.ts';
 import { AppError, dependencyUnavailable } from '../../common/errors.ts';
 import type { Listing } from '../../common/domain/listing.ts';
-import type { ListingMessage } from '../../common/domain/messages.ts';
+import type { ListingBatchHeader } from '../../common/domain/messages.ts';
 import { newId } from '../../common/ids.ts';
 import { fieldErrors } from '../validation/field-errors.ts';
 import { listingFingerprint, listingIdFor } from './fingerprint.ts';
@@ -20,8 +20,8 @@ import { validateListing } from './validate.ts';
 export interface BulkCreateDeps {
   seen: SeenStore;
   batches: BatchStore;
-  /** Publishes the messages in one producer.send; rejects when Kafka is unavailable. */
-  publish(messages: ListingMessage[]): Promise<void>;
+  /** Publishes the created listings (one message per request); rejects when Kafka is unavailable. */
+  publish(head: ListingBatchHeader, items: { listing_id: string; listing: Listing }[]): Promise<void>;
   now?: () => number;
 }
 
@@ -92,20 +92,14 @@ export async function bulkCreate(
     result.duplicate_of_batch_id = holder;
     return false;
   });
-  const messages: ListingMessage[] = fresh.map((c) => ({
-    v: 1,
-    listing_id: c.listingId,
-    account_id: auth.account_id,
-    batch_id: batchId,
-    is_test: isTest,
-    received_at: receivedAt,
-    listing: c.listing,
-  }));
-  const createdIds = messages.map((m) => m.listing_id);
+  const createdIds = fresh.map((c) => c.listingId);
 
-  if (messages.length) {
+  if (fresh.length) {
     try {
-      await deps.publish(messages);
+      await deps.publish(
+        { account_id: auth.account_id, batch_id: batchId, is_test: isTest, received_at: receivedAt },
+        fresh.map((c) => ({ listing_id: c.listingId, listing: c.listing })),
+      );
     } catch (error) {
       await deps.seen.release(createdIds).catch(() => undefined);
       throw dependencyUnavailable('kafka', error);

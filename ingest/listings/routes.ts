@@ -1,7 +1,7 @@
 // HTTP for the listing endpoints: POST /listings/bulk and GET /listings/batches/{id}.
 import { Router } from 'express';
 import { authenticate, authOf, requirePermission } from '../../common/auth/authenticate.ts';
-import type { ListingMessage } from '../../common/domain/messages.ts';
+import { encodeListingBatch } from '../../common/domain/messages.ts';
 import { AppError } from '../../common/errors.ts';
 import type { IngestContext } from '../context.ts';
 import { respond } from '../respond.ts';
@@ -16,10 +16,10 @@ export function createListingsRouter(ctx: IngestContext): Router {
   const deps: BulkCreateDeps = {
     seen: ctx.seen,
     batches: ctx.batches,
-    async publish(messages: ListingMessage[]) {
+    async publish(head, items) {
       await ctx.listingPublisher.publish(
         topic,
-        messages.map((m) => ({ key: m.listing_id, value: JSON.stringify(m) })),
+        encodeListingBatch(head, items).map((value) => ({ key: head.batch_id, value })),
       );
     },
   };

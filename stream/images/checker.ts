@@ -2,13 +2,13 @@
 // URL of every listing through the SSRF-safe client, counts results per batch in Redis, and stores
 // one row per image in ClickHouse `image_checks` with the listing message's Kafka provenance (so a
 // replayed range is skipped). Runs beside the listings sink; it never delays storing listings.
-import type { KafkaMessage } from 'kafkajs';
-import { listingMessageSchema, type ListingMessage } from '../../common/domain/messages.ts';
+import type { ListingMessage } from '../../common/domain/messages.ts';
 import type { Logger } from '../../common/logger.ts';
 import { createAddressPolicy, createOutboundClient } from '../../common/outbound/index.ts';
 import type { Platform } from '../../common/platform.ts';
+import { decodeListings } from '../listings/decode.ts';
 import { startOffsetConsumer, type BatchContext, type BatchHandler } from '../offset-consumer.ts';
-import { createClickHouseWriter } from '../sink/clickhouse-writer.ts';
+import { createClickHouseWriter, type Row } from '../sink/clickhouse-writer.ts';
 import { checkImage } from './check.ts';
 import type { ImageCheckerEnv } from './env.ts';
 import { createLimiter } from './limiter.ts';
@@ -32,18 +32,13 @@ export const imageCheckColumns = [
   '_topic',
   '_partition',
   '_offset',
+  '_item',
 ];
 
-function parse(message: KafkaMessage): ListingMessage | undefined {
-  try {
-    const json = JSON.parse(message.value?.toString('utf8') ?? '') as { listing?: { images?: unknown } };
-    // Most listings carry no images: skip the full schema for them (it was ~6 % of a worker's CPU).
-    if (!Array.isArray(json?.listing?.images) || json.listing.images.length === 0) return undefined;
-    const result = listingMessageSchema.safeParse(json);
-    return result.success ? result.data : undefined; // the listings sink quarantines bad messages
-  } catch {
-    return undefined;
-  }
+/** Listings with images: the others skip validation (the full schema was ~6 % of a worker's CPU). */
+function hasImages(rawListing: unknown): boolean {
+  const images = (rawListing as { images?: unknown } | null)?.images;
+  return Array.isArray(images) && images.length > 0;
 }
 
 function hostOf(url: string): string {
@@ -69,7 +64,11 @@ export async function startImageChecker(platform: Platform, env: ImageCheckerEnv
     logger,
   });
 
-  async function checkListing(message: ListingMessage, provenance: object, context: BatchContext) {
+  async function checkListing(
+    message: ListingMessage,
+    provenance: object,
+    context: BatchContext,
+  ): Promise<Row[]> {
     const images = message.listing.images ?? [];
     if (!images.length) return [];
     await context.retry('image summary', () =>
@@ -100,14 +99,16 @@ export async function startImageChecker(platform: Platform, env: ImageCheckerEnv
   }
 
   const handler: BatchHandler = {
-    async handle(fresh, _replayed, context) {
-      const rows = await Promise.all(
-        fresh.map((m) => {
-          const parsed = parse(m);
-          return parsed ? checkListing(parsed, context.provenance(m), context) : Promise.resolve([]);
-        }),
-      );
-      await writer.write(rows.flat());
+    async handle(messages, context) {
+      const checks: Promise<Row[]>[] = [];
+      for (const message of messages) {
+        for (const decoded of decodeListings(message, hasImages)) {
+          // Bad listings are the listings sink's to quarantine; stored ones were checked before.
+          if (!decoded.ok || context.isStored(message, decoded.item)) continue;
+          checks.push(checkListing(decoded.value, context.provenance(message, decoded.item), context));
+        }
+      }
+      await writer.write((await Promise.all(checks)).flat());
     },
   };
 

@@ -1,5 +1,7 @@
-// Listing messages → enriched rows of `listings`, stored once per listing id:
-// - invalid messages go to quarantine + dead-letter topic;
+// Listing messages (v1 single, v2 per request: decode.ts) → enriched rows of `listings`, stored once
+// per listing id:
+// - items already stored at their position (a replayed range) are only marked in their batch again;
+// - invalid messages or items go to quarantine + dead-letter topic;
 // - ids already in `listing_lookup` (a listing published twice, at different offsets) and repeats
 //   within the batch are skipped;
 // - rows ClickHouse refuses are isolated by the writer and quarantined;
@@ -7,13 +9,13 @@
 //   completes batches (contract, "Batches"). Replayed messages are marked again (idempotent).
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { KafkaMessage } from 'kafkajs';
-import { listingMessageSchema, type ListingMessage } from '../../common/domain/messages.ts';
+import type { ListingMessage } from '../../common/domain/messages.ts';
 import type { FxTable } from '../enrich/fx.ts';
-import type { BatchContext, BatchHandler } from '../offset-consumer.ts';
-import { parseMessage } from '../parse.ts';
+import type { BatchContext, BatchHandler, Provenance } from '../offset-consumer.ts';
 import type { ClickHouseWriter, Row } from '../sink/clickhouse-writer.ts';
 import { queryByIds } from '../sink/id-lookup.ts';
 import type { Quarantine, QuarantineEntry } from '../sink/quarantine.ts';
+import { decodeListings } from './decode.ts';
 import { listingRow } from './row.ts';
 
 export interface ListingsHandlerDeps {
@@ -37,12 +39,12 @@ export async function storedListingIds(clickhouse: ClickHouseClient, ids: string
 }
 
 export function createListingsHandler(deps: ListingsHandlerDeps): BatchHandler {
-  async function markBatches(messages: ListingMessage[], context: BatchContext) {
+  async function markBatches(listings: ListingMessage[], context: BatchContext) {
     const byBatch = new Map<string, string[]>();
-    for (const m of messages) {
-      const ids = byBatch.get(m.batch_id) ?? [];
-      ids.push(m.listing_id);
-      byBatch.set(m.batch_id, ids);
+    for (const l of listings) {
+      const ids = byBatch.get(l.batch_id) ?? [];
+      ids.push(l.listing_id);
+      byBatch.set(l.batch_id, ids);
     }
     await context.retry('marking batches stored', () =>
       Promise.all([...byBatch].map(([batchId, ids]) => deps.markStored(batchId, ids))),
@@ -50,28 +52,36 @@ export function createListingsHandler(deps: ListingsHandlerDeps): BatchHandler {
   }
 
   return {
-    async handle(fresh: KafkaMessage[], replayed: KafkaMessage[], context: BatchContext) {
+    async handle(messages: KafkaMessage[], context: BatchContext) {
       const storedAt = new Date().toISOString();
       const bad: QuarantineEntry[] = [];
-      const valid: { message: KafkaMessage; value: ListingMessage }[] = [];
-      for (const message of fresh) {
-        const parsed = parseMessage(listingMessageSchema, message);
-        if (parsed.ok) valid.push({ message, value: parsed.value });
-        else bad.push({ message, error: parsed.error, provenance: context.provenance(message) });
+      const valid: { provenance: Provenance; value: ListingMessage }[] = [];
+      const done: ListingMessage[] = []; // stored now or before: marked in their batch
+      for (const message of messages) {
+        for (const decoded of decodeListings(message)) {
+          const stored = context.isStored(message, decoded.item);
+          if (!decoded.ok) {
+            if (!stored) {
+              const { payload, error } = decoded;
+              bad.push({ payload, error, provenance: context.provenance(message, decoded.item) });
+            }
+          } else if (stored)
+            done.push(decoded.value); // replayed: redo its batch mark only
+          else valid.push({ provenance: context.provenance(message, decoded.item), value: decoded.value });
+        }
       }
       const known = await context.retry('duplicate check', () =>
         storedListingIds(deps.clickhouse, [...new Set(valid.map((v) => v.value.listing_id))]),
       );
       const rows: Row[] = [];
-      const source = new Map<Row, { message: KafkaMessage; value: ListingMessage }>();
-      const done: ListingMessage[] = []; // stored now or before: marked in their batch
+      const source = new Map<Row, { provenance: Provenance; value: ListingMessage }>();
       for (const v of valid) {
         if (known.has(v.value.listing_id)) {
           done.push(v.value);
           continue;
         }
         known.add(v.value.listing_id); // the first occurrence in the batch wins
-        const row = listingRow(v.value, context.provenance(v.message), storedAt, deps.fx);
+        const row = listingRow(v.value, v.provenance, storedAt, deps.fx);
         rows.push(row);
         source.set(row, v);
       }
@@ -80,17 +90,13 @@ export function createListingsHandler(deps: ListingsHandlerDeps): BatchHandler {
       if (refused.size) {
         await deps.quarantine.rows(
           result.rejected.map(({ row, error }) => ({
-            message: source.get(row)!.message,
+            payload: JSON.stringify(source.get(row)!.value),
             error: `refused by ClickHouse: ${error}`,
-            provenance: context.provenance(source.get(row)!.message),
+            provenance: source.get(row)!.provenance,
           })),
         );
       }
       for (const row of rows) if (!refused.has(row)) done.push(source.get(row)!.value);
-      for (const message of replayed) {
-        const parsed = parseMessage(listingMessageSchema, message);
-        if (parsed.ok) done.push(parsed.value);
-      }
       await markBatches(done, context);
     },
   };

@@ -40,6 +40,7 @@ export const listingColumns = [
   '_topic',
   '_partition',
   '_offset',
+  '_item',
 ];
 
 export function listingRow(message: ListingMessage, provenance: Provenance, storedAt: string, fx: FxTable) {

@@ -1,12 +1,13 @@
 // Poison messages: copied to the dead-letter topic (original bytes, error in the headers) and stored
 // in the quarantine table with the error, without blocking their partition. Quarantine rows carry
 // provenance like base rows, so a replayed poison message is recognised as handled.
-import type { KafkaMessage, Producer } from 'kafkajs';
+import type { Producer } from 'kafkajs';
 import type { Provenance } from '../offset-consumer.ts';
 import type { ClickHouseWriter } from './clickhouse-writer.ts';
 
 export interface QuarantineEntry {
-  message: KafkaMessage;
+  /** The poison bytes: the whole message, or one item of a v2 message as a standalone message. */
+  payload: string | Buffer | null;
   error: string;
   provenance: Provenance;
 }
@@ -27,19 +28,19 @@ export function createQuarantine(
       const now = new Date().toISOString();
       await producer.send({
         topic: deadLetterTopic,
-        messages: entries.map(({ message, error, provenance }) => ({
+        messages: entries.map(({ payload, error, provenance }) => ({
           key: `${provenance._topic}/${provenance._partition}/${provenance._offset}`,
-          value: message.value,
-          headers: { error: error.slice(0, 1000), source },
+          value: payload,
+          headers: { error: error.slice(0, 1000), source, item: String(provenance._item) },
         })),
       });
       const result = await writer.write(
-        entries.map(({ message, error, provenance }) => ({
+        entries.map(({ payload, error, provenance }) => ({
           quarantined_at: now,
           source,
           error: error.slice(0, 2000),
           // Bytes that are not UTF-8 survive as U+FFFD; the dead-letter topic keeps the originals.
-          payload: message.value?.toString('utf8') ?? '',
+          payload: payload?.toString('utf8') ?? '',
           ...provenance,
         })),
       );
@@ -57,4 +58,5 @@ export const quarantineColumns = [
   '_topic',
   '_partition',
   '_offset',
+  '_item',
 ];

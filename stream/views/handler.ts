@@ -24,6 +24,7 @@ export const viewColumns = [
   '_topic',
   '_partition',
   '_offset',
+  '_item',
 ];
 
 export function createViewsHandler(deps: {
@@ -32,13 +33,15 @@ export function createViewsHandler(deps: {
   listings: ListingCache;
 }): BatchHandler {
   return {
-    async handle(fresh: KafkaMessage[], _replayed: KafkaMessage[], context: BatchContext) {
+    async handle(messages: KafkaMessage[], context: BatchContext) {
       const bad: QuarantineEntry[] = [];
       const valid: { message: KafkaMessage; value: ViewMessage }[] = [];
       const seen = new Set<string>();
-      for (const message of fresh) {
+      for (const message of messages) {
+        if (context.isStored(message)) continue; // a replayed range: stored before
         const parsed = parseMessage(viewMessageSchema, message);
-        if (!parsed.ok) bad.push({ message, error: parsed.error, provenance: context.provenance(message) });
+        if (!parsed.ok)
+          bad.push({ payload: message.value, error: parsed.error, provenance: context.provenance(message) });
         else if (!seen.has(parsed.value.event_id)) {
           seen.add(parsed.value.event_id);
           valid.push({ message, value: parsed.value });
@@ -70,7 +73,7 @@ export function createViewsHandler(deps: {
       if (result.rejected.length) {
         await deps.quarantine.rows(
           result.rejected.map(({ row, error }) => ({
-            message: source.get(row)!,
+            payload: source.get(row)!.value,
             error: `refused by ClickHouse: ${error}`,
             provenance: context.provenance(source.get(row)!),
           })),
