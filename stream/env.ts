@@ -4,9 +4,11 @@ import { DEFAULT_USD_TZS } from './enrich/fx.ts';
 
 export const streamEnvSchema = baseEnvSchema.extend({
   STREAM_GROUP_PREFIX: envFields.topicPrefix.default('rls'),
-  /** Rows per insert (flush on size) and the longest a row waits for its insert (flush on time). */
+  /** Rows per insert (flush on size), the longest a row waits for its insert (flush on time), and the
+   * quiet gap after which a partial insert goes (no rows came in meanwhile). */
   SINK_MAX_ROWS: envFields.positiveInt.default(10_000),
   SINK_MAX_DELAY_MS: envFields.positiveInt.default(300),
+  SINK_QUIET_MS: envFields.positiveInt.default(20),
   STREAM_WORKER_ID: z
     .string()
     .regex(/^[A-Za-z0-9._-]{1,64}$/)

@@ -21,7 +21,12 @@ export async function startPipelines(
   producer: Producer,
   logger: Logger,
 ): Promise<Record<'listings' | 'views', RunningConsumer>> {
-  const writerOptions = { maxRows: env.SINK_MAX_ROWS, maxDelayMs: env.SINK_MAX_DELAY_MS, logger };
+  const writerOptions = {
+    maxRows: env.SINK_MAX_ROWS,
+    maxDelayMs: env.SINK_MAX_DELAY_MS,
+    quietMs: env.SINK_QUIET_MS,
+    logger,
+  };
   const writer = (table: string, columns: string[]) =>
     createClickHouseWriter(platform.clickhouse, { ...writerOptions, table, columns });
   const listingsWriter = writer('listings', listingColumns);

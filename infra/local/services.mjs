@@ -5,7 +5,10 @@ import { repoRoot } from './settings.mjs';
 const entryPoints = { gateway: 'gateway/main.ts', stream: 'stream/main.ts' };
 
 export function spawnService(name, env, { stdio = 'inherit' } = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', entryPoints[name]], {
+  // RLS_NODE_FLAGS: extra node flags for the services, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+  // to profile them under a benchmark (NODE_OPTIONS refuses --cpu-prof).
+  const flags = (env.RLS_NODE_FLAGS ?? process.env.RLS_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...flags, '--import', 'tsx', entryPoints[name]], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio,

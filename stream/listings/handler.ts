@@ -33,7 +33,7 @@ export async function storedListingIds(clickhouse: ClickHouseClient, ids: string
   const rows = await queryByIds<{ id: string }>(
     clickhouse,
     ids,
-    (list) => `SELECT DISTINCT toString(listing_id) AS id FROM listing_lookup WHERE listing_id IN (${list})`,
+    (inSet) => `SELECT DISTINCT toString(listing_id) AS id FROM listing_lookup WHERE listing_id IN ${inSet}`,
   );
   return new Set(rows.map((r) => r.id));
 }

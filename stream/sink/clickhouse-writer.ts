@@ -1,5 +1,7 @@
 // Batched ClickHouse writer: rows from all partitions join one pending insert, flushed when it
-// reaches `maxRows` or is `maxDelayMs` old. Callers await the flush that holds their rows, and only
+// reaches `maxRows`, when no rows arrived for `quietMs` (the partitions of a Kafka fetch have all
+// handed in their rows: waiting longer only delays their commits and the next fetch), or when it
+// is `maxDelayMs` old (a steady trickle never goes quiet). Callers await the flush that holds their rows, and only
 // then commit their Kafka offsets. Transient failures (server down, timeouts) are retried with capped
 // backoff and never give up while running, so an outage pauses consumption instead of losing data.
 // A permanent failure (ClickHouse refuses the data) is bisected down to the refused rows, which are
@@ -19,6 +21,7 @@ interface Pending {
   rows: Row[];
   waiters: { rows: Row[]; resolve: (result: WriteResult) => void; reject: (error: unknown) => void }[];
   timer?: NodeJS.Timeout;
+  quietTimer?: NodeJS.Timeout;
 }
 
 export interface WriterOptions {
@@ -26,6 +29,8 @@ export interface WriterOptions {
   columns: string[];
   maxRows: number;
   maxDelayMs: number;
+  /** Flush once no rows arrived for this long (≤ maxDelayMs; default: maxDelayMs, i.e. off). */
+  quietMs?: number;
   logger: Logger;
 }
 
@@ -96,7 +101,8 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
     const batch = pending;
     if (!batch) return;
     pending = undefined;
-    if (batch.timer) clearTimeout(batch.timer);
+    clearTimeout(batch.timer);
+    clearTimeout(batch.quietTimer);
     // Inserts run one after another, so rows land in the order their offsets were read.
     inFlight = inFlight.then(async () => {
       const rejected: WriteResult['rejected'] = [];
@@ -131,6 +137,10 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
         for (const row of rows) pending.rows.push(row);
         pending.waiters.push({ rows, resolve, reject });
         if (pending.rows.length >= options.maxRows) flush();
+        else if (options.quietMs !== undefined && options.quietMs < options.maxDelayMs) {
+          clearTimeout(pending.quietTimer);
+          pending.quietTimer = setTimeout(flush, options.quietMs);
+        }
       });
     },
     /** Flushes what is buffered and waits for every insert (up to `timeoutMs`); later writes fail. */
