@@ -1,6 +1,7 @@
 // The stream's consumers: listings → `listings`, view events → `view_events`, each a consumer group
 // over its topic (scale out by running more workers, up to the partition count), sharing one
 // quarantine writer and the dead-letter topic.
+import { randomUUID } from 'node:crypto';
 import type { Producer } from 'kafkajs';
 import { batchStore } from '../common/batches.ts';
 import type { Logger } from '../common/logger.ts';
@@ -8,6 +9,8 @@ import type { Platform } from '../common/platform.ts';
 import { fxTable } from './enrich/fx.ts';
 import type { StreamEnv } from './env.ts';
 import { createListingsHandler } from './listings/handler.ts';
+import { listingOwners } from './listings/owners.ts';
+import { ensureOwnersBuilt } from './listings/owners-rebuild.ts';
 import { listingColumns } from './listings/row.ts';
 import { startOffsetConsumer, type RunningConsumer } from './offset-consumer.ts';
 import { createClickHouseWriter } from './sink/clickhouse-writer.ts';
@@ -40,13 +43,22 @@ export async function startPipelines(
     partitionsConsumedConcurrently: env.STREAM_PARTITIONS_CONCURRENTLY,
   };
 
+  const owners = listingOwners(platform.redis, env.REDIS_KEY_PREFIX);
+  await ensureOwnersBuilt({
+    redis: platform.redis,
+    clickhouse: platform.clickhouse,
+    owners,
+    prefix: env.REDIS_KEY_PREFIX,
+    lockOwner: randomUUID(),
+    logger,
+  });
   const listings = await startOffsetConsumer({
     ...common,
     groupId: `${env.STREAM_GROUP_PREFIX}${env.KAFKA_TOPIC_PREFIX}.listings-sink`,
     topic: platform.topic('rls.listings.v1'),
     provenanceTables: ['listings', 'quarantine'],
     handler: createListingsHandler({
-      clickhouse: platform.clickhouse,
+      owners,
       writer: listingsWriter,
       quarantine: createQuarantine(quarantineWriter, producer, deadLetters, 'listings'),
       fx: fxTable(env.FX_USD_TZS),

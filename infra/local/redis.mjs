@@ -42,7 +42,10 @@ function redisConf(port, dir) {
     // RDB snapshots off: the AOF is the one source of truth (rewrites still use an RDB preamble,
     // so it stays compact), and no periodic fork + full dump competes for RAM and disk.
     'save ""',
-    // No maxmemory: keys and webhooks must never be evicted.
+    // No maxmemory: keys, webhooks and listing owners must never be evicted.
+    // Listing owners live in 65,536 hashes (stream/listings/owners.ts): up to 512 fields per hash keep
+    // the compact listpack encoding (~8 M listings before buckets outgrow it; default 128).
+    'hash-max-listpack-entries 512',
     '',
   ].join('\n');
 }

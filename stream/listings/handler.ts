@@ -2,40 +2,28 @@
 // per listing id:
 // - items already stored at their position (a replayed range) are only marked in their batch again;
 // - invalid messages or items go to quarantine + dead-letter topic;
-// - ids already in `listing_lookup` (a listing published twice, at different offsets) and repeats
-//   within the batch are skipped;
-// - rows ClickHouse refuses are isolated by the writer and quarantined;
+// - each id is claimed for its position in the listing owners (owners.ts): ids owned by another
+//   position (a listing published twice, at different offsets, or twice in one batch) are skipped;
+// - rows ClickHouse refuses are isolated by the writer, quarantined, and release their claim;
 // - then every listing stored or skipped as already stored is marked in its batch (Redis), which
 //   completes batches (contract, "Batches"). Replayed messages are marked again (idempotent).
-import type { ClickHouseClient } from '@clickhouse/client';
 import type { KafkaMessage } from 'kafkajs';
 import type { ListingMessage } from '../../common/domain/messages.ts';
 import type { FxTable } from '../enrich/fx.ts';
 import type { BatchContext, BatchHandler, Provenance } from '../offset-consumer.ts';
 import type { ClickHouseWriter, Row } from '../sink/clickhouse-writer.ts';
-import { queryByIds } from '../sink/id-lookup.ts';
 import type { Quarantine, QuarantineEntry } from '../sink/quarantine.ts';
 import { decodeListings } from './decode.ts';
+import { positionOf, type ListingOwners } from './owners.ts';
 import { listingRow } from './row.ts';
 
 export interface ListingsHandlerDeps {
-  clickhouse: ClickHouseClient;
+  owners: ListingOwners;
   writer: ClickHouseWriter;
   quarantine: Quarantine;
   fx: FxTable;
   /** batchStore(...).markStored */
   markStored(batchId: string, listingIds: string[]): Promise<unknown>;
-}
-
-/** Ids (validated UUIDs) among `ids` that `listing_lookup` already holds. Primary-key lookup. */
-export async function storedListingIds(clickhouse: ClickHouseClient, ids: string[]): Promise<Set<string>> {
-  if (!ids.length) return new Set();
-  const rows = await queryByIds<{ id: string }>(
-    clickhouse,
-    ids,
-    (inSet) => `SELECT DISTINCT toString(listing_id) AS id FROM listing_lookup WHERE listing_id IN ${inSet}`,
-  );
-  return new Set(rows.map((r) => r.id));
 }
 
 export function createListingsHandler(deps: ListingsHandlerDeps): BatchHandler {
@@ -70,24 +58,32 @@ export function createListingsHandler(deps: ListingsHandlerDeps): BatchHandler {
           else valid.push({ provenance: context.provenance(message, decoded.item), value: decoded.value });
         }
       }
-      const known = await context.retry('duplicate check', () =>
-        storedListingIds(deps.clickhouse, [...new Set(valid.map((v) => v.value.listing_id))]),
-      );
+      const claims = valid.map((v) => ({
+        listingId: v.value.listing_id,
+        position: positionOf(v.provenance),
+      }));
+      const owners = await context.retry('claiming listing ids', () => deps.owners.claim(claims));
       const rows: Row[] = [];
       const source = new Map<Row, { provenance: Provenance; value: ListingMessage }>();
-      for (const v of valid) {
-        if (known.has(v.value.listing_id)) {
+      valid.forEach((v, i) => {
+        // Owned by another position: stored (or being stored) from there. The first in a batch wins.
+        if (owners[i] !== claims[i]!.position) {
           done.push(v.value);
-          continue;
+          return;
         }
-        known.add(v.value.listing_id); // the first occurrence in the batch wins
         const row = listingRow(v.value, v.provenance, storedAt, deps.fx);
         rows.push(row);
         source.set(row, v);
-      }
+      });
       const [result] = await Promise.all([deps.writer.write(rows), deps.quarantine.rows(bad)]);
       const refused = new Set(result.rejected.map((r) => r.row));
       if (refused.size) {
+        const released = result.rejected.map(({ row }) => source.get(row)!);
+        await context.retry('releasing refused listing ids', () =>
+          deps.owners.release(
+            released.map((r) => ({ listingId: r.value.listing_id, position: positionOf(r.provenance) })),
+          ),
+        );
         await deps.quarantine.rows(
           result.rejected.map(({ row, error }) => ({
             payload: JSON.stringify(source.get(row)!.value),

@@ -11,11 +11,12 @@ import { listingSchema } from '../../common/domain/listing.ts';
 import { createLogger } from '../../common/logger.ts';
 import { fxTable } from '../../stream/enrich/fx.ts';
 import { createListingsHandler } from '../../stream/listings/handler.ts';
+import { listingOwners } from '../../stream/listings/owners.ts';
 import { listingColumns } from '../../stream/listings/row.ts';
 import { startOffsetConsumer, type RunningConsumer } from '../../stream/offset-consumer.ts';
 import { createClickHouseWriter } from '../../stream/sink/clickhouse-writer.ts';
 import { createQuarantine, quarantineColumns } from '../../stream/sink/quarantine.ts';
-import { env, eventually, sampleListing, testClickHouse } from '../support/api.ts';
+import { env, eventually, sampleListing, testClickHouse, testRedis } from '../support/api.ts';
 import { rows, storedCounts } from './stream-support.ts';
 
 const logger = createLogger('error');
@@ -49,8 +50,9 @@ async function ownTopic(): Promise<string> {
   return topic;
 }
 
-function runListingsConsumer(topic: string, marked: Map<string, string[]>): Promise<RunningConsumer> {
+async function runListingsConsumer(topic: string, marked: Map<string, string[]>): Promise<RunningConsumer> {
   const clickhouse = testClickHouse();
+  const redis = await testRedis();
   const writer = (table: string, columns: string[]) =>
     createClickHouseWriter(clickhouse, { table, columns, maxRows: 1_000, maxDelayMs: 50, logger });
   const listingsWriter = writer('listings', listingColumns);
@@ -62,7 +64,7 @@ function runListingsConsumer(topic: string, marked: Map<string, string[]>): Prom
     topic,
     provenanceTables: ['listings', 'quarantine'],
     handler: createListingsHandler({
-      clickhouse,
+      owners: listingOwners(redis, env.REDIS_KEY_PREFIX),
       writer: listingsWriter,
       quarantine: createQuarantine(quarantineWriter, producer!, `${topic}.deadletter`, 'listings'),
       fx: fxTable(),
