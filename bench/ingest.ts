@@ -1,6 +1,8 @@
 // npm run bench:ingest — throughput and latency of POST /listings/bulk with 100-listing batches,
 // next to a baseline measured in the same run: a bare node:http server (own process) that only
-// reads and JSON-parses the same bodies. Prints accepted listings/s, p50/p99 and the ratio.
+// reads and JSON-parses the same bodies, and a reference Express + zod server (own process) that
+// validates them with the listing schema and does nothing else. Prints accepted listings/s,
+// p50/p99 and the ratios.
 //
 // Runs against the stack of the environment (npm start's by default; RLS_PORT_BASE / RLS_NAMESPACE /
 // *_URL select another). Starts its own gateway on BENCH_PORT (default 28190) unless BENCH_BASE_URL
@@ -198,7 +200,14 @@ async function main() {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     children.push(bare);
-    await new Promise((resolve) => bare.once('message', resolve));
+    const expressPort = port + 2;
+    const expressZod = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'bench/express-zod-reference.ts', String(expressPort)],
+      { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+    );
+    children.push(expressZod);
+    await Promise.all([bare, expressZod].map((c) => new Promise((resolve) => c.once('message', resolve))));
 
     console.log(
       `bench:ingest — ${LISTINGS_PER_REQUEST}-listing batches (${bodyTemplate().length} bytes), concurrency ${concurrency}, ${seconds} s each after ${warmupSeconds} s warm-up`,
@@ -211,14 +220,26 @@ async function main() {
         (text) => (JSON.parse(text) as { accepted: number }).accepted,
       ),
     );
+    const reference = summarize(
+      'reference (Express + zod)',
+      await load(
+        new URL(`http://127.0.0.1:${expressPort}/`),
+        {},
+        (text) => (JSON.parse(text) as { accepted: number }).accepted,
+      ),
+    );
     const service = summarize(
       'POST /api/v1/listings/bulk',
       await load(new URL(`${baseUrl}/api/v1/listings/bulk`), { 'X-API-Key': key.key }, (text) => {
         return (JSON.parse(text) as { summary: { created: number } }).summary.created;
       }),
     );
+    const pct = (a: number, b: number) => `${((a / b) * 100).toFixed(1)} %`;
     console.log(
-      `ratio (service / baseline listings/s): ${((service.listingsPerSec / baseline.listingsPerSec) * 100).toFixed(1)} %`,
+      `ratio (service / baseline listings/s): ${pct(service.listingsPerSec, baseline.listingsPerSec)}`,
+    );
+    console.log(
+      `reference / baseline: ${pct(reference.listingsPerSec, baseline.listingsPerSec)}; service / reference: ${pct(service.listingsPerSec, reference.listingsPerSec)}`,
     );
   } finally {
     await stopChildren(children);
