@@ -15,6 +15,8 @@ export const streamEnvSchema = baseEnvSchema.extend({
     .optional(),
   /** Partitions one worker processes at the same time (per consumer). */
   STREAM_PARTITIONS_CONCURRENTLY: envFields.positiveInt.default(6),
+  /** Listings consumer-group members per worker process (docs/stream.md, "Throughput"). */
+  STREAM_LISTINGS_MEMBERS: envFields.positiveInt.default(2),
   /** Listings whose place the view enrichment keeps in memory. */
   STREAM_LISTING_CACHE_SIZE: envFields.positiveInt.default(200_000),
   /** TZS per USD for price_tzs (docs/stream.md, "Exchange rates"). */

@@ -14,7 +14,7 @@
 // Handlers still see stored items (isStored) so they can redo idempotent side effects (batch
 // completion) that a crash between insert and commit may have cut off.
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { queryRows, sqlNumber, sqlString } from '../common/clients/clickhouse.ts';
 import { errorFields, type Logger } from '../common/logger.ts';
 import { retryWhileRunning } from './retry.ts';
@@ -61,13 +61,36 @@ export interface OffsetConsumerOptions {
 }
 
 export interface RunningConsumer {
-  consumer: Consumer;
   assigned(): number[];
   lag(): Record<string, number>;
   stop(): Promise<void>;
 }
 
-export async function startOffsetConsumer(options: OffsetConsumerOptions): Promise<RunningConsumer> {
+/**
+ * Runs `options.members` group members (default 1) in this process; they share the handler and
+ * writers. Why more than one: a kafkajs consumer fetches again only once every partition of its
+ * previous fetch is committed, so one member alternates between preparing rows (CPU) and waiting for
+ * the insert (ClickHouse); two members overlap the two (bench:stream, stream alone, clean stack:
+ * 19.6–21.1 k → 22.2–26.5 k listings/s with two).
+ */
+export async function startOffsetConsumer(
+  options: OffsetConsumerOptions & { members?: number },
+): Promise<RunningConsumer> {
+  const members = await Promise.all(Array.from({ length: options.members ?? 1 }, () => startMember(options)));
+  return {
+    assigned: () => members.flatMap((m) => m.assigned()).sort((a, b) => a - b),
+    lag: () => Object.assign({}, ...members.map((m) => m.lag())) as Record<string, number>,
+    async stop() {
+      // kafkajs' stop() waits for the running batches (which await their flush and commit), so
+      // what was handed to the writers is stored and committed before we leave the group.
+      await Promise.all(members.map((m) => m.consumer.stop()));
+      for (const writer of options.writers) await writer.drain();
+      await Promise.all(members.map((m) => m.consumer.disconnect()));
+    },
+  };
+}
+
+async function startMember(options: OffsetConsumerOptions) {
   const { kafka, topic, logger } = options;
   const consumer = kafka.consumer({
     groupId: options.groupId,
@@ -165,18 +188,7 @@ export async function startOffsetConsumer(options: OffsetConsumerOptions): Promi
     },
   });
 
-  return {
-    consumer,
-    assigned: () => assigned,
-    lag: () => ({ ...lagByPartition }),
-    async stop() {
-      // kafkajs' stop() waits for the running batches (which await their flush and commit), so
-      // what was handed to the writers is stored and committed before we leave the group.
-      await consumer.stop();
-      for (const writer of options.writers) await writer.drain();
-      await consumer.disconnect();
-    },
-  };
+  return { consumer, assigned: () => assigned, lag: () => ({ ...lagByPartition }) };
 }
 
 /** Awaits `work` while heartbeating, so a long flush (ClickHouse down) does not cost the partition. */

@@ -68,6 +68,7 @@ export async function startPipelines(
     writers: [listingsWriter],
     logger: logger.child({ consumer: 'listings' }),
     crashAfterInsert: env.STREAM_CRASH_AFTER_INSERT === '1',
+    members: env.STREAM_LISTINGS_MEMBERS,
   });
   const views = await startOffsetConsumer({
     ...common,
