@@ -1,0 +1,64 @@
+// The stream's batched ClickHouse writer against the real server: a partial batch goes out after the
+// quiet gap (not held for the maximum delay), and rows ClickHouse refuses are isolated by bisection
+// while every other row of the insert is stored. Rows are told apart by a random `_topic`.
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../common/logger.ts';
+import { createClickHouseWriter } from '../../stream/sink/clickhouse-writer.ts';
+import { quarantineColumns } from '../../stream/sink/quarantine.ts';
+import { testClickHouse } from '../support/api.ts';
+import { rows } from './stream-support.ts';
+
+const row = (topic: string, offset: number, partition: unknown = 0) => ({
+  quarantined_at: new Date().toISOString(),
+  source: 'listings',
+  error: 'writer test',
+  payload: '{}',
+  _topic: topic,
+  _partition: partition,
+  _offset: offset,
+  _item: 0,
+});
+
+const storedOffsets = async (topic: string) =>
+  (
+    await rows<{ o: string }>(
+      `SELECT toString(_offset) AS o FROM quarantine WHERE _topic = '${topic}' ORDER BY _offset`,
+    )
+  ).map((r) => Number(r.o));
+
+describe('stream: batched ClickHouse writer', () => {
+  it('happy: a partial batch is flushed after the quiet gap instead of waiting for the maximum delay', async () => {
+    const topic = `test.writer.${randomUUID().slice(0, 8)}`;
+    const writer = createClickHouseWriter(testClickHouse(), {
+      table: 'quarantine',
+      columns: quarantineColumns,
+      maxRows: 10_000,
+      maxDelayMs: 600_000, // were the quiet gap ignored, the write would outlast the test's timeout
+      quietMs: 20,
+      logger: createLogger('error'),
+    });
+    const result = await writer.write([row(topic, 1), row(topic, 2)]);
+    expect(result.rejected).toEqual([]);
+    expect(await storedOffsets(topic)).toEqual([1, 2]);
+    await writer.drain();
+  }, 20_000);
+
+  it('error: rows ClickHouse refuses are isolated and returned; every other row is stored', async () => {
+    const topic = `test.writer.${randomUUID().slice(0, 8)}`;
+    const writer = createClickHouseWriter(testClickHouse(), {
+      table: 'quarantine',
+      columns: quarantineColumns,
+      maxRows: 10_000,
+      maxDelayMs: 50,
+      logger: createLogger('error'),
+    });
+    const bad = row(topic, 3, 'not a number'); // _partition is UInt32: the insert is refused
+    const batch = [row(topic, 1), row(topic, 2), bad, row(topic, 4), row(topic, 5)];
+    const result = await writer.write(batch);
+    expect(result.rejected.map((r) => r.row)).toEqual([bad]);
+    expect(result.rejected[0]!.error).toMatch(/Code: \d+/);
+    expect(await storedOffsets(topic)).toEqual([1, 2, 4, 5]);
+    await writer.drain();
+  }, 30_000);
+});
