@@ -1,7 +1,7 @@
 // Publishes the messages of concurrent requests together: while one produce request is in flight,
 // the messages of the requests that arrive meanwhile are queued and go out in the next single
-// sendBatch. No added delay when idle; under load, fewer and larger produce requests (Kafka
-// encoding is ~18 % of the API's CPU under load — docs/ingest.md, "Performance"). Each caller's promise
+// sendBatch. No added delay when idle; under load, fewer and larger produce requests (kafkajs costs
+// per message and per request — docs/ingest.md, "Performance"). Each caller's promise
 // settles with the send that carried its messages, so a failure still fails exactly its requests.
 import type { Message, Producer } from 'kafkajs';
 
