@@ -35,7 +35,9 @@ try {
       void shutdown(1);
     });
   }
-  await waitForHealth(settings.port, { children });
+  // Generous: a worker's first start on a store without listing owners rebuilds them from
+  // ClickHouse before it consumes (~1 min per 5 M listings; stream/listings/owners-rebuild.ts).
+  await waitForHealth(settings.port, { children, timeoutMs: 300_000 });
   log('stack', `serving http://127.0.0.1:${settings.port}/api/v1 (health: /healthz); Ctrl-C stops`);
 } catch (error) {
   process.stderr.write(`[stack] start failed: ${error.message}\n`);

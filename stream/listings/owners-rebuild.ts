@@ -27,6 +27,7 @@ export async function ensureOwnersBuilt(deps: {
       continue;
     }
     try {
+      logger.info('rebuilding listing owners from ClickHouse before consuming (marker missing)');
       const count = await rebuild(deps, () => redis.expire(lock, LOCK_TTL_SECONDS));
       await redis.set(marker, new Date().toISOString());
       logger.info('listing owners built from ClickHouse', { listings: count });
@@ -50,6 +51,8 @@ async function rebuild(
   let count = 0;
   const flush = async () => {
     await deps.owners.claim(claims);
+    if (Math.floor((count + claims.length) / 1e6) > Math.floor(count / 1e6))
+      deps.logger.info('rebuilding listing owners', { listings: count + claims.length });
     count += claims.length;
     claims = [];
     await keepLock();
