@@ -58,6 +58,8 @@ export interface OffsetConsumerOptions {
   partitionsConsumedConcurrently?: number;
   /** Test hook (STREAM_CRASH_AFTER_INSERT): SIGKILL this process after its first handled batch, before the commit. */
   crashAfterInsert?: boolean;
+  /** Group members to run in this process (default 1); see startOffsetConsumer. */
+  members?: number;
 }
 
 export interface RunningConsumer {
@@ -71,11 +73,9 @@ export interface RunningConsumer {
  * writers. Why more than one: a kafkajs consumer fetches again only once every partition of its
  * previous fetch is committed, so one member alternates between preparing rows (CPU) and waiting for
  * the insert (ClickHouse); two members overlap the two (bench:stream, stream alone, clean stack:
- * 19.6–21.1 k → 22.2–26.5 k listings/s with two).
+ * 19.6–21.1 k → 21.4–26.8 k listings/s with two).
  */
-export async function startOffsetConsumer(
-  options: OffsetConsumerOptions & { members?: number },
-): Promise<RunningConsumer> {
+export async function startOffsetConsumer(options: OffsetConsumerOptions): Promise<RunningConsumer> {
   const members = await Promise.all(Array.from({ length: options.members ?? 1 }, () => startMember(options)));
   return {
     assigned: () => members.flatMap((m) => m.assigned()).sort((a, b) => a - b),

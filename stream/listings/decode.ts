@@ -23,17 +23,18 @@ export function decodeListings(
   message: KafkaMessage,
   select?: (rawListing: unknown) => boolean,
 ): DecodedItem[] {
-  const whole = (error: string): DecodedItem[] => [{ item: 0, ok: false, error, payload: message.value }];
+  // The whole message is bad: one item 0 carrying the original bytes.
+  const whole = (error: string): DecodedItem => ({ item: 0, ok: false, error, payload: message.value });
   const json = parseJson(message);
-  if (!json.ok) return whole(json.error);
+  if (!json.ok) return [whole(json.error)];
   const version = (json.value as { v?: unknown } | null)?.v;
   if (version !== 2) {
     if (select && !select((json.value as { listing?: unknown } | null)?.listing)) return [];
     const single = validate(listingMessageSchema, json.value);
-    return [single.ok ? { item: 0, ok: true, value: single.value } : whole(single.error)[0]!];
+    return [single.ok ? { item: 0, ok: true, value: single.value } : whole(single.error)];
   }
   const head = validate(listingBatchHeaderSchema, json.value);
-  if (!head.ok) return whole(head.error);
+  if (!head.ok) return [whole(head.error)];
   const { listings, v: _v, ...header } = head.value;
   const out: DecodedItem[] = [];
   listings.forEach((raw, item) => {

@@ -20,6 +20,15 @@ const row = (topic: string, offset: number, partition: unknown = 0) => ({
   _item: 0,
 });
 
+const writer = (options: { maxDelayMs: number; quietMs?: number }) =>
+  createClickHouseWriter(testClickHouse(), {
+    table: 'quarantine',
+    columns: quarantineColumns,
+    maxRows: 10_000,
+    logger: createLogger('error'),
+    ...options,
+  });
+
 const storedOffsets = async (topic: string) =>
   (
     await rows<{ o: string }>(
@@ -30,35 +39,23 @@ const storedOffsets = async (topic: string) =>
 describe('stream: batched ClickHouse writer', () => {
   it('happy: a partial batch is flushed after the quiet gap instead of waiting for the maximum delay', async () => {
     const topic = `test.writer.${randomUUID().slice(0, 8)}`;
-    const writer = createClickHouseWriter(testClickHouse(), {
-      table: 'quarantine',
-      columns: quarantineColumns,
-      maxRows: 10_000,
-      maxDelayMs: 600_000, // were the quiet gap ignored, the write would outlast the test's timeout
-      quietMs: 20,
-      logger: createLogger('error'),
-    });
-    const result = await writer.write([row(topic, 1), row(topic, 2)]);
+    // Were the quiet gap ignored, the write would outlast the test's timeout.
+    const quiet = writer({ maxDelayMs: 600_000, quietMs: 20 });
+    const result = await quiet.write([row(topic, 1), row(topic, 2)]);
     expect(result.rejected).toEqual([]);
     expect(await storedOffsets(topic)).toEqual([1, 2]);
-    await writer.drain();
+    await quiet.drain();
   }, 20_000);
 
   it('error: rows ClickHouse refuses are isolated and returned; every other row is stored', async () => {
     const topic = `test.writer.${randomUUID().slice(0, 8)}`;
-    const writer = createClickHouseWriter(testClickHouse(), {
-      table: 'quarantine',
-      columns: quarantineColumns,
-      maxRows: 10_000,
-      maxDelayMs: 50,
-      logger: createLogger('error'),
-    });
+    const isolating = writer({ maxDelayMs: 50 });
     const bad = row(topic, 3, 'not a number'); // _partition is UInt32: the insert is refused
     const batch = [row(topic, 1), row(topic, 2), bad, row(topic, 4), row(topic, 5)];
-    const result = await writer.write(batch);
+    const result = await isolating.write(batch);
     expect(result.rejected.map((r) => r.row)).toEqual([bad]);
     expect(result.rejected[0]!.error).toMatch(/Code: \d+/);
     expect(await storedOffsets(topic)).toEqual([1, 2, 4, 5]);
-    await writer.drain();
+    await isolating.drain();
   }, 30_000);
 });
