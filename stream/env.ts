@@ -9,6 +9,7 @@ export const streamEnvSchema = baseEnvSchema.extend({
   SINK_MAX_ROWS: envFields.positiveInt.default(10_000),
   SINK_MAX_DELAY_MS: envFields.positiveInt.default(300),
   SINK_QUIET_MS: envFields.positiveInt.default(20),
+  SINK_QUIET_MIN_ROWS: envFields.positiveInt.default(1_000),
   STREAM_WORKER_ID: z
     .string()
     .regex(/^[A-Za-z0-9._-]{1,64}$/)

@@ -28,6 +28,7 @@ export async function startPipelines(
     maxRows: env.SINK_MAX_ROWS,
     maxDelayMs: env.SINK_MAX_DELAY_MS,
     quietMs: env.SINK_QUIET_MS,
+    quietMinRows: env.SINK_QUIET_MIN_ROWS,
     logger,
   };
   const writer = (table: string, columns: string[]) =>

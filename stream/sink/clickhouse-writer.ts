@@ -1,7 +1,7 @@
 // Batched ClickHouse writer: rows from all partitions join one pending insert, flushed when it
-// reaches `maxRows`, when no rows arrived for `quietMs` (the partitions of a Kafka fetch have all
-// handed in their rows: waiting longer only delays their commits and the next fetch), or when it
-// is `maxDelayMs` old (a steady trickle never goes quiet). Callers await the flush that holds their rows, and only
+// reaches `maxRows`, when no rows arrived for `quietMs` while at least `quietMinRows` are pending
+// (the partitions of a Kafka fetch have all handed in their rows: waiting longer only delays their
+// commits and the next fetch), or when it is `maxDelayMs` old (a trickle). Callers await the flush that holds their rows, and only
 // then commit their Kafka offsets. Transient failures (server down, timeouts) are retried with capped
 // backoff and never give up while running, so an outage pauses consumption instead of losing data.
 // A permanent failure (ClickHouse refuses the data) is bisected down to the refused rows, which are
@@ -29,8 +29,11 @@ export interface WriterOptions {
   columns: string[];
   maxRows: number;
   maxDelayMs: number;
-  /** Flush once no rows arrived for this long (≤ maxDelayMs; default: maxDelayMs, i.e. off). */
+  /** Flush once no rows arrived for this long (≤ maxDelayMs; default: maxDelayMs, i.e. off)… */
   quietMs?: number;
+  /** …if at least this many rows are pending (default 1): a trickle still waits for maxDelayMs, so
+   * light load does not turn into many tiny inserts (each one a part in every target table). */
+  quietMinRows?: number;
   logger: Logger;
 }
 
@@ -137,7 +140,11 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
         for (const row of rows) pending.rows.push(row);
         pending.waiters.push({ rows, resolve, reject });
         if (pending.rows.length >= options.maxRows) flush();
-        else if (options.quietMs !== undefined && options.quietMs < options.maxDelayMs) {
+        else if (
+          options.quietMs !== undefined &&
+          options.quietMs < options.maxDelayMs &&
+          pending.rows.length >= (options.quietMinRows ?? 1)
+        ) {
           clearTimeout(pending.quietTimer);
           pending.quietTimer = setTimeout(flush, options.quietMs);
         }
