@@ -13,3 +13,10 @@ export function deterministicUuid(name: string): string {
 }
 
 export const newId = randomUUID;
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A canonical UUID string (any version): safe to use as a key or an SQL literal. */
+export function isUuid(value: string): boolean {
+  return uuidPattern.test(value);
+}

@@ -6,9 +6,8 @@ import type { Redis } from 'ioredis';
 import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
 import type { BatchStore } from '../../common/batches.ts';
 import { AppError } from '../../common/errors.ts';
+import { isUuid } from '../../common/ids.ts';
 import type { BatchStatus } from './schemas.ts';
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function imageChecksKey(prefix: string, batchId: string): string {
   return `${prefix}batch:${batchId}:images`;
@@ -20,7 +19,7 @@ export async function batchStatus(
   batchId: string,
 ): Promise<BatchStatus> {
   const notFound = new AppError('not_found', `No batch ${batchId} for this account`);
-  if (!uuidPattern.test(batchId)) throw notFound;
+  if (!isUuid(batchId)) throw notFound;
   const id = batchId.toLowerCase();
   const [batch, images] = await Promise.all([
     deps.batches.get(id),

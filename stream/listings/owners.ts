@@ -46,26 +46,25 @@ const CLAIMS_PER_CALL = 2_000;
 
 export function listingOwners(redis: Redis, prefix: string) {
   const bucket = (listingId: string) => `${prefix}owners:${listingId.slice(0, 4)}`;
-  const args = (claims: Claim[]) => [
-    ...claims.map((c) => bucket(c.listingId)),
-    ...claims.flatMap((c) => [c.listingId, c.position]),
-  ];
+  /** Runs `script` over `claims` in calls of CLAIMS_PER_CALL; returns the concatenated replies. */
+  async function inChunks(script: typeof claimScript, claims: Claim[]): Promise<string[]> {
+    const replies: string[] = [];
+    for (let i = 0; i < claims.length; i += CLAIMS_PER_CALL) {
+      const chunk = claims.slice(i, i + CLAIMS_PER_CALL);
+      const args = [
+        ...chunk.map((c) => bucket(c.listingId)),
+        ...chunk.flatMap((c) => [c.listingId, c.position]),
+      ];
+      const reply = await script.run(redis, chunk.length, ...args);
+      if (Array.isArray(reply)) replies.push(...(reply as string[]));
+    }
+    return replies;
+  }
   return {
-    bucket,
     /** The owning position of each claimed id: the claim's own position when it won. */
-    async claim(claims: Claim[]): Promise<string[]> {
-      const owners: string[] = [];
-      for (let i = 0; i < claims.length; i += CLAIMS_PER_CALL) {
-        const chunk = claims.slice(i, i + CLAIMS_PER_CALL);
-        owners.push(...((await claimScript.run(redis, chunk.length, ...args(chunk))) as string[]));
-      }
-      return owners;
-    },
+    claim: (claims: Claim[]): Promise<string[]> => inChunks(claimScript, claims),
     async release(claims: Claim[]): Promise<void> {
-      for (let i = 0; i < claims.length; i += CLAIMS_PER_CALL) {
-        const chunk = claims.slice(i, i + CLAIMS_PER_CALL);
-        await releaseScript.run(redis, chunk.length, ...args(chunk));
-      }
+      await inChunks(releaseScript, claims);
     },
   };
 }

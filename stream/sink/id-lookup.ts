@@ -5,10 +5,9 @@
 // default), so a 10,000-row batch is split into chunks of 2,000 ids (~74 KB), queried concurrently.
 import type { ClickHouseClient } from '@clickhouse/client';
 import { queryRows, sqlString } from '../../common/clients/clickhouse.ts';
+import { isUuid } from '../../common/ids.ts';
 
 export const IN_CHUNK = 2_000;
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Runs `select(inSet)` for chunks of `ids` and concatenates the rows; `inSet` is a subquery to use
@@ -19,7 +18,7 @@ export async function queryByIds<T>(
   ids: string[],
   select: (inSet: string) => string,
 ): Promise<T[]> {
-  const bad = ids.find((id) => !uuidPattern.test(id));
+  const bad = ids.find((id) => !isUuid(id));
   if (bad !== undefined) throw new Error(`not a UUID: ${JSON.stringify(bad).slice(0, 60)}`);
   const queries: Promise<T[]>[] = [];
   for (let i = 0; i < ids.length; i += IN_CHUNK) {
