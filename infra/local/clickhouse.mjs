@@ -1,11 +1,15 @@
-// ClickHouse as our own process: Debian's clickhouse-server 18.16 with a config generated under the
-// state directory (own ports, own paths, nothing under /var; the Debian service, if any, is ignored).
-// 18.16 specifics: the root element is <yandex>, the server binary is /usr/sbin/clickhouse-server
-// (not `clickhouse server`), and unknown top-level elements are silently ignored, so keep to the
-// element names of 18.16's own /etc/clickhouse-server/config.xml.
+// ClickHouse as our own process: ClickHouse 26.x from the npm package @chdb/lib-linux-x64-gnu
+// (libchdb.so = clickhouse-local as a library, pinned in package.json, installed by `npm ci`),
+// run by a small C launcher that opens HTTP and native TCP listeners and stops on SIGTERM through
+// clickhouse-local's own shutdown (infra/local/clickhouse/launcher.c says how). The launcher is
+// compiled with gcc on first use and cached under the cache directory, keyed by its source and
+// the library it links. Data, config and logs live under the state directory; listeners bind to
+// 127.0.0.1 only, and besides `default` (loopback only) there is the read-only user `analyst`.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import {
   aptInstall,
@@ -19,8 +23,15 @@ import {
   tcpOpen,
   waitUntil,
 } from './processes.mjs';
+import { repoRoot } from './settings.mjs';
 
 const COMPONENT = 'clickhouse';
+const LIBRARY_PACKAGE = '@chdb/lib-linux-x64-gnu';
+const LAUNCHER_SOURCE = path.join(repoRoot, 'infra/local/clickhouse/launcher.c');
+
+// The last query blocks on the launcher's stdin pipe until SIGTERM/SIGINT (see launcher.c).
+const SERVE_QUERIES =
+  "SYSTEM START LISTEN HTTP; SYSTEM START LISTEN TCP; SELECT count() FROM file('stdin', 'LineAsString') FORMAT Null";
 
 function paths(settings) {
   const dir = path.join(settings.stateDir, 'clickhouse');
@@ -31,65 +42,47 @@ function paths(settings) {
     data: sub('data'),
     tmp: sub('tmp'),
     userFiles: sub('user_files'),
-    formatSchemas: sub('format_schemas'),
     config: path.join(dir, 'config.xml'),
     users: path.join(dir, 'users.xml'),
     pid: path.join(dir, 'clickhouse.pid'),
-    log: path.join(settings.logDir, 'clickhouse.log'), // stdout/stderr: config and startup errors
+    log: path.join(settings.logDir, 'clickhouse.log'), // launcher stdout/stderr: startup errors
     serverLog: path.join(settings.logDir, 'clickhouse-server.log'),
     serverErrLog: path.join(settings.logDir, 'clickhouse-server.err.log'),
   };
 }
 
 function configXml(settings, p) {
-  const { httpPort, tcpPort, interserverPort } = settings.clickhouse;
-  // No remote_servers / zookeeper / graphite / query_log / dictionaries: single local node, and
-  // every omitted element is one less default path (several default to /var/lib/clickhouse).
+  const { httpPort, tcpPort } = settings.clickhouse;
   return `<?xml version="1.0"?>
-<yandex>
+<clickhouse>
   <logger>
-    <!-- information, not warning: stopClickHouse watches for the shutdown lines, which are logged
-         at this level. Costs two lines per query; rotation below bounds it. -->
     <level>information</level>
     <log>${p.serverLog}</log>
     <errorlog>${p.serverErrLog}</errorlog>
     <size>50M</size>
     <count>2</count>
+    <console>0</console>
   </logger>
-  <!-- Loopback only, IPv4: the URL we hand out is 127.0.0.1 (::1 is not in every container). -->
+  <!-- Loopback only: listeners of clickhouse-local serve whoever can connect. -->
   <listen_host>127.0.0.1</listen_host>
   <http_port>${httpPort}</http_port>
   <tcp_port>${tcpPort}</tcp_port>
-  <interserver_http_port>${interserverPort}</interserver_http_port>
-  <interserver_http_host>127.0.0.1</interserver_http_host>
-  <max_connections>512</max_connections>
-  <!-- 18.16 defaults to 3 s: barely above the 2.5 s idle-socket TTL of @clickhouse/client, so
-       reused sockets get reset (ECONNRESET). Not higher than 10 s: on SIGTERM the server waits for
-       idle keep-alive connections for up to this long (measured: stop takes ~timeout). -->
+  <!-- Above the 2.5 s idle-socket TTL of @clickhouse/client, so pooled sockets are not reset
+       under the client; low enough that idle connections do not pile up. -->
   <keep_alive_timeout>10</keep_alive_timeout>
   <!-- Two cores: more concurrent queries only queue on CPU and multiply memory. -->
-  <max_concurrent_queries>32</max_concurrent_queries>
-  <!-- Small caches: this runs beside Kafka and Redis on a 2-core, small-RAM machine. -->
-  <uncompressed_cache_size>0</uncompressed_cache_size>
+  <max_concurrent_queries>64</max_concurrent_queries>
+  <!-- Small caches: this runs beside Kafka, Redis and the services on a small machine. -->
   <mark_cache_size>268435456</mark_cache_size>
+  <uncompressed_cache_size>0</uncompressed_cache_size>
+  <max_server_memory_usage_to_ram_ratio>0.5</max_server_memory_usage_to_ram_ratio>
   <path>${p.data}</path>
   <tmp_path>${p.tmp}</tmp_path>
   <user_files_path>${p.userFiles}</user_files_path>
-  <format_schema_path>${p.formatSchemas}</format_schema_path>
   <users_config>${p.users}</users_config>
   <default_profile>default</default_profile>
-  <default_database>default</default_database>
   <timezone>UTC</timezone>
-  <mlock_executable>false</mlock_executable>
-  <builtin_dictionaries_reload_interval>3600</builtin_dictionaries_reload_interval>
-  <max_session_timeout>3600</max_session_timeout>
-  <default_session_timeout>60</default_session_timeout>
-  <merge_tree>
-    <!-- Tests insert many small batches; 18.16 defaults (150/300) throw "Too many parts" early. -->
-    <parts_to_delay_insert>300</parts_to_delay_insert>
-    <parts_to_throw_insert>600</parts_to_throw_insert>
-  </merge_tree>
-</yandex>
+</clickhouse>
 `;
 }
 
@@ -102,21 +95,24 @@ export function analystPasswordSha256(env = process.env) {
 
 function usersXml() {
   const localhost = '<networks><ip>::1</ip><ip>127.0.0.1</ip></networks>';
-  // readonly=1 forbids writes, DDL *and* changing settings per query; readonly=2 would allow the
-  // latter, which we don't need for ad-hoc SELECTs from clickhouse-client or curl.
+  // analyst: readonly=2 (no writes or DDL, but per-query settings such as output formats that
+  // clients send), capped by constraints so a query cannot raise its own limits. SELECT on every
+  // database named rls* (namespaced test databases are rls_<ns>) and on system (system.columns).
   return `<?xml version="1.0"?>
-<yandex>
+<clickhouse>
   <profiles>
     <default>
       <max_memory_usage>4000000000</max_memory_usage>
-      <use_uncompressed_cache>0</use_uncompressed_cache>
-      <load_balancing>random</load_balancing>
     </default>
-    <readonly>
-      <readonly>1</readonly>
-      <max_memory_usage>2000000000</max_memory_usage>
+    <analyst>
+      <readonly>2</readonly>
       <max_execution_time>60</max_execution_time>
-    </readonly>
+      <max_memory_usage>2000000000</max_memory_usage>
+      <constraints>
+        <max_execution_time><max>60</max></max_execution_time>
+        <max_memory_usage><max>2000000000</max></max_memory_usage>
+      </constraints>
+    </analyst>
   </profiles>
   <users>
     <default>
@@ -128,8 +124,12 @@ function usersXml() {
     <analyst>
       <password_sha256_hex>${analystPasswordSha256()}</password_sha256_hex>
       ${localhost}
-      <profile>readonly</profile>
+      <profile>analyst</profile>
       <quota>default</quota>
+      <grants>
+        <query>GRANT SELECT ON rls*.*</query>
+        <query>GRANT SELECT ON system.*</query>
+      </grants>
     </analyst>
   </users>
   <quotas>
@@ -137,23 +137,47 @@ function usersXml() {
       <interval><duration>3600</duration><queries>0</queries><errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval>
     </default>
   </quotas>
-</yandex>
+</clickhouse>
 `;
 }
 
-/** The server binary: Debian ships it in /usr/sbin, which a non-root PATH may lack. */
-function serverBinary() {
-  const found = () =>
-    commandExists('clickhouse-server')
-      ? 'clickhouse-server'
-      : ['/usr/sbin/clickhouse-server', '/usr/bin/clickhouse-server'].find((f) => fs.existsSync(f));
-  if (!found()) aptInstall(COMPONENT, ['clickhouse-server', 'clickhouse-client']);
-  const binary = found();
-  if (!binary) throw new Error('ClickHouse: clickhouse-server not found even after apt-get install');
+/** The directory of libchdb.so in node_modules (installed by `npm ci`). */
+function libraryDir() {
+  const require = createRequire(path.join(repoRoot, 'package.json'));
+  let manifest;
+  try {
+    manifest = require.resolve(`${LIBRARY_PACKAGE}/package.json`);
+  } catch {
+    throw new Error(`ClickHouse: ${LIBRARY_PACKAGE} is not installed; run npm ci`);
+  }
+  const dir = path.dirname(manifest);
+  if (!fs.existsSync(path.join(dir, 'libchdb.so')))
+    throw new Error(`ClickHouse: ${dir}/libchdb.so is missing; reinstall with npm ci`);
+  return dir;
+}
+
+/** Compiles launcher.c once per (source, library) into the cache directory. */
+function launcherBinary(settings) {
+  const lib = libraryDir();
+  const version = JSON.parse(fs.readFileSync(path.join(lib, 'package.json'), 'utf8')).version;
+  const source = fs.readFileSync(LAUNCHER_SOURCE);
+  const key = createHash('sha256').update(source).update(lib).update(version).digest('hex').slice(0, 16);
+  const binary = path.join(settings.cacheDir, 'clickhouse', `launcher-${key}`);
+  if (fs.existsSync(binary)) return binary;
+  if (!commandExists('gcc')) aptInstall(COMPONENT, ['gcc', 'libc6-dev']);
+  fs.mkdirSync(path.dirname(binary), { recursive: true });
+  const partial = `${binary}.${process.pid}.tmp`; // parallel stacks may compile at once
+  execFileSync(
+    'gcc',
+    ['-O2', '-Wall', '-o', partial, LAUNCHER_SOURCE, `-L${lib}`, '-lchdb', `-Wl,-rpath,${lib}`, '-lpthread'],
+    { stdio: 'inherit' },
+  );
+  fs.renameSync(partial, binary);
+  log(COMPONENT, `built launcher ${binary} against ${LIBRARY_PACKAGE}@${version}`);
   return binary;
 }
 
-/** True when `pid` is a clickhouse-server running our config (not a recycled PID). */
+/** True when `pid` is our launcher running our config (not a recycled PID). */
 function isOurServer(pid, configFile) {
   if (!isAlive(pid)) return false;
   try {
@@ -181,7 +205,7 @@ function httpGet(port, pathAndQuery, timeoutMs) {
   });
 }
 
-/** Ready = `/ping` answers "Ok.\n" and a query runs (users.xml loaded, default database open). */
+/** Ready = `/ping` answers "Ok.\n" and a query runs (users.xml loaded). */
 async function ready(port) {
   const pong = await httpGet(port, '/ping', 1000);
   if (pong.status !== 200 || pong.body !== 'Ok.\n') return false;
@@ -192,7 +216,7 @@ async function ready(port) {
 export async function startClickHouse(settings) {
   if (settings.clickhouse.external) return { url: settings.clickhouse.external, startedPid: 0 };
   const p = paths(settings);
-  const { httpPort, tcpPort, interserverPort } = settings.clickhouse;
+  const { httpPort, tcpPort } = settings.clickhouse;
   const url = `http://127.0.0.1:${httpPort}`;
   const waitOptions = (pid) => ({ timeoutMs: 60_000, logFile: p.log, pid });
 
@@ -207,7 +231,6 @@ export async function startClickHouse(settings) {
   for (const [name, port] of [
     ['HTTP', httpPort],
     ['native TCP', tcpPort],
-    ['interserver', interserverPort],
   ]) {
     if (await tcpOpen(port))
       throw new Error(
@@ -216,16 +239,16 @@ export async function startClickHouse(settings) {
       );
   }
 
-  const binary = serverBinary();
-  for (const dir of [p.dir, p.data, p.tmp, p.userFiles, p.formatSchemas, settings.logDir])
-    fs.mkdirSync(dir, { recursive: true });
+  const binary = launcherBinary(settings);
+  for (const dir of [p.dir, p.data, p.tmp, p.userFiles, settings.logDir]) fs.mkdirSync(dir, { recursive: true });
   // Regenerated on every start so port or password changes apply; the data directory is kept.
   fs.writeFileSync(p.config, configXml(settings, p));
   fs.writeFileSync(p.users, usersXml());
   const pid = startDaemon({
     component: COMPONENT,
     command: binary,
-    args: [`--config-file=${p.config}`],
+    // --log-level: clickhouse-local otherwise logs at trace, whatever <logger><level> says.
+    args: [`--config-file=${p.config}`, '--log-level=information', `--query=${SERVE_QUERIES}`],
     logFile: p.log,
     pidFile: p.pid,
     cwd: p.dir,
@@ -233,30 +256,11 @@ export async function startClickHouse(settings) {
   try {
     await waitUntil('ClickHouse', () => ready(httpPort), waitOptions(pid));
   } catch (error) {
-    // Config errors land in clickhouse.log (stdout); runtime ones in the server's own err log.
     error.message += `\nServer error log ${p.serverErrLog}; last lines:\n${tailFile(p.serverErrLog, 10)}`;
     await stopPid(COMPONENT, p.pid); // don't leave a half-started server holding the ports
     throw error;
   }
   return { url, startedPid: pid };
-}
-
-/** True once the server log, past byte `from`, shows 18.16's clean-shutdown line. */
-function shutdownLogged(file, from) {
-  try {
-    const size = fs.statSync(file).size;
-    const start = size < from ? 0 : from; // rotated meanwhile: the new file is short anyway
-    const fd = fs.openSync(file, 'r');
-    try {
-      const buffer = Buffer.alloc(Math.min(size - start, 1 << 20));
-      fs.readSync(fd, buffer, 0, buffer.length, size - buffer.length);
-      return buffer.toString('utf8').includes('Application: shutting down');
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    return false;
-  }
 }
 
 export async function stopClickHouse(settings) {
@@ -265,18 +269,7 @@ export async function stopClickHouse(settings) {
     fs.rmSync(p.pid, { force: true }); // never signal a PID that now belongs to someone else
     return;
   }
-  // SIGTERM: with no client connections 18.16 exits in < 1 s. While a client still holds an idle
-  // keep-alive connection it lingers for up to keep_alive_timeout: measured both before
-  // "Shutting down storages." (must wait) and after "Application: shutting down" (storages are
-  // closed, nothing left to flush), so stopPid may cut the second case short.
-  let logged = 0;
-  try {
-    logged = fs.statSync(p.serverLog).size;
-  } catch {
-    /* no log yet */
-  }
-  await stopPid(COMPONENT, p.pid, {
-    timeoutMs: 30_000,
-    stoppedEarly: async () => shutdownLogged(p.serverLog, logged),
-  });
+  // SIGTERM: the launcher ends clickhouse-local's serving query and clickhouse-local shuts down
+  // (in-flight queries finish first; measured ~1 s when idle). The timeout only covers a hang.
+  await stopPid(COMPONENT, p.pid, { timeoutMs: 60_000 });
 }

@@ -165,7 +165,7 @@ try {
     .flat()
     .filter((i) => i.family === 'IPv4' && !i.internal)
     .map((i) => i.address);
-  const ports = [chPort, settings.clickhouse.tcpPort, settings.clickhouse.interserverPort, redisPort];
+  const ports = [chPort, settings.clickhouse.tcpPort, redisPort];
   const exposed = [];
   for (const address of external)
     for (const port of ports) if (await tcpOpen(port, address)) exposed.push(`${address}:${port}`);

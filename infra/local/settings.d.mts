@@ -6,7 +6,7 @@ export interface StackSettings {
   logDir: string;
   port: number;
   kafka: { external: string; port: number; controllerPort: number; version: string; heapMb: number };
-  clickhouse: { external: string; httpPort: number; tcpPort: number; interserverPort: number };
+  clickhouse: { external: string; httpPort: number; tcpPort: number };
   redis: { external: string; port: number };
 }
 export function readSettings(

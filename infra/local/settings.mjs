@@ -41,7 +41,6 @@ export function readSettings(env = process.env, { profile = 'start' } = {}) {
       external: env.CLICKHOUSE_URL || '',
       httpPort: port(env, 'CLICKHOUSE_HTTP_PORT', base + 123),
       tcpPort: port(env, 'CLICKHOUSE_TCP_PORT', base + 900),
-      interserverPort: port(env, 'CLICKHOUSE_INTERSERVER_PORT', base + 909),
     },
     redis: {
       external: env.REDIS_URL || '',
