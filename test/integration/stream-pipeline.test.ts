@@ -33,7 +33,7 @@ async function stored(listingId: string): Promise<StoredListing | undefined> {
   const [row] = await rows<StoredListing>(
     `SELECT city, neighbourhood, toString(neighbourhood_id) AS neighbourhood_id, location_source,
             toString(h3_index) AS h3_index, price_tzs, fx_rate_to_tzs, amenities,
-            formatDateTime(listed_at, '%Y-%m-%dT%H:%M:%SZ') AS listed_at, external_id
+            formatDateTime(listed_at, '%Y-%m-%dT%H:%i:%SZ') AS listed_at, external_id
      FROM listings WHERE listing_id = ${uuidSql(listingId)}`,
   );
   return row;
