@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createClickHouse, queryRows, sqlString } from '../../common/clients/clickhouse.ts';
+import { createClickHouse, queryRows } from '../../common/clients/clickhouse.ts';
 import { syncLocations } from '../locations/sync.ts';
 
 const migrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -50,7 +50,10 @@ export async function migrate(options: MigrateOptions): Promise<string[]> {
     throw new Error(`bad database name ${options.database}`);
   const log = options.log ?? (() => undefined);
   const server = createClickHouse({ ...options, database: 'default' });
-  await server.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}` });
+  await server.command({
+    query: 'CREATE DATABASE IF NOT EXISTS {database:Identifier}',
+    query_params: { database: options.database },
+  });
   await server.close();
 
   const client = createClickHouse(options);
@@ -81,8 +84,9 @@ export async function migrate(options: MigrateOptions): Promise<string[]> {
       }
       for (const statement of splitStatements(migration.sql)) await client.command({ query: statement });
       await client.command({
-        query: `INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES
-                (${migration.version}, ${sqlString(migration.name)}, ${sqlString(migration.checksum)}, now())`,
+        query: `INSERT INTO schema_migrations (version, name, checksum, applied_at)
+                SELECT {version:UInt32}, {name:String}, {checksum:String}, now()`,
+        query_params: { version: migration.version, name: migration.name, checksum: migration.checksum },
       });
       log(`applied ${migration.name}`);
       done.push(migration.name);
