@@ -9,6 +9,7 @@ import { keyModes } from '../common/auth/api-key-format.ts';
 import { createKeyStore, KeyStoreError } from '../common/auth/key-store.ts';
 import { MAX_CUSTOM_RATE_LIMIT, tiers } from '../common/auth/tiers.ts';
 import { createRedis, redisReady } from '../common/clients/redis.ts';
+import { text } from '../common/domain/text.ts';
 import { baseEnvSchema, parseEnv } from '../common/env.ts';
 
 const usage = `usage:
@@ -19,7 +20,7 @@ const usage = `usage:
 const createOptions = z.object({
   mode: z.enum(keyModes),
   tier: z.enum(tiers),
-  name: z.string().max(200).optional(),
+  name: text().max(200).optional(),
   'rate-limit': z.coerce.number().int().positive().max(MAX_CUSTOM_RATE_LIMIT).optional(),
   account: z
     .string()

@@ -22,23 +22,8 @@ export function createClickHouse(config: ClickHouseConfig): ClickHouseClient {
   });
 }
 
-/** The ClickHouse error code in a failure, parsed from the message (18.16 errors carry no `.code`). */
-export function clickhouseErrorCode(error: unknown): number | undefined {
-  const message = error instanceof Error ? error.message : String(error);
-  const match = /Code: (\d+)/.exec(message);
-  return match ? Number(match[1]) : undefined;
-}
-
-// Codes that mean "the statement itself is wrong": retrying cannot help.
-const permanentCodes = new Set([6, 27, 36, 41, 47, 53, 60, 62, 69, 70, 72, 81, 117, 128, 192, 215, 241]);
-
-/** Transient = the server was unreachable, busy or timed out; permanent = bad SQL, bad data. */
-export function isTransientClickHouseError(error: unknown): boolean {
-  const code = clickhouseErrorCode(error);
-  if (code === undefined) return true; // network-level failure (ECONNREFUSED, socket hang up, timeout)
-  if (code === 241) return true; // memory limit exceeded: may pass later
-  return !permanentCodes.has(code);
-}
+// Which failures are transient (retry) and which may be the data's fault: clickhouse-errors.ts.
+export { clickhouseErrorCode, isTransientClickHouseError } from './clickhouse-errors.ts';
 
 /** Runs a SELECT and returns its rows as objects. */
 export async function queryRows<T>(client: ClickHouseClient, query: string): Promise<T[]> {

@@ -3,6 +3,7 @@
 // depend on context (the key's tier, the clock, the locations dataset) live in
 // ingest/listings/validate.ts so that the stream can re-validate old messages with this schema.
 import { z } from 'zod';
+import { text } from './text.ts';
 
 export const propertyTypes = ['apartment', 'house', 'studio', 'room', 'commercial', 'land'] as const;
 export type PropertyType = (typeof propertyTypes)[number];
@@ -17,36 +18,35 @@ export const MAX_URL_LENGTH = 2_048;
 /** Client references: printable, no spaces, so they are safe in logs, keys and SQL literals. */
 export const externalIdPattern = /^[A-Za-z0-9._:/#-]{1,128}$/;
 
-const httpUrl = z
-  .url({ protocol: /^https?$/, hostname: z.regexes.domain })
+const httpUrl = text()
+  .check(z.url({ protocol: /^https?$/, hostname: z.regexes.domain }))
   .max(MAX_URL_LENGTH)
   .meta({ description: 'An absolute http:// or https:// URL with a DNS host name' });
 
 export const listingSchema = z
   .strictObject({
-    title: z.string().trim().min(1).max(MAX_TITLE_LENGTH),
-    description: z.string().trim().min(1).max(MAX_DESCRIPTION_LENGTH),
+    title: text().trim().min(1).max(MAX_TITLE_LENGTH),
+    description: text().trim().min(1).max(MAX_DESCRIPTION_LENGTH),
     property_type: z.enum(propertyTypes),
     price: z.number().positive().max(1e12).meta({ description: 'Monthly rent in `currency`' }),
     currency: z.enum(currencies).default('TZS'),
     bedrooms: z.number().int().min(0).max(1000).optional(),
     bathrooms: z.number().int().min(0).max(1000).optional(),
     area_sqm: z.number().positive().max(1e7).optional(),
-    address: z.string().trim().min(1).max(500).optional(),
+    address: text().trim().min(1).max(500).optional(),
     latitude: z.number().min(-90).max(90).optional(),
     longitude: z.number().min(-180).max(180).optional(),
-    amenities: z.array(z.string().trim().min(1).max(100)).max(100).optional(),
+    amenities: z.array(text().trim().min(1).max(100)).max(100).optional(),
     images: z.array(httpUrl).max(MAX_IMAGES_ANY_TIER).optional(),
     video_url: httpUrl.optional(),
-    whatsapp_number: z.e164().meta({ description: 'E.164, e.g. +255712345678' }).optional(),
-    location_id: z.uuid().optional(),
-    external_id: z
-      .string()
+    whatsapp_number: text().check(z.e164()).meta({ description: 'E.164, e.g. +255712345678' }).optional(),
+    location_id: text().check(z.uuid()).optional(),
+    external_id: text()
       .regex(externalIdPattern)
       .optional()
       .meta({ description: 'Your own reference for the listing; the duplicate criterion when given' }),
-    listed_at: z.iso
-      .datetime({ offset: true })
+    listed_at: text()
+      .check(z.iso.datetime({ offset: true }))
       .optional()
       .meta({ description: 'When the property was listed (default: time received); ≤ 2 years old' }),
   })

@@ -1,17 +1,17 @@
 // POST /events/views request and response (contract, "View events"), as zod schemas.
 import { z } from 'zod';
+import { text } from '../../common/domain/text.ts';
 
 export const MAX_VIEW_EVENTS_PER_REQUEST = 1_000;
 
 export const viewEventSchema = z
   .strictObject({
-    listing_id: z.uuid(),
-    viewed_at: z.iso
-      .datetime({ offset: true })
+    listing_id: text().check(z.uuid()),
+    viewed_at: text()
+      .check(z.iso.datetime({ offset: true }))
       .optional()
       .meta({ description: 'Default: time received. Not in the future, not older than 1 year' }),
-    event_id: z
-      .string()
+    event_id: text()
       .regex(/^[\x21-\x7e]{1,128}$/)
       .optional()
       .meta({ description: 'Your id for the event; a repeated id (per account, 7 days) is skipped' }),

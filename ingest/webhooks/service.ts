@@ -3,6 +3,7 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
+import { text } from '../../common/domain/text.ts';
 import { AppError, dependencyUnavailable } from '../../common/errors.ts';
 import { newId } from '../../common/ids.ts';
 import { OutboundRefusedError, type OutboundClient } from '../../common/outbound/index.ts';
@@ -13,11 +14,12 @@ import {
   type WebhookRecord,
   type WebhookStore,
 } from '../../common/webhooks/store.ts';
+import { fieldErrors } from '../validation/field-errors.ts';
 
 export const registerBodySchema = z.strictObject({
-  url: z.string().min(1).max(2048),
+  url: text().min(1).max(2048),
   events: z.array(z.enum(SUBSCRIBABLE_EVENTS)).min(1).optional(),
-  description: z.string().max(500).optional(),
+  description: text().max(500).optional(),
 });
 
 export interface WebhookServiceDeps {
@@ -41,11 +43,7 @@ export function webhookService(deps: WebhookServiceDeps) {
       const parsed = registerBodySchema.safeParse(body);
       if (!parsed.success) {
         throw new AppError('validation_failed', 'Body must be {"url", "events"?, "description"?}', {
-          details: parsed.error.issues.map((i) => ({
-            field: i.path.join('.'),
-            code: i.code,
-            message: i.message,
-          })),
+          details: fieldErrors(parsed.error.issues, body),
         });
       }
       const { url, description = '' } = parsed.data;

@@ -2,12 +2,17 @@
 // reaches `maxRows`, when no rows arrived for `quietMs` while at least `quietMinRows` are pending
 // (the partitions of a Kafka fetch have all handed in their rows: waiting longer only delays their
 // commits and the next fetch), or when it is `maxDelayMs` old (a trickle). Callers await the flush that holds their rows, and only
-// then commit their Kafka offsets. Transient failures (server down, timeouts) are retried with capped
-// backoff and never give up while running, so an outage pauses consumption instead of losing data.
-// A permanent failure (ClickHouse refuses the data) is bisected down to the refused rows, which are
-// handed back to their caller (for quarantine) while every other row is stored.
+// then commit their Kafka offsets. Transient failures (an allow-list: connection, timeouts, the
+// server's try-again codes; common/clients/clickhouse-errors.ts) are retried with capped backoff and
+// never give up while running, so an outage pauses consumption instead of losing data. Any other
+// failure may be a row's doing (a poison row would otherwise stall every insert behind it, inserts
+// being serial): the insert is tried REFUSED_ATTEMPTS times, then bisected down to the refused rows,
+// which are handed back to their caller (for quarantine) while every other row is stored.
 import type { ClickHouseClient } from '@clickhouse/client';
-import { isTransientClickHouseError } from '../../common/clients/clickhouse.ts';
+import {
+  describeClickHouseError,
+  isTransientClickHouseError,
+} from '../../common/clients/clickhouse-errors.ts';
 import { errorFields, type Logger } from '../../common/logger.ts';
 
 export type Row = Record<string, unknown>;
@@ -39,6 +44,12 @@ export interface WriterOptions {
 
 export class WriterClosedError extends Error {}
 
+/**
+ * Tries of an insert failing with an error not known to be transient before its rows are bisected
+ * (so a fluke does not split a good insert). The halves get one try each: the failure has repeated.
+ */
+export const REFUSED_ATTEMPTS = 3;
+
 export function createClickHouseWriter(client: ClickHouseClient, options: WriterOptions) {
   let pending: Pending | undefined;
   let inFlight = Promise.resolve();
@@ -46,8 +57,12 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
   let abandoned = false;
   const stats = { rows: 0, inserts: 0, retries: 0, rejected: 0 };
 
-  /** Inserts once, retrying transient errors; throws the ClickHouse error when the data is refused. */
-  async function insertWithRetry(rows: Row[]): Promise<void> {
+  /**
+   * Inserts once, retrying transient errors for as long as it runs; throws any other error once it
+   * happened `attempts` times (the rows are then bisected).
+   */
+  async function insertWithRetry(rows: Row[], attempts: number): Promise<void> {
+    let refusals = 0;
     for (let attempt = 0; ; attempt++) {
       try {
         await client.insert({
@@ -60,30 +75,39 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
         stats.inserts++;
         return;
       } catch (error) {
-        if (!isTransientClickHouseError(error)) throw error;
+        const transient = isTransientClickHouseError(error);
+        if (!transient && ++refusals >= attempts) throw error;
         // Shutting down with ClickHouse unreachable: give up; nothing is committed, so it replays.
         if (abandoned) throw new WriterClosedError(`writer for ${options.table} abandoned`);
         stats.retries++;
         const delay = Math.min(200 * 2 ** attempt, 5_000);
-        options.logger.warn('insert failed, retrying', {
-          table: options.table,
-          rows: rows.length,
-          attempt,
-          delay_ms: delay,
-          ...errorFields(error),
-        });
+        options.logger.warn(
+          transient ? 'insert failed, retrying' : 'insert refused, trying again before bisecting',
+          {
+            table: options.table,
+            rows: rows.length,
+            attempt,
+            delay_ms: delay,
+            ...errorFields(error),
+            error: describeClickHouseError(error),
+          },
+        );
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
   }
 
   /** Stores what ClickHouse accepts; bisects a refused insert to find the refused rows. */
-  async function insertIsolating(rows: Row[], rejected: WriteResult['rejected']): Promise<void> {
+  async function insertIsolating(
+    rows: Row[],
+    rejected: WriteResult['rejected'],
+    attempts = REFUSED_ATTEMPTS,
+  ): Promise<void> {
     try {
-      await insertWithRetry(rows);
+      await insertWithRetry(rows, attempts);
     } catch (error) {
       if (error instanceof WriterClosedError) throw error;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = describeClickHouseError(error);
       if (rows.length === 1) {
         stats.rejected++;
         rejected.push({ row: rows[0]!, error: message.slice(0, 2_000) });
@@ -95,8 +119,8 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
         error: message.slice(0, 300),
       });
       const half = Math.ceil(rows.length / 2);
-      await insertIsolating(rows.slice(0, half), rejected);
-      await insertIsolating(rows.slice(half), rejected);
+      await insertIsolating(rows.slice(0, half), rejected, 1);
+      await insertIsolating(rows.slice(half), rejected, 1);
     }
   }
 

@@ -1,0 +1,125 @@
+// Which ClickHouse failures pass by themselves. An ALLOW-list: an error is transient only when it is
+// known to be the connection, a timeout, or a server condition that clears without anyone touching
+// the data. Everything else may be caused by the rows being sent (a poison row) and must not be
+// retried forever: the stream writer tries it a bounded number of times, then isolates the refused
+// rows (stream/sink/clickhouse-writer.ts). Reference for the list: ClickHouse's
+// src/Common/ErrorCodes.cpp (names checked with errorCodeToName() on 26.7) and the retriable codes
+// of ClickHouse's own Kafka Connect sink (3, 107, 159, 164, 202, 203, 209, 210, 241, 242, 252,
+// 285, 319, 425, 999) without 107 FILE_DOESNT_EXIST (a missing file is not a condition that clears
+// by waiting), plus the shutdown, overload, lock and disk codes below.
+
+/** Transient ClickHouse error codes, each with why waiting (not changing the rows) fixes it. */
+const transientCodes = new Map<number, string>([
+  // The request body ended early: the connection was cut mid-insert. Our bodies are whole JSON,
+  // so the rows are not the cause.
+  [3, 'UNEXPECTED_END_OF_FILE'],
+  [159, 'TIMEOUT_EXCEEDED'], // ran over a time limit or waited too long for a lock: server busy
+  [164, 'READONLY'], // the server or user is in read-only mode (maintenance): no row causes it
+  [201, 'QUOTA_EXCEEDED'], // the quota's interval resets
+  [202, 'TOO_MANY_SIMULTANEOUS_QUERIES'], // max_concurrent_queries reached
+  [203, 'NO_FREE_CONNECTION'], // connection pool exhausted
+  [209, 'SOCKET_TIMEOUT'],
+  [210, 'NETWORK_ERROR'],
+  [241, 'MEMORY_LIMIT_EXCEEDED'], // server memory pressure; one insert is ≤ SINK_MAX_ROWS bounded rows
+  [242, 'TABLE_IS_READ_ONLY'], // replicated table lost its Keeper session
+  [243, 'NOT_ENOUGH_SPACE'], // disk full: pause until an operator frees space, never drop rows
+  [252, 'TOO_MANY_PARTS'], // merges are behind (except "too many partitions", see below)
+  [285, 'TOO_FEW_LIVE_REPLICAS'], // quorum insert without enough replicas up
+  [319, 'UNKNOWN_STATUS_OF_INSERT'], // quorum insert: outcome unknown, ask again
+  [394, 'QUERY_WAS_CANCELLED'], // a shutting-down server cancels running queries
+  [425, 'SYSTEM_ERROR'], // an OS call failed (e.g. too many open files)
+  [439, 'CANNOT_SCHEDULE_TASK'], // thread pool full
+  [473, 'DEADLOCK_AVOIDED'], // table lock wait timed out (concurrent ALTER/DROP)
+  [745, 'SERVER_OVERLOADED'], // admission control (newer servers)
+  [999, 'KEEPER_EXCEPTION'], // coordination service hiccup
+  // Not about the rows either: the table, a column or the credentials are missing or wrong (a
+  // deployment whose migration has not run yet, a rotated password). Every row would fail the same
+  // way, so bisecting would quarantine all of them; retrying pauses consumption, like an outage,
+  // until an operator fixes it.
+  [16, 'NO_SUCH_COLUMN_IN_TABLE'],
+  [60, 'UNKNOWN_TABLE'],
+  [81, 'UNKNOWN_DATABASE'],
+  [192, 'UNKNOWN_USER'],
+  [193, 'WRONG_PASSWORD'],
+  [194, 'REQUIRED_PASSWORD'],
+  [195, 'IP_ADDRESS_NOT_ALLOWED'],
+  [291, 'DATABASE_ACCESS_DENIED'],
+  [497, 'ACCESS_DENIED'],
+  [516, 'AUTHENTICATION_FAILED'],
+]);
+const transientNames = new Set(transientCodes.values());
+
+/** Node's errors of the connection itself (`error.code`): ClickHouse unreachable or gone mid-request. */
+const transientSystemCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EAI_AGAIN', // DNS temporarily failed
+  'ENOTFOUND', // DNS has no answer (yet): a wrong host name pauses, it does not quarantine
+]);
+
+/**
+ * The client's own failures without a code (@clickhouse/client 1.x, connection/socket_pool):
+ * its request_timeout ("Timeout error."), a socket closed under it, an aborted request.
+ */
+const transientMessage = /^(Timeout error\.|socket hang up|The user aborted a request\.)/;
+
+/** TOO_MANY_PARTS also reports an insert spanning too many partitions: that is the rows' doing. */
+const tooManyPartitions = /too many partitions for (a )?single insert block/i;
+
+/**
+ * The ClickHouse error code of a failure: the client's `.code` (a numeric string on servers that
+ * name their errors), else `Code: NN` in the message (18.16 wrote "Code: 25, e.displayText() = …").
+ */
+export function clickhouseErrorCode(error: unknown): number | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'number' && Number.isInteger(code)) return code;
+  if (typeof code === 'string' && /^\d+$/.test(code)) return Number(code);
+  const match = /Code: (\d+)/.exec(messageOf(error));
+  return match ? Number(match[1]) : undefined;
+}
+
+/** Transient = ClickHouse unreachable, busy, over a limit that clears, or not usable yet (above). */
+export function isTransientClickHouseError(error: unknown): boolean {
+  const code = clickhouseErrorCode(error);
+  if (code !== undefined) {
+    if (code === 252 && tooManyPartitions.test(messageOf(error))) return false;
+    return transientCodes.has(code);
+  }
+  const type = (error as { type?: unknown } | null)?.type;
+  if (typeof type === 'string' && transientNames.has(type)) return true;
+  return isConnectionFailure(error);
+}
+
+/**
+ * The failure as one line for logs and the quarantine: the client's ClickHouseError keeps only the
+ * server's text in `message`, so its code and name are put back in front ("Code: 25
+ * (CANNOT_PARSE_ESCAPE_SEQUENCE). Cannot parse escape sequence: …").
+ */
+export function describeClickHouseError(error: unknown): string {
+  const message = messageOf(error);
+  const code = clickhouseErrorCode(error);
+  if (code === undefined || /Code: \d+/.test(message)) return message;
+  const type = (error as { type?: unknown } | null)?.type;
+  return `Code: ${code}${typeof type === 'string' ? ` (${type})` : ''}. ${message.trim()}`;
+}
+
+function isConnectionFailure(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && transientSystemCodes.has(code)) return true;
+    if ((e as { name?: unknown }).name === 'AbortError') return true;
+    if (transientMessage.test(messageOf(e))) return true;
+  }
+  return false;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
