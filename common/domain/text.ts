@@ -13,6 +13,9 @@ declare global {
 }
 
 export const INVALID_STRING = 'invalid_string';
+/** The check's message; field-errors.ts puts the field's name in front of it. */
+export const NOT_WELL_FORMED_MESSAGE =
+  'must be well-formed Unicode text (it holds a lone UTF-16 surrogate, e.g. \\ud800 without its pair)';
 
 /**
  * A check for the start of a string schema (`text()` puts it there). It aborts: the checks after it
@@ -21,8 +24,7 @@ export const INVALID_STRING = 'invalid_string';
 export const wellFormedUnicode = z.refine<string>((value) => value.isWellFormed(), {
   abort: true,
   params: { code: INVALID_STRING },
-  message:
-    'must be well-formed Unicode text (it holds a lone UTF-16 surrogate, e.g. \\ud800 without its pair)',
+  message: NOT_WELL_FORMED_MESSAGE,
 });
 
 /**

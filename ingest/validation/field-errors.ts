@@ -1,7 +1,7 @@
 // Turns zod issues into the stable, documented per-field errors of the ingest API
 // (docs/ingest.md, "Error codes"). Clients branch on `code`; `message` is for humans.
 import type { z } from 'zod';
-import { INVALID_STRING } from '../../common/domain/text.ts';
+import { NOT_WELL_FORMED_MESSAGE } from '../../common/domain/text.ts';
 
 export interface FieldError {
   /** Dotted path inside the item, e.g. `images.3`; empty for the item itself. */
@@ -80,7 +80,8 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[], input: unknown)
       case 'custom': {
         const code = String((issue.params as { code?: string } | undefined)?.code ?? 'invalid');
         // The shared text check (common/domain/text.ts) cannot know the field's name: prefix it.
-        const message = code === INVALID_STRING ? `${label} ${issue.message}` : issue.message;
+        const message =
+          issue.message === NOT_WELL_FORMED_MESSAGE ? `${label} ${issue.message}` : issue.message;
         out.push({ field, code, message });
         break;
       }

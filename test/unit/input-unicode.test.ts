@@ -3,6 +3,7 @@
 // format fields included: such a string cannot be stored (ClickHouse refuses the insert), so it
 // must never be accepted and published (issue 13, "Poison pill").
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
 import { AppError } from '../../common/errors.ts';
 import { validateListing } from '../../ingest/listings/validate.ts';
@@ -65,6 +66,16 @@ describe('input strings must be well-formed Unicode', () => {
       { tier: 'business', now },
     );
     expect(result.ok).toBe(true);
+  });
+
+  it('happy: only the shared check gets the field name put in front; other messages stay as written', () => {
+    const own = z
+      .string()
+      .refine(() => false, { params: { code: 'invalid_string' }, message: 'name is odd' });
+    const parsed = z.object({ name: own }).safeParse({ name: 'x' });
+    expect(fieldErrors(parsed.error!.issues, { name: 'x' })).toEqual([
+      { field: 'name', code: 'invalid_string', message: 'name is odd' },
+    ]);
   });
 
   it('error: a view event whose event_id holds a lone surrogate is refused as invalid_string', () => {
