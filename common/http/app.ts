@@ -1,5 +1,6 @@
 // Builds the Express app every HTTP process serves: shared middleware, the given API routers under
-// /api/v1, /healthz, then the one 404 and error handlers.
+// /api/v1, /healthz, then the one 404 and error handlers. Bodies are read by the routes that take
+// one, after authentication (json-body.ts), never here.
 import express, { type Router } from 'express';
 import http from 'node:http';
 import https from 'node:https';
@@ -7,20 +8,17 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.ts';
 import { cors } from './cors.ts';
 import { errorHandler, notFound } from './errors.ts';
-import { jsonBody } from './json-body.ts';
 import { requestId } from './request-id.ts';
+import { readHttpTimeouts, type HttpTimeouts } from './timeouts.ts';
 import { readTlsConfig, TLS_PORT_OFFSET, type TlsConfig } from './tls.ts';
 import type { HealthCheck } from '../health.ts';
 
 export const API_PREFIX = '/api/v1';
-/** Largest accepted request body: 100 listings of ~10 KB each, with room to spare. */
-export const DEFAULT_BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 
 export interface ApiAppOptions {
   logger: Logger;
   routers: Router[];
   health: HealthCheck;
-  bodyLimitBytes?: number;
 }
 
 export function createApiApp(options: ApiAppOptions): express.Express {
@@ -34,7 +32,6 @@ export function createApiApp(options: ApiAppOptions): express.Express {
     const report = await options.health.report();
     res.status(report.status === 'ok' ? 200 : 503).json(report);
   });
-  app.use(API_PREFIX, jsonBody(options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES));
   for (const router of options.routers) app.use(API_PREFIX, router);
   app.use(notFound);
   app.use(errorHandler(options.logger));
@@ -51,20 +48,28 @@ export interface RunningServer {
 /**
  * Serves `app` over HTTP on `port`, and over HTTPS (TLS 1.3 only) when a certificate is configured
  * (TLS_CERT_FILE / TLS_KEY_FILE / TLS_PORT, read from the environment unless `tls` is given).
+ * Header and request timeouts come from HTTP_HEADERS_TIMEOUT_MS / HTTP_REQUEST_TIMEOUT_MS.
  */
 export async function listen(
   app: express.Express,
   port: number,
   host = '0.0.0.0',
   tls: TlsConfig | null = readTlsConfig(process.env),
+  timeouts: HttpTimeouts = readHttpTimeouts(process.env),
 ): Promise<RunningServer> {
-  const servers: http.Server[] = [http.createServer(app)];
+  // Node checks the timeouts of open requests every connectionsCheckingInterval (default 30 s).
+  const options = { connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs) };
+  const servers: http.Server[] = [http.createServer(options, app)];
   if (tls) {
-    servers.push(https.createServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.3' }, app));
+    servers.push(
+      https.createServer({ ...options, cert: tls.cert, key: tls.key, minVersion: 'TLSv1.3' }, app),
+    );
   }
   const ports: number[] = [];
   for (const [index, server] of servers.entries()) {
     server.keepAliveTimeout = 65_000;
+    server.headersTimeout = timeouts.headersMs;
+    server.requestTimeout = timeouts.requestMs;
     const at = index === 0 ? port : (tls?.port ?? (port === 0 ? 0 : port + TLS_PORT_OFFSET));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

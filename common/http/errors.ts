@@ -33,12 +33,13 @@ export function notFound(req: Request, _res: Response, next: NextFunction): void
 /** Express error middleware: known errors keep their code; anything else is logged and hidden. */
 export function errorHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
-    let appError: AppError;
+    let appError: AppError | undefined;
     if (error instanceof AppError) {
       appError = error;
     } else if (isBodyParserError(error)) {
       appError = fromBodyParser(error);
-    } else {
+    }
+    if (!appError) {
       logger.error('unhandled error', {
         request_id: req.requestId,
         path: req.path,
@@ -62,25 +63,47 @@ export function errorHandler(logger: Logger) {
 }
 
 interface BodyParserError {
-  type: string;
-  status?: number;
+  type: BodyParserErrorType;
+  status: number;
   limit?: number;
 }
 
+// The `type` values raw-body and body-parser give their errors (http-errors with a numeric status).
+// Matched exactly: other libraries tag errors with a string `type` too (fetch's "system", …), and
+// those are our failures, to be logged and answered 500, not blamed on the client's JSON.
+const bodyParserErrorTypes = [
+  'entity.too.large',
+  'entity.parse.failed',
+  'entity.verify.failed',
+  'encoding.unsupported',
+  'charset.unsupported',
+  'request.aborted',
+  'request.size.invalid',
+  'stream.encoding.set',
+  'stream.not.readable',
+] as const;
+type BodyParserErrorType = (typeof bodyParserErrorTypes)[number];
+
 function isBodyParserError(error: unknown): error is BodyParserError {
-  return (
-    typeof error === 'object' && error !== null && typeof (error as { type?: unknown }).type === 'string'
-  );
+  if (!(error instanceof Error)) return false;
+  const { type, status } = error as { type?: unknown; status?: unknown };
+  return typeof status === 'number' && (bodyParserErrorTypes as readonly unknown[]).includes(type);
 }
 
-function fromBodyParser(error: BodyParserError): AppError {
+function fromBodyParser(error: BodyParserError): AppError | undefined {
   switch (error.type) {
     case 'entity.too.large':
       return new AppError('payload_too_large', `Request body exceeds the limit of ${error.limit} bytes`);
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new AppError('unsupported_media_type', 'Request body must be UTF-8 JSON');
-    default:
+    case 'entity.parse.failed':
+    case 'entity.verify.failed':
+    case 'request.aborted':
+    case 'request.size.invalid':
       return new AppError('invalid_json', 'Request body could not be read');
+    default:
+      // stream.encoding.set / stream.not.readable: a bug of ours (the stream was consumed before).
+      return undefined;
   }
 }

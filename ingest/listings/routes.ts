@@ -3,6 +3,7 @@ import { Router } from 'express';
 import { authenticate, authOf, requirePermission } from '../../common/auth/authenticate.ts';
 import { encodeListingBatch } from '../../common/domain/messages.ts';
 import { AppError } from '../../common/errors.ts';
+import { jsonBody } from '../../common/http/json-body.ts';
 import type { IngestContext } from '../context.ts';
 import { respond } from '../respond.ts';
 import { countListingOutcomes } from '../../common/usage/counters.ts';
@@ -24,7 +25,7 @@ export function createListingsRouter(ctx: IngestContext): Router {
     },
   };
 
-  router.post('/listings/bulk', ...guard, async (req, res) => {
+  router.post('/listings/bulk', ...guard, jsonBody(), async (req, res) => {
     const auth = authOf(req);
     await respond(
       req,

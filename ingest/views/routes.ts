@@ -2,6 +2,7 @@
 import { Router } from 'express';
 import { authenticate, authOf, requirePermission } from '../../common/auth/authenticate.ts';
 import type { ViewMessage } from '../../common/domain/messages.ts';
+import { jsonBody } from '../../common/http/json-body.ts';
 import type { IngestContext } from '../context.ts';
 import { respond } from '../respond.ts';
 import { recordViews, type RecordViewsDeps } from './record-views.ts';
@@ -21,7 +22,7 @@ export function createViewsRouter(ctx: IngestContext): Router {
     },
   };
 
-  router.post('/events/views', ...guard, async (req, res) => {
+  router.post('/events/views', ...guard, jsonBody(), async (req, res) => {
     const auth = authOf(req);
     await respond(
       req,

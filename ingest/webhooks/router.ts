@@ -2,6 +2,7 @@
 import { Router } from 'express';
 import { authenticate, authOf, requirePermission } from '../../common/auth/authenticate.ts';
 import { batchStore } from '../../common/batches.ts';
+import { jsonBody } from '../../common/http/json-body.ts';
 import { createAddressPolicy, createOutboundClient } from '../../common/outbound/index.ts';
 import type { OpenApiRegistry } from '../../common/openapi/registry.ts';
 import type { IngestContext } from '../context.ts';
@@ -21,7 +22,7 @@ export function createWebhooksRouter(ctx: IngestContext, openapi?: OpenApiRegist
   const router = Router();
   const guard = [authenticate(platform.keys), requirePermission('webhooks:manage')];
 
-  router.post('/webhooks/register', ...guard, async (req, res) => {
+  router.post('/webhooks/register', ...guard, jsonBody(), async (req, res) => {
     res.status(201).json(await service.register(authOf(req), req.body));
   });
   router.get('/webhooks', ...guard, async (req, res) => {
@@ -33,6 +34,7 @@ export function createWebhooksRouter(ctx: IngestContext, openapi?: OpenApiRegist
   router.delete('/webhooks/:id', ...guard, async (req, res) => {
     res.json(await service.remove(authOf(req), String(req.params.id)));
   });
+  // No body: a test delivery takes no options, so no Content-Type is required either.
   router.post('/webhooks/:id/test', ...guard, async (req, res) => {
     res.status(202).json(await service.sendTest(authOf(req), String(req.params.id)));
   });

@@ -149,6 +149,9 @@ describe('bulk request hygiene (security)', () => {
       [`${'['.repeat(5000)}${']'.repeat(5000)}`, 'application/json', 400, 'invalid_json'],
       ['{"listings":[{"__proto__":{"admin":true}}]}', 'application/json', 400, 'invalid_json'],
       ['{"constructor":{"prototype":{"x":1}},"listings":[]}', 'application/json', 400, 'invalid_json'],
+      // The same keys spelled with JSON escapes: checked after parsing, not in the raw text.
+      ['{"listings":[{"\\u005f\\u005fproto__":{"admin":true}}]}', 'application/json', 400, 'invalid_json'],
+      ['{"listings":[{"\\u0063onstructor":{"x":1}}]}', 'application/json', 400, 'invalid_json'],
       [`{"listings":[${'"x",'.repeat(700_000)}"x"]}`, 'application/json', 413, 'payload_too_large'],
     ];
     for (const [body, type, status, code] of cases) {

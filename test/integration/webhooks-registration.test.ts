@@ -54,6 +54,16 @@ describe('webhook registration (happy)', () => {
   });
 });
 
+describe('webhook test event (happy)', () => {
+  it('queues a test event for a body-less POST, without Content-Type or body', async () => {
+    const { key } = await createTestKey();
+    const created = await api('POST', '/api/v1/webhooks/register', { key, body: { url: receiverUrl } });
+    const sent = await api('POST', `/api/v1/webhooks/${created.body.id}/test`, { key });
+    expect(sent.status).toBe(202);
+    expect(sent.body).toMatchObject({ type: 'webhook.test', webhook_id: created.body.id });
+  });
+});
+
 describe('webhook registration (error)', () => {
   it.each([
     ['http://93.184.216.34/hook', 'https_required'],
