@@ -1,7 +1,7 @@
 // Seeds the analytics benchmark database (bench/analytics.ts): listings and view events generated
 // INSIDE ClickHouse (INSERT … SELECT from numbers()), placed on real H3 resolution-8 cells around the
-// neighbourhood centres of the locations dataset. ClickHouse 18.16 has no h3 functions, so Node
-// computes the candidate cells once into a small `bench_cells` table that the generator joins.
+// neighbourhood centres of the locations dataset. Node computes the candidate cells once with h3-js
+// (the same library as the stream) into a small `bench_cells` table that the generator joins.
 import type { ClickHouseClient } from '@clickhouse/client';
 import { gridDisk, latLngToCell } from 'h3-js';
 import { citySlugs, type CitySlug } from '../common/domain/cities.ts';
@@ -85,29 +85,49 @@ function cellTable() {
 
 const cumulative = (weights: number[]) =>
   weights.map((_, i) => weights.slice(0, i + 1).reduce((a, b) => a + b, 0));
-const arr = (values: number[]) => `[${values.join(', ')}]`;
 
-/** A row generator over numbers(): city, cell, type, price (log-normal-ish), time, mode. */
-function generator(seedExpr: string, layout: ReturnType<typeof cellTable>['layout'], denseShare: number) {
-  const cw = cumulative(citySlugs.map((c) => cityWeights[c][0]));
-  const tw = cumulative(types.map((t) => t[1]));
-  return `
+/**
+ * A row generator over numbers({start}, {count}): city, cell, type, price (log-normal-ish), time,
+ * mode. Static SQL: the seed offset, the dense share and the tables of weights travel as the
+ * parameters of generatorParams(); this constant text is interpolated into both INSERTs below.
+ */
+const generator = `
     SELECT *,
-      arrayFirstIndex(x -> x >= (intHash64(${seedExpr} * 3 + 1) % 1000000) / 1000000, ${arr(cw.map((x) => Math.min(x, 1)))}) AS ci,
-      if(intHash64(${seedExpr} * 5 + 2) % 100 < ${denseShare * 100},
-         ${arr(layout.nbOff)}[ci] + intHash64(${seedExpr} * 7 + 3) % ${arr(layout.nbCnt)}[ci],
-         ${arr(layout.cityOff)}[ci] + intHash64(${seedExpr} * 11 + 4) % ${arr(layout.cityCnt)}[ci]) AS cell_raw,
+      number + {seed_offset:UInt64} AS seed,
+      arrayFirstIndex(x -> x >= (intHash64(seed * 3 + 1) % 1000000) / 1000000, {city_cum:Array(Float64)}) AS ci,
+      if(intHash64(seed * 5 + 2) % 100 < {dense_percent:UInt8},
+         {nb_off:Array(UInt32)}[ci] + intHash64(seed * 7 + 3) % {nb_cnt:Array(UInt32)}[ci],
+         {city_off:Array(UInt32)}[ci] + intHash64(seed * 11 + 4) % {city_cnt:Array(UInt32)}[ci]) AS cell_raw,
       toUInt64(cell_raw) AS cell_id,
-      arrayFirstIndex(x -> x >= (intHash64(${seedExpr} * 13 + 5) % 1000000) / 1000000, ${arr(tw.map((x) => Math.min(x, 1)))}) AS ti,
+      arrayFirstIndex(x -> x >= (intHash64(seed * 13 + 5) % 1000000) / 1000000, {type_cum:Array(Float64)}) AS ti,
       -- Irwin–Hall sum of 4 uniforms ≈ normal; exp(0.45 z) gives the long right tail of rents.
-      round(${arr(types.map((t) => t[2]))}[ti] * ${arr(citySlugs.map((c) => cityWeights[c][1]))}[ci]
-        * exp(0.45 * ((intHash64(${seedExpr} * 17 + 6) % 10000 + intHash64(${seedExpr} * 19 + 7) % 10000
-          + intHash64(${seedExpr} * 23 + 8) % 10000 + intHash64(${seedExpr} * 29 + 9) % 10000) / 10000 - 2) * 1.732) / 1000) * 1000 AS price,
-      now() - intHash64(${seedExpr} * 31 + 10) % (${DAYS} * 86400) AS at,
-      toUInt8(intHash64(${seedExpr} * 37 + 11) % 100 < 2) AS is_test`;
-}
+      round({type_rent:Array(Float64)}[ti] * {city_price:Array(Float64)}[ci]
+        * exp(0.45 * ((intHash64(seed * 17 + 6) % 10000 + intHash64(seed * 19 + 7) % 10000
+          + intHash64(seed * 23 + 8) % 10000 + intHash64(seed * 29 + 9) % 10000) / 10000 - 2) * 1.732) / 1000) * 1000 AS price,
+      now() - intHash64(seed * 31 + 10) % ({days:UInt32} * 86400) AS at,
+      toUInt8(intHash64(seed * 37 + 11) % 100 < 2) AS is_test
+    FROM numbers({start:UInt64}, {count:UInt64})`;
 
-const names = `[${types.map((t) => `'${t[0]}'`).join(', ')}]`;
+function generatorParams(
+  layout: ReturnType<typeof cellTable>['layout'],
+  seedOffset: number,
+  densePercent: number,
+) {
+  return {
+    seed_offset: seedOffset,
+    dense_percent: densePercent,
+    city_cum: cumulative(citySlugs.map((c) => cityWeights[c][0])).map((x) => Math.min(x, 1)),
+    type_cum: cumulative(types.map((t) => t[1])).map((x) => Math.min(x, 1)),
+    nb_off: layout.nbOff,
+    nb_cnt: layout.nbCnt,
+    city_off: layout.cityOff,
+    city_cnt: layout.cityCnt,
+    type_rent: types.map((t) => t[2]),
+    city_price: citySlugs.map((c) => cityWeights[c][1]),
+    days: DAYS,
+    type_names: types.map((t) => t[0]),
+  };
+}
 
 export async function seed(ch: ClickHouseClient, listings: number, views: number, log: (m: string) => void) {
   const { rows, layout } = cellTable();
@@ -126,7 +146,7 @@ export async function seed(ch: ClickHouseClient, listings: number, views: number
     'cell_quarter_stats',
     'neighbourhood_quarter_prices',
   ]) {
-    await ch.command({ query: `TRUNCATE TABLE ${table}` });
+    await ch.command({ query: 'TRUNCATE TABLE {table:Identifier}', query_params: { table } });
   }
   const chunk = 2_000_000;
   for (let start = 0; start < listings; start += chunk) {
@@ -137,10 +157,15 @@ export async function seed(ch: ClickHouseClient, listings: number, views: number
                 location_source, version)
               SELECT generateUUIDv4(),
                 concat('acct', toString(number % 5000)), toUUID('00000000-0000-4000-8000-000000000000'),
-                is_test, at, at, 'Bench listing', 'Bench listing', ${names}[ti],
+                is_test, at, at, 'Bench listing', 'Bench listing', {type_names:Array(String)}[ti],
                 price, 'TZS', price, 1, h3_index, city, neighbourhood, 'coordinates', 1
-              FROM (${generator('number', layout, 0.7)} FROM numbers(${start}, ${Math.min(chunk, listings - start)}))
+              FROM (${generator}) AS generated
               ANY LEFT JOIN bench_cells USING cell_id`,
+      query_params: {
+        ...generatorParams(layout, 0, 70),
+        start,
+        count: Math.min(chunk, listings - start),
+      },
     });
     log(`listings ${start + chunk}/${listings} (${Math.round(performance.now() - t0)} ms)`);
   }
@@ -152,9 +177,14 @@ export async function seed(ch: ClickHouseClient, listings: number, views: number
       query: `INSERT INTO view_events (event_id, listing_id, account_id, is_test, viewed_at, received_at, h3_index,
                 city, neighbourhood, property_type)
               SELECT toString(number), toUUID('00000000-0000-4000-8000-000000000000'), '', is_test, at, at, h3_index,
-                city, neighbourhood, ${names}[ti]
-              FROM (${generator('(number + 1000000000)', layout, 0.85)} FROM numbers(${start}, ${Math.min(viewChunk, views - start)}))
+                city, neighbourhood, {type_names:Array(String)}[ti]
+              FROM (${generator}) AS generated
               ANY LEFT JOIN bench_cells USING cell_id`,
+      query_params: {
+        ...generatorParams(layout, 1_000_000_000, 85),
+        start,
+        count: Math.min(viewChunk, views - start),
+      },
     });
     log(`view_events ${start + viewChunk}/${views} (${Math.round(performance.now() - t0)} ms)`);
   }

@@ -54,7 +54,11 @@ const count = async (table: string) =>
   Number(
     (
       await (
-        await ch.query({ query: `SELECT count() AS n FROM ${table}`, format: 'JSONEachRow' })
+        await ch.query({
+          query: 'SELECT count() AS n FROM {table:Identifier}',
+          query_params: { table },
+          format: 'JSONEachRow',
+        })
       ).json<{ n: string }>()
     )[0]!.n,
   );

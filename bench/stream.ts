@@ -88,7 +88,8 @@ async function main() {
   async function storedCount(): Promise<number> {
     const [row] = await queryRows<{ c: string }>(
       clickhouse,
-      `SELECT count() AS c FROM listings WHERE account_id = '${account.replace(/[^A-Za-z0-9_-]/g, '')}'`,
+      'SELECT count() AS c FROM listings WHERE account_id = {account:String}',
+      { account },
     );
     return Number(row?.c ?? 0);
   }
@@ -126,7 +127,8 @@ async function main() {
         (
           await queryRows<{ c: string }>(
             clickhouse,
-            `SELECT count() AS c FROM listings WHERE account_id = '${directAccount.replace(/[^A-Za-z0-9_-]/g, '')}'`,
+            'SELECT count() AS c FROM listings WHERE account_id = {account:String}',
+            { account: directAccount },
           )
         )[0]?.c ?? 0,
       );

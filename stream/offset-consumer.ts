@@ -15,7 +15,7 @@
 // completion) that a crash between insert and commit may have cut off.
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
-import { queryRows, sqlNumber, sqlString } from '../common/clients/clickhouse.ts';
+import { queryRows } from '../common/clients/clickhouse.ts';
 import { errorFields, type Logger } from '../common/logger.ts';
 import { retryWhileRunning } from './retry.ts';
 import type { ClickHouseWriter } from './sink/clickhouse-writer.ts';
@@ -50,7 +50,10 @@ export interface OffsetConsumerOptions {
   clickhouse: ClickHouseClient;
   groupId: string;
   topic: string;
-  /** Tables whose rows carry provenance columns: an item is stored if any of them has its position. */
+  /**
+   * Tables whose rows carry provenance columns: an item is stored if any of them has its position.
+   * Constant names from our own code only: they become part of the SQL text.
+   */
   provenanceTables: string[];
   handler: BatchHandler;
   writers: ClickHouseWriter[];
@@ -115,12 +118,18 @@ async function startMember(options: OffsetConsumerOptions) {
   });
 
   async function storedPositions(partition: number, from: bigint): Promise<Set<string>> {
+    // The table names are constants of our own pipeline code (provenanceTables), never input; the
+    // values are query parameters.
     const selects = options.provenanceTables.map(
       (table) => `SELECT concat(toString(_offset), ':', toString(_item)) AS o FROM ${table}
-                  WHERE _topic = ${sqlString(topic)} AND _partition = ${sqlNumber(partition)}
-                    AND _offset >= ${from.toString()}`,
+                  WHERE _topic = {topic:String} AND _partition = {partition:UInt32}
+                    AND _offset >= {from:UInt64}`,
     );
-    const rows = await queryRows<{ o: string }>(options.clickhouse, selects.join(' UNION ALL '));
+    const rows = await queryRows<{ o: string }>(options.clickhouse, selects.join(' UNION ALL '), {
+      topic,
+      partition,
+      from,
+    });
     return new Set(rows.map((r) => r.o));
   }
 

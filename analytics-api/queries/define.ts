@@ -1,6 +1,6 @@
-// A named analytics query: zod-validated parameters go in, zod-validated rows come out. ClickHouse
-// 18.16 has no server-side parameters, so `sql` may only render values that the params schema has
-// already reduced to enum members, numbers or dates (see sqlLiterals below).
+// A named analytics query: zod-validated parameters go in, zod-validated rows come out. The SQL text
+// is static: every value reaches ClickHouse as a query parameter (`{name:Type}` placeholders filled
+// from `query_params`), so no input is ever part of a statement.
 import type { ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
 import { isTransientClickHouseError } from '../../common/clients/clickhouse.ts';
@@ -9,18 +9,30 @@ import { dependencyUnavailable } from '../../common/errors.ts';
 /** No analytics query may run longer than this (ClickHouse aborts it; the client gets a 503). */
 const MAX_EXECUTION_SECONDS = 10;
 
+export type QueryParams = Record<string, unknown>;
+
 export interface NamedQuery<P extends z.ZodType, R extends z.ZodType> {
   name: string;
   run(client: ClickHouseClient, params: z.input<P>): Promise<{ rows: z.output<R>[]; totals?: z.output<R> }>;
-  /** The SQL for validated params (exposed for tests and EXPLAIN-style debugging). */
-  sql(params: z.output<P>): string;
+  /** The static SQL text (exposed for tests and EXPLAIN-style debugging). */
+  sql: string;
+  /** The `query_params` for validated params: one value per placeholder of `sql`. */
+  queryParams(params: z.output<P>): QueryParams;
+}
+
+/** Names of the `{name:Type}` placeholders in `sql`. */
+export function placeholderNames(sql: string): Set<string> {
+  return new Set([...sql.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*):[^{}]+\}/g)].map((m) => m[1]!));
 }
 
 export function defineQuery<P extends z.ZodType, R extends z.ZodType>(spec: {
   name: string;
   params: P;
   row: R;
-  sql: (params: z.output<P>) => string;
+  /** Static SQL; values only as `{name:Type}` placeholders. */
+  sql: string;
+  /** Maps validated params to the placeholders' values (`null` for a Nullable one left open). */
+  queryParams: (params: z.output<P>) => QueryParams;
   /** WITH TOTALS queries: the totals row is returned beside the rows. */
   totals?: boolean;
   /**
@@ -30,16 +42,28 @@ export function defineQuery<P extends z.ZodType, R extends z.ZodType>(spec: {
    */
   compact?: boolean;
 }): NamedQuery<P, R> {
+  const placeholders = placeholderNames(spec.sql);
+  const query = `/* ${spec.name} */ ${spec.sql}`;
   return {
     name: spec.name,
     sql: spec.sql,
+    queryParams: spec.queryParams,
     async run(client, input) {
       const params = spec.params.parse(input); // a bug in the caller, not bad user input: throws
-      const query = `/* ${spec.name} */ ${spec.sql(params)}`;
+      const queryParams = spec.queryParams(params);
+      // A placeholder without a value (or a value without a placeholder) is our bug: fail here as
+      // one (500) rather than as a ClickHouse error.
+      const given = Object.keys(queryParams).filter((key) => queryParams[key] !== undefined);
+      if (given.length !== placeholders.size || !given.every((key) => placeholders.has(key))) {
+        throw new Error(
+          `${spec.name}: query params [${given.sort().join(', ')}] do not match placeholders [${[...placeholders].sort().join(', ')}]`,
+        );
+      }
       let body: { data: unknown[]; totals?: unknown };
       try {
         const result = await client.query({
           query,
+          query_params: queryParams,
           format: spec.compact ? 'JSONCompact' : 'JSON',
           clickhouse_settings: {
             max_execution_time: MAX_EXECUTION_SECONDS,
@@ -60,15 +84,17 @@ export function defineQuery<P extends z.ZodType, R extends z.ZodType>(spec: {
   };
 }
 
-/** Zod building blocks whose output is safe to render into SQL as is. */
-export const sqlSafe = {
-  flag: z.boolean().transform((value) => (value ? 1 : 0)),
-  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
-  uint64: z
-    .bigint()
-    .min(0n)
-    .max(2n ** 64n - 1n),
-};
+/** 0/1 for a UInt8 flag parameter such as `{isTest:UInt8}`. */
+export const flag = (value: boolean): 0 | 1 => (value ? 1 : 0);
+
+/** A `{…:Date}` parameter: YYYY-MM-DD (checked here, so a bad date is our bug, not a server error). */
+export const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+
+/** A `{…:UInt64}` value as a bigint (ids beyond 2^53); the client sends it as its decimal digits. */
+export const uint64 = z
+  .bigint()
+  .min(0n)
+  .max(2n ** 64n - 1n);
 
 /** ClickHouse renders NaN (an empty quantile) as null in JSON; both mean "no value". */
 export const nullableNumber = z

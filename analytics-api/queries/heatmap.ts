@@ -3,12 +3,21 @@
 // A city box returns thousands of rows, so they come compact (arrays, unquoted counts) and the
 // UInt64 cell id as two UInt32 halves: h3-js takes [low, high] directly, with no BigInt or hex
 // parsing per cell.
+//
+// The ranges travel as two Array(UInt64) parameters and `arrayExists` keeps exactly the rows inside
+// one of them. ClickHouse cannot prune the primary key with `arrayExists`, so the statement also
+// names INDEX_SPANS covering spans as fixed placeholders: each span is the [lo, hi] hull of
+// neighbouring ranges, the key reads only granules inside a span (the same granules as one BETWEEN
+// per range, give or take one), and the static text stays short. Measured on ClickHouse 26.7 with 7 M synthetic aggregate rows:
+// as fast as the former one-BETWEEN-per-range text, while `arrayExists` alone read the whole quarter
+// and one placeholder pair per possible range (200) cost ~30 ms of analysis per query.
 import { z } from 'zod';
-import { sqlString } from '../../common/clients/clickhouse.ts';
 import { propertyTypes } from '../../common/domain/listing.ts';
-import { count, defineQuery, sqlSafe } from './define.ts';
+import { count, defineQuery, flag, isoDate, uint64 } from './define.ts';
 
 export const MAX_RANGES = 200;
+/** Covering spans the statement names (`{span_lo:Array(UInt64)}[1]` … `[4]`). */
+export const INDEX_SPANS = 4;
 
 const uint32 = z
   .number()
@@ -16,21 +25,63 @@ const uint32 = z
   .min(0)
   .max(2 ** 32 - 1);
 
+export interface Range {
+  lo: bigint;
+  hi: bigint;
+}
+
+/**
+ * At most `spans` [lo, hi] spans that together cover every range: neighbouring ranges with the
+ * smallest gaps between them are joined first. Padded to exactly `spans` by repeating the last span
+ * (a repeated span selects nothing more).
+ */
+export function coveringSpans(ranges: Range[], spans: number): { lo: bigint[]; hi: bigint[] } {
+  const merged: Range[] = [];
+  for (const range of [...ranges].sort((a, b) => (a.lo < b.lo ? -1 : a.lo > b.lo ? 1 : 0))) {
+    const last = merged[merged.length - 1];
+    if (last && range.lo <= last.hi) {
+      if (range.hi > last.hi) last.hi = range.hi;
+    } else merged.push({ ...range });
+  }
+  while (merged.length > spans) {
+    let join = 1; // join merged[join - 1] and merged[join]: the pair with the smallest gap
+    for (let i = 2; i < merged.length; i++) {
+      if (merged[i]!.lo - merged[i - 1]!.hi < merged[join]!.lo - merged[join - 1]!.hi) join = i;
+    }
+    merged[join - 1]!.hi = merged[join]!.hi;
+    merged.splice(join, 1);
+  }
+  while (merged.length < spans) merged.push({ ...merged[merged.length - 1]! });
+  return { lo: merged.map((s) => s.lo), hi: merged.map((s) => s.hi) };
+}
+
 export const cellStats = defineQuery({
   name: 'heatmap.cell_stats',
   compact: true,
   params: z.object({
-    isTest: sqlSafe.flag,
-    quarterStart: sqlSafe.date,
+    isTest: z.boolean(),
+    quarterStart: isoDate,
     type: z.enum(propertyTypes).optional(),
     ranges: z
-      .array(z.object({ lo: sqlSafe.uint64, hi: sqlSafe.uint64 }))
+      .array(z.object({ lo: uint64, hi: uint64 }))
       .min(1)
       .max(MAX_RANGES),
   }),
   /** [cell id high 32 bits, low 32 bits, listings, price_tzs_sum, views] */
   row: z.tuple([uint32, uint32, count, z.number(), count]),
-  sql: (p) => `
+  queryParams: (p) => {
+    const spans = coveringSpans(p.ranges, INDEX_SPANS);
+    return {
+      isTest: flag(p.isTest),
+      quarterStart: p.quarterStart,
+      type: p.type ?? null,
+      range_lo: p.ranges.map((r) => r.lo),
+      range_hi: p.ranges.map((r) => r.hi),
+      span_lo: spans.lo,
+      span_hi: spans.hi,
+    };
+  },
+  sql: `
     SELECT
       toUInt32(intDiv(h3_index, 4294967296)) AS cell_high,
       toUInt32(h3_index % 4294967296) AS cell_low,
@@ -38,10 +89,14 @@ export const cellStats = defineQuery({
       sum(price_tzs_sum) AS price_tzs_sum,
       sum(views) AS views
     FROM cell_quarter_stats
-    WHERE is_test = ${p.isTest}
-      AND quarter = toDate(${sqlString(p.quarterStart)})
-      AND (${p.ranges.map((r) => `h3_index BETWEEN ${r.lo} AND ${r.hi}`).join(' OR ')})
-      ${p.type ? `AND property_type = ${sqlString(p.type)}` : ''}
+    WHERE is_test = {isTest:UInt8}
+      AND quarter = {quarterStart:Date}
+      AND (h3_index BETWEEN {span_lo:Array(UInt64)}[1] AND {span_hi:Array(UInt64)}[1]
+        OR h3_index BETWEEN {span_lo:Array(UInt64)}[2] AND {span_hi:Array(UInt64)}[2]
+        OR h3_index BETWEEN {span_lo:Array(UInt64)}[3] AND {span_hi:Array(UInt64)}[3]
+        OR h3_index BETWEEN {span_lo:Array(UInt64)}[4] AND {span_hi:Array(UInt64)}[4])
+      AND arrayExists((lo, hi) -> h3_index BETWEEN lo AND hi, {range_lo:Array(UInt64)}, {range_hi:Array(UInt64)})
+      AND (isNull({type:Nullable(String)}) OR property_type = {type:Nullable(String)})
     GROUP BY h3_index
     HAVING listings > 0`,
 });

@@ -4,18 +4,27 @@
 // neighbourhood_quarter_stats aggregate (migration 0010). The period and the quarter before (for
 // the trend) are two statements the service runs in parallel: one pass over both quarters with -If
 // combinators measured slower, because WITH TOTALS then merges the previous quarter's states too.
+// Values are `{name:Type}` query parameters; `exactMedian` and `prices` below are constant SQL
+// fragments shared by the statements (interpolated into their text, never carrying a value).
 import { z } from 'zod';
-import { sqlString } from '../../common/clients/clickhouse.ts';
 import { citySlugs } from '../../common/domain/cities.ts';
 import { propertyTypes } from '../../common/domain/listing.ts';
-import { count, defineQuery, nullableNumber, sqlSafe } from './define.ts';
+import { count, defineQuery, flag, isoDate, nullableNumber } from './define.ts';
 
 const quarterParams = z.object({
-  isTest: sqlSafe.flag,
+  isTest: z.boolean(),
   city: z.enum(citySlugs),
   type: z.enum(propertyTypes),
   /** First day of the quarter to read. */
-  quarterStart: sqlSafe.date,
+  quarterStart: isoDate,
+});
+
+/** The values of the placeholders all three statements share. */
+const quarterQueryParams = (p: z.output<typeof quarterParams>) => ({
+  isTest: flag(p.isTest),
+  city: p.city,
+  type: p.type,
+  quarterStart: p.quarterStart,
 });
 
 /**
@@ -29,13 +38,13 @@ const quarterParams = z.object({
 const exactMedian = `arrayReduce('avg', quantilesExactWeighted(0.5, 0.500000001)(price_tzs, n))`;
 
 /** (neighbourhood, price_tzs, n = listings at that price) of one city, type and quarter. */
-const pricesOf = (p: z.output<typeof quarterParams>) => `(
+const prices = `(
       SELECT neighbourhood, price_tzs, listings AS n
       FROM neighbourhood_quarter_prices
-      WHERE is_test = ${p.isTest}
-        AND city = ${sqlString(p.city)}
-        AND property_type = ${sqlString(p.type)}
-        AND quarter = toDate(${sqlString(p.quarterStart)})
+      WHERE is_test = {isTest:UInt8}
+        AND city = {city:String}
+        AND property_type = {type:String}
+        AND quarter = {quarterStart:Date}
     )`;
 
 const priceRow = z.object({
@@ -54,7 +63,8 @@ export const neighbourhoodPrices = defineQuery({
   params: quarterParams,
   row: priceRow,
   totals: true,
-  sql: (p) => `
+  queryParams: quarterQueryParams,
+  sql: `
     SELECT
       neighbourhood,
       sum(n) AS listings,
@@ -62,7 +72,7 @@ export const neighbourhoodPrices = defineQuery({
       sum(price_tzs * n) / sum(n) AS avg_price,
       min(price_tzs) AS min_price,
       max(price_tzs) AS max_price
-    FROM ${pricesOf(p)}
+    FROM ${prices}
     GROUP BY neighbourhood WITH TOTALS`,
 });
 
@@ -73,9 +83,10 @@ export const neighbourhoodMedians = defineQuery({
   name: 'pricing.neighbourhood_medians',
   params: quarterParams,
   row: medianRow,
-  sql: (p) => `
+  queryParams: quarterQueryParams,
+  sql: `
     SELECT neighbourhood, sum(n) AS listings, ${exactMedian} AS median_price
-    FROM ${pricesOf(p)}
+    FROM ${prices}
     GROUP BY neighbourhood`,
 });
 
@@ -86,12 +97,13 @@ export const neighbourhoodViews = defineQuery({
   name: 'pricing.neighbourhood_views',
   params: quarterParams,
   row: viewsRow,
-  sql: (p) => `
+  queryParams: quarterQueryParams,
+  sql: `
     SELECT neighbourhood, sum(views) AS views
     FROM neighbourhood_quarter_stats
-    WHERE is_test = ${p.isTest}
-      AND quarter = toDate(${sqlString(p.quarterStart)})
-      AND property_type = ${sqlString(p.type)}
-      AND city = ${sqlString(p.city)}
+    WHERE is_test = {isTest:UInt8}
+      AND quarter = {quarterStart:Date}
+      AND property_type = {type:String}
+      AND city = {city:String}
     GROUP BY neighbourhood`,
 });

@@ -1,4 +1,5 @@
-// ClickHouse client factory and helpers that hide the quirks of 18.16 (see README, "ClickHouse").
+// ClickHouse client factory and helpers (see README, "ClickHouse"). Values never become SQL text:
+// statements carry `{name:Type}` placeholders and the values travel as `query_params`.
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 
 export interface ClickHouseConfig {
@@ -19,25 +20,24 @@ export function createClickHouse(config: ClickHouseConfig): ClickHouseClient {
     // The client logs every failed request at ERROR; our callers log with context instead.
     log: { level: 127 as never },
     clickhouse_settings: { date_time_input_format: 'best_effort' },
+    // Query parameters normally travel in the URL; past 4 KB (the stream's id lookups send 2,000
+    // UUIDs) they go as multipart/form-data parts instead, so no proxy rejects an over-long URL.
+    use_multipart_params_auto: true,
   });
 }
 
 // Which failures are transient (retry) and which may be the data's fault: clickhouse-errors.ts.
 export { clickhouseErrorCode, isTransientClickHouseError } from './clickhouse-errors.ts';
 
-/** Runs a SELECT and returns its rows as objects. */
-export async function queryRows<T>(client: ClickHouseClient, query: string): Promise<T[]> {
-  const result = await client.query({ query, format: 'JSONEachRow' });
+/**
+ * Runs a SELECT and returns its rows as objects. Every value goes in `params`, referenced in the
+ * statement as `{name:Type}` (e.g. `WHERE listing_id = {id:UUID}`).
+ */
+export async function queryRows<T>(
+  client: ClickHouseClient,
+  query: string,
+  params?: Record<string, unknown>,
+): Promise<T[]> {
+  const result = await client.query({ query, query_params: params, format: 'JSONEachRow' });
   return result.json<T>();
-}
-
-/** Quotes a value that was already validated (enum member, UUID, slug) as a SQL string literal. */
-export function sqlString(value: string): string {
-  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}
-
-/** A finite number for SQL, refusing anything else so no text can slip into a statement. */
-export function sqlNumber(value: number): string {
-  if (!Number.isFinite(value)) throw new Error(`not a finite number: ${value}`);
-  return String(value);
 }

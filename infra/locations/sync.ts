@@ -8,7 +8,8 @@ import { allLocations, LOCATIONS_VERSION } from '../../common/domain/locations.t
 export async function syncLocations(client: ClickHouseClient): Promise<number> {
   const [stored] = await queryRows<{ c: string }>(
     client,
-    `SELECT uniqExact(id) AS c FROM locations WHERE version = ${LOCATIONS_VERSION}`,
+    'SELECT uniqExact(id) AS c FROM locations WHERE version = {version:UInt32}',
+    { version: LOCATIONS_VERSION },
   );
   if (Number(stored?.c ?? 0) >= allLocations.length) return 0;
   await client.insert({

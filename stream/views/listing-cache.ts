@@ -41,9 +41,9 @@ export function createListingCache(clickhouse: ClickHouseClient, maxEntries: num
         const rows = await queryByIds<ListingPlaceInfo & { id: string }>(
           clickhouse,
           missing,
-          (inSet) => `SELECT toString(listing_id) AS id, toString(h3_index) AS h3_index, city, neighbourhood,
+          `SELECT toString(listing_id) AS id, toString(h3_index) AS h3_index, city, neighbourhood,
                   toString(property_type) AS property_type
-           FROM listing_lookup WHERE listing_id IN ${inSet}
+           FROM listing_lookup WHERE listing_id IN {ids:Array(UUID)}
            LIMIT 1 BY listing_id`,
         );
         for (const { id, ...info } of rows) {

@@ -11,6 +11,7 @@ import { stackSettings as settings } from './stack-settings.ts';
 
 const pidFile = path.join(settings.stateDir, 'clickhouse', 'clickhouse.pid');
 const launcherLog = path.join(settings.logDir, 'clickhouse.log');
+// A constant of this file, and the only name interpolated into SQL text here (values are parameters).
 const probeDatabase = 'fault_probe';
 
 function server() {

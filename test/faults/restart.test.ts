@@ -9,7 +9,8 @@ import { stackSettings as settings } from './stack-settings.ts';
 
 async function storedCount(listingId: string): Promise<number> {
   const result = await testClickHouse().query({
-    query: `SELECT count() AS c FROM listings WHERE listing_id = '${listingId.replace(/[^0-9a-f-]/g, '')}'`,
+    query: 'SELECT count() AS c FROM listings WHERE listing_id = {id:UUID}',
+    query_params: { id: listingId },
     format: 'JSONEachRow',
   });
   const rows = await result.json<{ c: string }>();

@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startClickHouse, stopClickHouse } from '../../infra/local/clickhouse.mjs';
 import { api, createTestKey, eventually } from '../support/api.ts';
-import { accountSql, closeProducer, createListings, rows } from '../integration/stream-support.ts';
+import { closeProducer, createListings, rows } from '../integration/stream-support.ts';
 import {
   exited,
   expectAggregatesConsistent,
@@ -77,7 +77,8 @@ describe('stream faults', () => {
     expect(ids.length).toBeGreaterThan(0);
     await expectExactlyOnce(ids, 180_000);
     const [quarantined] = await rows<{ c: string }>(
-      `SELECT count() AS c FROM quarantine WHERE position(payload, ${accountSql(account_id)}) > 0`,
+      'SELECT count() AS c FROM quarantine WHERE position(payload, {account:String}) > 0',
+      { account: account_id },
     );
     expect(Number(quarantined!.c)).toBe(0);
     await eventually(async () => ((await reportedLag()) === 0 ? true : undefined), 60_000, 'lag 0');

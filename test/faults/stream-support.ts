@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import { spawnService } from '../../infra/local/services.mjs';
 import { workerRegistry } from '../../common/worker-registry.ts';
 import { env, eventually, testRedis } from '../support/api.ts';
-import { rows, storedCounts, uuidSql } from '../integration/stream-support.ts';
+import { rows, storedCounts } from '../integration/stream-support.ts';
 
 export function spawnWorker(workerId: string, extra: Record<string, string> = {}): ChildProcess {
   return spawnService('stream', {
@@ -60,7 +60,8 @@ export async function expectExactlyOnce(ids: string[], timeoutMs = 120_000): Pro
     const chunk = ids.slice(i, i + 2_000);
     const [lookup] = await rows<{ c: string; u: string }>(
       `SELECT count() AS c, uniqExact(listing_id) AS u FROM listing_lookup
-       WHERE listing_id IN (${chunk.map(uuidSql).join(',')})`,
+       WHERE listing_id IN {ids:Array(UUID)}`,
+      { ids: chunk },
     );
     expect(Number(lookup!.c), 'listing_lookup rows').toBe(chunk.length);
     expect(Number(lookup!.u)).toBe(chunk.length);

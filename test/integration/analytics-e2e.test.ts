@@ -36,10 +36,10 @@ async function claimCombination() {
     );
     if (claim !== 'OK') continue;
     const end = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 3, 1));
-    const sql = (d: Date) => `toDateTime('${d.toISOString().slice(0, 19).replace('T', ' ')}', 'UTC')`;
     const result = await testClickHouse().query({
-      query: `SELECT count() AS n FROM listings WHERE is_test = 1 AND city = '${city}' AND property_type = '${type}'
-              AND listed_at >= ${sql(start)} AND listed_at < ${sql(end)}`,
+      query: `SELECT count() AS n FROM listings WHERE is_test = 1 AND city = {city:String} AND property_type = {type:String}
+              AND listed_at >= {start:DateTime('UTC')} AND listed_at < {end:DateTime('UTC')}`,
+      query_params: { city, type, start, end },
       format: 'JSONEachRow',
     });
     const [row] = await result.json<{ n: string }>();

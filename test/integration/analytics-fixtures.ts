@@ -22,14 +22,13 @@ export async function claimYear(): Promise<number> {
       'NX',
     );
     if (claimed !== 'OK') continue;
-    const from = `toDateTime('${year}-01-01 00:00:00', 'UTC')`;
-    const to = `toDateTime('${year + 1}-01-01 00:00:00', 'UTC')`;
     const result = await ch.query({
       query: `SELECT
-        (SELECT count() FROM listings WHERE listed_at >= ${from} AND listed_at < ${to}) +
-        (SELECT count() FROM view_events WHERE viewed_at >= ${from} AND viewed_at < ${to}) +
-        (SELECT count() FROM neighbourhood_quarter_stats WHERE toYear(quarter) = ${year}) +
-        (SELECT count() FROM cell_quarter_stats WHERE toYear(quarter) = ${year}) AS rows`,
+        (SELECT count() FROM listings WHERE listed_at >= {from:DateTime('UTC')} AND listed_at < {to:DateTime('UTC')}) +
+        (SELECT count() FROM view_events WHERE viewed_at >= {from:DateTime('UTC')} AND viewed_at < {to:DateTime('UTC')}) +
+        (SELECT count() FROM neighbourhood_quarter_stats WHERE toYear(quarter) = {year:UInt16}) +
+        (SELECT count() FROM cell_quarter_stats WHERE toYear(quarter) = {year:UInt16}) AS rows`,
+      query_params: { from: new Date(Date.UTC(year, 0, 1)), to: new Date(Date.UTC(year + 1, 0, 1)), year },
       format: 'JSONEachRow',
     });
     const [row] = await result.json<{ rows: string }>();
@@ -45,11 +44,19 @@ async function releaseYear(year: number): Promise<void> {
   const ch = testClickHouse();
   for (let month = 1; month <= 12; month++) {
     const partition = year * 100 + month;
-    await ch.command({ query: `ALTER TABLE listings DROP PARTITION ${partition}` });
-    await ch.command({ query: `ALTER TABLE view_events DROP PARTITION ${partition}` });
+    for (const table of ['listings', 'view_events']) {
+      await ch.command({
+        query: 'ALTER TABLE {table:Identifier} DROP PARTITION {partition:UInt32}',
+        query_params: { table, partition },
+      });
+    }
   }
-  await ch.command({ query: `ALTER TABLE neighbourhood_quarter_stats DROP PARTITION ${year}` });
-  await ch.command({ query: `ALTER TABLE cell_quarter_stats DROP PARTITION ${year}` });
+  for (const table of ['neighbourhood_quarter_stats', 'cell_quarter_stats']) {
+    await ch.command({
+      query: 'ALTER TABLE {table:Identifier} DROP PARTITION {year:UInt16}',
+      query_params: { table, year },
+    });
+  }
   await (await testRedis()).del(`${env.REDIS_KEY_PREFIX}test:analytics-year:${year}`);
 }
 

@@ -46,7 +46,8 @@ describe('image checks (happy, error)', () => {
         const found = await queryRows<Record<string, string | number>>(
           testClickHouse(),
           `SELECT image_index, url, method, is_reachable, is_ok, error
-           FROM image_checks FINAL WHERE listing_id = '${listingId}' ORDER BY image_index`,
+           FROM image_checks FINAL WHERE listing_id = {id:UUID} ORDER BY image_index`,
+          { id: listingId },
         );
         return found.length === 2 ? found : undefined;
       },

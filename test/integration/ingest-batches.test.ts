@@ -4,10 +4,10 @@ import { queryRows } from '../../common/clients/clickhouse.ts';
 import { api, createTestKey, eventually, sampleListing, testClickHouse } from '../support/api.ts';
 
 async function isTestFlags(ids: string[]): Promise<Record<string, number>> {
-  const list = ids.map((id) => `toUUID('${id}')`).join(',');
   const rows = await queryRows<{ id: string; t: number }>(
     testClickHouse(),
-    `SELECT toString(listing_id) AS id, is_test AS t FROM listings WHERE listing_id IN (${list})`,
+    'SELECT toString(listing_id) AS id, is_test AS t FROM listings WHERE listing_id IN {ids:Array(UUID)}',
+    { ids },
   );
   return Object.fromEntries(rows.map((r) => [r.id, Number(r.t)]));
 }

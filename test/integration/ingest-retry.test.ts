@@ -15,10 +15,10 @@ import {
 } from '../support/api.ts';
 
 async function storedRows(ids: string[]): Promise<number> {
-  const list = ids.map((id) => `toUUID('${id}')`).join(',');
   const rows = await queryRows<{ c: string }>(
     testClickHouse(),
-    `SELECT count() AS c FROM listings WHERE listing_id IN (${list})`,
+    'SELECT count() AS c FROM listings WHERE listing_id IN {ids:Array(UUID)}',
+    { ids },
   );
   return Number(rows[0]!.c);
 }

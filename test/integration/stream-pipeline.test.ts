@@ -4,15 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { neighbourhoodsOf } from '../../common/domain/locations.ts';
 import { api, createTestKey, eventually, sampleListing } from '../support/api.ts';
-import {
-  accountSql,
-  closeProducer,
-  listingMessage,
-  publish,
-  rows,
-  storedCounts,
-  uuidSql,
-} from './stream-support.ts';
+import { closeProducer, listingMessage, publish, rows, storedCounts } from './stream-support.ts';
 
 afterAll(closeProducer);
 
@@ -34,7 +26,8 @@ async function stored(listingId: string): Promise<StoredListing | undefined> {
     `SELECT city, neighbourhood, toString(neighbourhood_id) AS neighbourhood_id, location_source,
             toString(h3_index) AS h3_index, price_tzs, fx_rate_to_tzs, amenities,
             formatDateTime(listed_at, '%Y-%m-%dT%H:%i:%SZ') AS listed_at, external_id
-     FROM listings WHERE listing_id = ${uuidSql(listingId)}`,
+     FROM listings WHERE listing_id = {id:UUID}`,
+    { id: listingId },
   );
   return row;
 }
@@ -128,7 +121,8 @@ describe('stream: listings', () => {
     );
     expect((await storedCounts([message.listing_id])).get(message.listing_id)).toBe(1);
     const [lookup] = await rows<{ c: string }>(
-      `SELECT count() AS c FROM listing_lookup WHERE listing_id = ${uuidSql(message.listing_id)}`,
+      'SELECT count() AS c FROM listing_lookup WHERE listing_id = {id:UUID}',
+      { id: message.listing_id },
     );
     expect(Number(lookup!.c)).toBe(1);
   });
@@ -152,7 +146,8 @@ describe('stream: listings', () => {
     const quarantined = await eventually(
       async () => {
         const found = await rows<{ error: string }>(
-          `SELECT error FROM quarantine WHERE source = 'listings' AND position(payload, ${accountSql(account_id)}) > 0`,
+          `SELECT error FROM quarantine WHERE source = 'listings' AND position(payload, {account:String}) > 0`,
+          { account: account_id },
         );
         return found.length === 2 ? found : undefined;
       },
@@ -191,7 +186,8 @@ describe('stream: view events', () => {
       async () => {
         const r = await rows<{ event_id: string; h3_index: string; city: string; property_type: string }>(
           `SELECT event_id, toString(h3_index) AS h3_index, city, toString(property_type) AS property_type
-         FROM view_events WHERE account_id = ${accountSql(account_id)} ORDER BY city`,
+         FROM view_events WHERE account_id = {account:String} ORDER BY city`,
+          { account: account_id },
         );
         return r.length >= 2 ? r : undefined;
       },

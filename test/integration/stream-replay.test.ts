@@ -128,7 +128,8 @@ describe('stream: replay of a multi-listing message', () => {
       expect([counts.get(ids[0]!), counts.get(ids[1]!), counts.get(ids[2]!)]).toEqual([1, 0, 1]);
       const positions = await rows<{ item: number; offset: string }>(
         `SELECT _item AS item, toString(_offset) AS offset FROM listings
-         WHERE _topic = '${topic}' ORDER BY _item`,
+         WHERE _topic = {topic:String} ORDER BY _item`,
+        { topic },
       );
       expect(positions).toEqual([
         { item: 0, offset },
@@ -165,7 +166,8 @@ describe('stream: replay of a multi-listing message', () => {
       const quarantined = await eventually(
         async () => {
           const [row] = await rows<{ item: number; error: string; payload: string }>(
-            `SELECT _item AS item, error, payload FROM quarantine WHERE _topic = '${topic}'`,
+            'SELECT _item AS item, error, payload FROM quarantine WHERE _topic = {topic:String}',
+            { topic },
           );
           return row;
         },

@@ -32,7 +32,8 @@ const writer = (options: { maxDelayMs: number; quietMs?: number }) =>
 const storedOffsets = async (topic: string) =>
   (
     await rows<{ o: string }>(
-      `SELECT toString(_offset) AS o FROM quarantine WHERE _topic = '${topic}' ORDER BY _offset`,
+      'SELECT toString(_offset) AS o FROM quarantine WHERE _topic = {topic:String} ORDER BY _offset',
+      { topic },
     )
   ).map((r) => Number(r.o));
 

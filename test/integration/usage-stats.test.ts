@@ -119,7 +119,8 @@ describe('usage rollup to ClickHouse (happy)', () => {
         await rollupUsage(deps);
         const result = await deps.clickhouse.query({
           query: `SELECT metric, endpoint, toUInt64(value) AS value, account_id, mode, tier FROM v_api_key_usage_daily
-                WHERE key_id = '${id}' AND day = today() ORDER BY metric, endpoint`,
+                WHERE key_id = {id:String} AND day = today() ORDER BY metric, endpoint`,
+          query_params: { id },
           format: 'JSONEachRow',
         });
         const found = await result.json<{

@@ -93,7 +93,8 @@ describe('webhook delivery (happy)', () => {
     const rows = await eventually(async () => {
       const found = await queryRows<{ outcome: string; status_code: number }>(
         testClickHouse(),
-        `SELECT outcome, status_code FROM webhook_deliveries WHERE webhook_id = '${hook.id.replace(/[^a-z0-9_]/g, '')}'`,
+        'SELECT outcome, status_code FROM webhook_deliveries WHERE webhook_id = {id:String}',
+        { id: hook.id },
       );
       return found.length ? found : undefined;
     });

@@ -1,0 +1,147 @@
+// Named analytics queries (analytics-api/queries): static SQL whose every value is a query parameter,
+// and the heatmap's covering spans that let the primary key prune to the requested H3 ranges.
+import type { ClickHouseClient } from '@clickhouse/client';
+import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { defineQuery, placeholderNames } from '../../analytics-api/queries/define.ts';
+import { cellStats, coveringSpans, INDEX_SPANS } from '../../analytics-api/queries/heatmap.ts';
+import { marketTotals } from '../../analytics-api/queries/market.ts';
+import {
+  neighbourhoodMedians,
+  neighbourhoodPrices,
+  neighbourhoodViews,
+} from '../../analytics-api/queries/pricing.ts';
+
+const quarter = { isTest: true, city: 'zanzibar', type: 'studio', quarterStart: '2024-04-01' } as const;
+const ranges = [
+  { lo: 613_492_322_188_918_783n, hi: 613_492_322_289_582_079n },
+  { lo: 18_446_744_073_709_551_000n, hi: 18_446_744_073_709_551_615n },
+];
+
+/** Each named query with validated params for it. */
+const cases = [
+  [neighbourhoodPrices, neighbourhoodPrices.queryParams(quarter)],
+  [neighbourhoodMedians, neighbourhoodMedians.queryParams(quarter)],
+  [neighbourhoodViews, neighbourhoodViews.queryParams(quarter)],
+  [marketTotals, marketTotals.queryParams({ isTest: false, quarterStart: '2024-04-01' })],
+  [marketTotals, marketTotals.queryParams({ isTest: false, quarterStart: '2024-04-01', type: 'land' })],
+  [cellStats, cellStats.queryParams({ isTest: true, quarterStart: '2024-04-01', type: 'house', ranges })],
+  [cellStats, cellStats.queryParams({ isTest: false, quarterStart: '2024-04-01', ranges })],
+] as const;
+
+describe('named queries', () => {
+  it('give a value for every placeholder of their static SQL and nothing else (happy)', () => {
+    for (const [query, params] of cases) {
+      expect(Object.keys(params).sort(), query.name).toEqual([...placeholderNames(query.sql)].sort());
+      expect(Object.values(params).includes(undefined), query.name).toBe(false);
+    }
+  });
+
+  it('keep values out of the SQL text (edge)', () => {
+    for (const [query] of cases) {
+      expect(query.sql, query.name).not.toMatch(/zanzibar|studio|2024|613492322|'land'/);
+    }
+  });
+
+  it('send UInt64 ranges as bigints, an open type as NULL and the mode as 0/1 (happy)', () => {
+    const params = cellStats.queryParams({ isTest: true, quarterStart: '2024-04-01', ranges });
+    expect(params).toMatchObject({
+      isTest: 1,
+      type: null,
+      range_lo: ranges.map((r) => r.lo),
+      range_hi: ranges.map((r) => r.hi),
+    });
+    expect(marketTotals.queryParams({ isTest: false, quarterStart: '2024-04-01' })).toEqual({
+      isTest: 0,
+      quarterStart: '2024-04-01',
+      type: null,
+    });
+  });
+
+  it('name exactly INDEX_SPANS covering spans in the heatmap SQL (edge)', () => {
+    expect(cellStats.sql.match(/\{span_lo:Array\(UInt64\)\}\[\d\]/g)).toEqual(
+      Array.from({ length: INDEX_SPANS }, (_, i) => `{span_lo:Array(UInt64)}[${i + 1}]`),
+    );
+    expect(cellStats.sql.match(/\{span_hi:Array\(UInt64\)\}\[\d\]/g)).toHaveLength(INDEX_SPANS);
+  });
+
+  it('run the static SQL with query_params and parse the rows (happy)', async () => {
+    const query = vi.fn(async (_: unknown) => ({
+      json: async () => ({ data: [{ listings: '3', views: 4 }] }),
+    }));
+    const client = { query } as unknown as ClickHouseClient;
+    const result = await marketTotals.run(client, { isTest: true, quarterStart: '2024-07-01', type: 'room' });
+    expect(result.rows).toEqual([{ listings: 3, views: 4 }]);
+    expect(query).toHaveBeenCalledTimes(1);
+    expect(query.mock.calls[0]![0]).toMatchObject({
+      query: `/* market.totals */ ${marketTotals.sql}`,
+      query_params: { isTest: 1, quarterStart: '2024-07-01', type: 'room' },
+    });
+  });
+
+  it('refuse to run when params and placeholders disagree, without calling ClickHouse (error)', async () => {
+    const broken = defineQuery({
+      name: 'test.broken',
+      params: z.object({ n: z.number() }),
+      row: z.object({ n: z.number() }),
+      sql: 'SELECT {n:UInt8} AS n, {m:UInt8} AS m',
+      queryParams: (p) => ({ n: p.n }),
+    });
+    const query = vi.fn();
+    await expect(broken.run({ query } as unknown as ClickHouseClient, { n: 1 })).rejects.toThrow(
+      /do not match placeholders \[m, n\]/,
+    );
+    expect(query).not.toHaveBeenCalled();
+  });
+});
+
+describe('heatmap covering spans', () => {
+  const covers = (spans: { lo: bigint[]; hi: bigint[] }, r: { lo: bigint; hi: bigint }) =>
+    spans.lo.some((lo, i) => lo <= r.lo && r.hi <= spans.hi[i]!);
+
+  it('are the ranges themselves when there are few, padded by repeating the last (happy)', () => {
+    const few = [
+      { lo: 300n, hi: 399n },
+      { lo: 100n, hi: 199n },
+    ];
+    expect(coveringSpans(few, 4)).toEqual({ lo: [100n, 300n, 300n, 300n], hi: [199n, 399n, 399n, 399n] });
+  });
+
+  it('join the ranges with the smallest gaps first and cover every range (happy)', () => {
+    const many = [
+      { lo: 0n, hi: 9n },
+      { lo: 12n, hi: 19n }, // gap 2
+      { lo: 1_000n, hi: 1_009n },
+      { lo: 1_015n, hi: 1_019n }, // gap 5
+      { lo: 5_000n, hi: 5_009n },
+      { lo: 9_000n, hi: 9_009n },
+    ];
+    const spans = coveringSpans(many, 4);
+    expect(spans).toEqual({ lo: [0n, 1_000n, 5_000n, 9_000n], hi: [19n, 1_019n, 5_009n, 9_009n] });
+    for (const r of many) expect(covers(spans, r)).toBe(true);
+  });
+
+  it('merge overlapping ranges and handle the largest UInt64 (edge)', () => {
+    const spans = coveringSpans(
+      [
+        { lo: 2n ** 64n - 10n, hi: 2n ** 64n - 1n },
+        { lo: 2n ** 64n - 20n, hi: 2n ** 64n - 5n },
+        { lo: 5n, hi: 6n },
+      ],
+      2,
+    );
+    expect(spans).toEqual({ lo: [5n, 2n ** 64n - 20n], hi: [6n, 2n ** 64n - 1n] });
+  });
+
+  it('cover up to MAX_RANGES random ranges with INDEX_SPANS spans (happy)', () => {
+    for (let round = 0; round < 50; round++) {
+      const rs = Array.from({ length: 1 + Math.floor(Math.random() * 200) }, () => {
+        const lo = BigInt(Math.floor(Math.random() * 1e12));
+        return { lo, hi: lo + BigInt(Math.floor(Math.random() * 1e6)) };
+      });
+      const spans = coveringSpans(rs, INDEX_SPANS);
+      expect(spans.lo).toHaveLength(INDEX_SPANS);
+      for (const r of rs) expect(covers(spans, r)).toBe(true);
+    }
+  });
+});
