@@ -254,7 +254,7 @@ async function takeLock(lockPath: string, file: string): Promise<void> {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       await writeFile(lockPath, String(process.pid), { flag: 'wx' });
-      process.once('exit', () => rmLockSync(lockPath));
+      heldLocks.add(lockPath);
       return;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -277,7 +277,12 @@ function isAlive(pid: number): boolean {
   }
 }
 
+// Locks this process holds, released on any exit (process.exit after a fatal error or SIGINT).
+const heldLocks = new Set<string>();
+process.once('exit', () => heldLocks.forEach(rmLockSync));
+
 function rmLockSync(lockPath: string): void {
+  heldLocks.delete(lockPath);
   try {
     // Only our own lock: a later run may have taken over after we were presumed dead.
     if (readFileSync(lockPath, 'utf8') === String(process.pid)) rmSync(lockPath, { force: true });
