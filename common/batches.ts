@@ -10,6 +10,8 @@ export const BATCH_TTL_SECONDS = 7 * 24 * 3600;
 export interface BatchRecord {
   batch_id: string;
   account_id: string;
+  /** The key that created it ('' for batches recorded before keys were noted). */
+  key_id: string;
   is_test: boolean;
   status: 'processing' | 'completed';
   total: number;
@@ -25,6 +27,7 @@ export interface BatchRecord {
 export interface NewBatch {
   batch_id: string;
   account_id: string;
+  key_id: string;
   is_test: boolean;
   total: number;
   duplicates: number;
@@ -59,6 +62,7 @@ export function batchStore(redis: Redis, prefix: string) {
       const fields = {
         batch_id: batch.batch_id,
         account_id: batch.account_id,
+        key_id: batch.key_id,
         is_test: batch.is_test ? '1' : '0',
         status: batch.created_ids.length ? 'processing' : 'completed',
         total: String(batch.total),
@@ -98,6 +102,11 @@ export function batchStore(redis: Redis, prefix: string) {
       await tx.exec();
     },
 
+    /** Forgets a batch whose listings were never published (the client got an error, not its id). */
+    async remove(batchId: string): Promise<void> {
+      await redis.del(hashKey(batchId), pendingKey(batchId));
+    },
+
     /** Marks listing ids of a batch stored; true when this call completed the batch. */
     async markStored(batchId: string, listingIds: string[]): Promise<boolean> {
       const result = await markStoredScript.run(
@@ -122,6 +131,7 @@ export function batchStore(redis: Redis, prefix: string) {
       return {
         batch_id: fields.batch_id,
         account_id: fields.account_id!,
+        key_id: fields.key_id ?? '',
         is_test: fields.is_test === '1',
         status: fields.status === 'completed' ? 'completed' : 'processing',
         total: Number(fields.total),

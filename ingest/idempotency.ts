@@ -2,10 +2,13 @@
 // its final response (2xx or 4xx) is kept for 24 h; a later request with the same key and the same
 // body gets that response again with `Idempotency-Replayed: true`. The same key with another body
 // is 422 idempotency_key_reused; while the first is still running, 409 idempotency_in_progress.
-// A 5xx is not kept, so the client can retry with the same key.
+// A 5xx or another retriable answer (409 listing_in_progress) is not kept, so the client can retry
+// with the same key. Keys are scoped by account, mode and endpoint: a test key and a live key of one
+// account never share a record (a live request must not be answered with a test-mode response).
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { redisScript } from '../common/clients/redis-script.ts';
+import type { KeyMode } from '../common/auth/api-key-format.ts';
 import { AppError } from '../common/errors.ts';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
@@ -33,10 +36,17 @@ export interface StoredResponse {
 
 export type Claim = { kind: 'claimed'; recordKey: string } | { kind: 'replay'; response: StoredResponse };
 
+/** Whose records a key lives among: the endpoint (`bulk`, `views`), the account and the key's mode. */
+export interface IdempotencyScope {
+  endpoint: string;
+  accountId: string;
+  mode: KeyMode;
+}
+
 export function idempotencyStore(redis: Redis, prefix: string) {
   return {
     /** Claims `key` for this request, or returns the response to replay; throws 409/422/400. */
-    async claim(scope: string, accountId: string, key: string, rawBody: Buffer): Promise<Claim> {
+    async claim(scope: IdempotencyScope, key: string, rawBody: Buffer): Promise<Claim> {
       if (!keyPattern.test(key)) {
         throw new AppError(
           'invalid_parameter',
@@ -44,7 +54,7 @@ export function idempotencyStore(redis: Redis, prefix: string) {
         );
       }
       const digest = createHash('sha256').update(key).digest('hex');
-      const recordKey = `${prefix}idem:${scope}:${accountId}:${digest}`;
+      const recordKey = `${prefix}idem:${scope.endpoint}:${scope.accountId}:${scope.mode}:${digest}`;
       const bodyHash = createHash('sha256').update(rawBody).digest('hex');
       const [state, status, body] = (await claimScript.run(
         redis,

@@ -3,7 +3,7 @@
 import type { Request, Response } from 'express';
 import { AppError, dependencyUnavailable } from '../common/errors.ts';
 import { errorBody } from '../common/http/errors.ts';
-import type { IdempotencyStore } from './idempotency.ts';
+import type { IdempotencyScope, IdempotencyStore } from './idempotency.ts';
 
 export interface Outcome {
   status: number;
@@ -13,7 +13,7 @@ export interface Outcome {
 export async function respond(
   req: Request,
   res: Response,
-  options: { store: IdempotencyStore; scope: string; accountId: string },
+  options: { store: IdempotencyStore; scope: IdempotencyScope },
   work: () => Promise<Outcome>,
 ): Promise<void> {
   const key = req.get('idempotency-key');
@@ -23,7 +23,7 @@ export async function respond(
     return;
   }
   const claim = await options.store
-    .claim(options.scope, options.accountId, key, req.rawBody ?? Buffer.alloc(0))
+    .claim(options.scope, key, req.rawBody ?? Buffer.alloc(0))
     .catch((error: unknown) => {
       throw error instanceof AppError ? error : dependencyUnavailable('redis', error);
     });
@@ -36,7 +36,8 @@ export async function respond(
   try {
     outcome = await work();
   } catch (error) {
-    if (!(error instanceof AppError) || error.status >= 500) {
+    // Kept only when final: a retriable answer (5xx, 409 listing_in_progress) must let the retry run.
+    if (!(error instanceof AppError) || error.retriable) {
       await options.store.release(claim.recordKey).catch(() => undefined);
       throw error;
     }

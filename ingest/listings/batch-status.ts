@@ -1,10 +1,12 @@
 // GET /listings/batches/{id}: the batch record of common/batches.ts, for its owning account only
-// (any other account gets the same 404 as an unknown id, so ids cannot be probed), plus the image
+// (any other account gets the same 404 as an unknown id, so ids cannot be probed), and there for
+// the keys of the batch's mode (a test key never reads live batches, nor a live key test ones)
+// and the key that created it (a live key's `test_mode` batch), plus the image
 // check counters that the image checker (webhooks/outbound, issue 7) keeps in the Redis hash
 // `${prefix}batch:${id}:images` (fields checked, ok, failed, pending).
 import type { Redis } from 'ioredis';
 import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
-import type { BatchStore } from '../../common/batches.ts';
+import type { BatchRecord, BatchStore } from '../../common/batches.ts';
 import { AppError } from '../../common/errors.ts';
 import { isUuid } from '../../common/ids.ts';
 import type { BatchStatus } from './schemas.ts';
@@ -25,7 +27,7 @@ export async function batchStatus(
     deps.batches.get(id),
     deps.redis.hgetall(imageChecksKey(deps.prefix, id)),
   ]);
-  if (!batch || batch.account_id !== auth.account_id) throw notFound;
+  if (!batch || !visibleTo(batch, auth)) throw notFound;
   return {
     batch_id: batch.batch_id,
     status: batch.status,
@@ -41,6 +43,11 @@ export async function batchStatus(
     ...(batch.completed_at ? { completed_at: batch.completed_at } : {}),
     images: imageCounts(images),
   };
+}
+
+function visibleTo(batch: BatchRecord, auth: ApiKeyRecord): boolean {
+  if (batch.account_id !== auth.account_id) return false;
+  return batch.is_test === (auth.mode === 'test') || batch.key_id === auth.id;
 }
 
 function imageCounts(fields: Record<string, string>): BatchStatus['images'] {

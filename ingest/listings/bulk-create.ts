@@ -1,5 +1,8 @@
-// POST /listings/bulk as a service: validate each listing, derive its id, skip duplicates, publish
-// the new ones to Kafka in one send and record the batch. The route only translates HTTP.
+// POST /listings/bulk as a service: validate each listing, derive its id, skip duplicates, record
+// the batch, then publish the new listings to Kafka in one send. The route only translates HTTP.
+// Order matters: the batch exists before its listings can reach the stream (which marks them
+// stored in it), and a listing another request is still publishing is answered with a retriable
+// 409, not "duplicate" — that publish may still fail, and then the listing would never exist.
 import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
 import type { BatchStore } from '../../common/batches.ts';
 import { AppError, dependencyUnavailable } from '../../common/errors.ts';
@@ -84,16 +87,44 @@ export async function bulkCreate(
     .catch((error: unknown) => {
       throw dependencyUnavailable('redis', error);
     });
+  const claimed = candidates.filter((_, i) => !holders[i]).map((c) => c.listingId);
+  const inFlight = candidates.filter((_, i) => holders[i]?.inFlight).map((c) => c.index);
+  if (inFlight.length) {
+    await deps.seen.release(claimed).catch(() => undefined);
+    throw new AppError(
+      'listing_in_progress',
+      `Listings at index ${inFlight.join(', ')} are being created by another request that has not ` +
+        'finished; retry shortly (they are either created then, or yours to create)',
+      { retriable: true, retryAfterSeconds: 1, details: { indexes: inFlight } },
+    );
+  }
   const fresh = candidates.filter((candidate, i) => {
     const holder = holders[i];
-    if (holder === null || holder === undefined) return true;
+    if (!holder) return true;
     const result = results[candidate.index]!;
     result.status = 'duplicate';
-    result.duplicate_of_batch_id = holder;
+    result.duplicate_of_batch_id = holder.batchId;
     return false;
   });
   const createdIds = fresh.map((c) => c.listingId);
+  const failedIndexes = results.filter((r) => !r.success).map((r) => r.index);
+  const duplicates = results.filter((r) => r.status === 'duplicate').length;
 
+  try {
+    await deps.batches.create({
+      batch_id: batchId,
+      account_id: auth.account_id,
+      key_id: auth.id,
+      is_test: isTest,
+      total: results.length,
+      duplicates,
+      failed_indexes: failedIndexes,
+      created_ids: createdIds,
+    });
+  } catch (error) {
+    await deps.seen.release(createdIds).catch(() => undefined);
+    throw dependencyUnavailable('redis', error);
+  }
   if (fresh.length) {
     try {
       await deps.publish(
@@ -101,25 +132,13 @@ export async function bulkCreate(
         fresh.map((c) => ({ listing_id: c.listingId, listing: c.listing })),
       );
     } catch (error) {
-      await deps.seen.release(createdIds).catch(() => undefined);
+      // Nothing of this batch will be stored: the client gets a 503 and never sees its id.
+      await Promise.all([deps.seen.release(createdIds), deps.batches.remove(batchId)]).catch(() => undefined);
       throw dependencyUnavailable('kafka', error);
     }
   }
-  const failedIndexes = results.filter((r) => !r.success).map((r) => r.index);
-  const duplicates = results.filter((r) => r.status === 'duplicate').length;
   try {
-    await Promise.all([
-      deps.seen.confirm(createdIds, batchId),
-      deps.batches.create({
-        batch_id: batchId,
-        account_id: auth.account_id,
-        is_test: isTest,
-        total: results.length,
-        duplicates,
-        failed_indexes: failedIndexes,
-        created_ids: createdIds,
-      }),
-    ]);
+    await deps.seen.confirm(createdIds, batchId);
   } catch (error) {
     // The listings are published (and will be stored); only the bookkeeping failed. Retrying is
     // safe — ids are deterministic — so report the outage instead of a half-known batch.

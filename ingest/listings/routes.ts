@@ -30,7 +30,7 @@ export function createListingsRouter(ctx: IngestContext): Router {
     await respond(
       req,
       res,
-      { store: ctx.idempotency, scope: 'bulk', accountId: auth.account_id },
+      { store: ctx.idempotency, scope: { endpoint: 'bulk', accountId: auth.account_id, mode: auth.mode } },
       async () => {
         const outcome = await bulkCreate(deps, auth, req.body);
         await countListingOutcomes(ctx.platform, auth.id, outcome.response.summary); // usage statistics

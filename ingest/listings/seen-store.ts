@@ -29,11 +29,21 @@ for i = 1, #KEYS do redis.call('SET', KEYS[i], ARGV[1], 'EX', ARGV[2]) end
 return #KEYS
 `);
 
+/** Who already holds a listing id: the batch that created it, or one still publishing it. */
+export interface SeenHolder {
+  batchId: string;
+  /**
+   * Claimed by a request that has not published yet: the listing may never exist (its publish can
+   * still fail), so it must not be reported as a duplicate (bulk-create.ts answers a retriable 409).
+   */
+  inFlight: boolean;
+}
+
 export function seenStore(redis: Redis, prefix: string) {
   const key = (listingId: string) => `${prefix}seen:${listingId}`;
   return {
-    /** For each id: null when claimed by this batch, else the batch id that holds it. */
-    async claim(listingIds: string[], batchId: string): Promise<(string | null)[]> {
+    /** For each id: null when claimed by this batch, else who holds it. */
+    async claim(listingIds: string[], batchId: string): Promise<(SeenHolder | null)[]> {
       if (!listingIds.length) return [];
       const result = (await claimScript.run(
         redis,
@@ -44,7 +54,8 @@ export function seenStore(redis: Redis, prefix: string) {
       )) as (string | null)[];
       return listingIds.map((_, i) => {
         const v = result[i];
-        return typeof v === 'string' ? v.replace(/^p:/, '') : null;
+        if (typeof v !== 'string') return null;
+        return v.startsWith('p:') ? { batchId: v.slice(2), inFlight: true } : { batchId: v, inFlight: false };
       });
     },
 

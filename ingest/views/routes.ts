@@ -27,7 +27,7 @@ export function createViewsRouter(ctx: IngestContext): Router {
     await respond(
       req,
       res,
-      { store: ctx.idempotency, scope: 'views', accountId: auth.account_id },
+      { store: ctx.idempotency, scope: { endpoint: 'views', accountId: auth.account_id, mode: auth.mode } },
       async () => ({
         status: 202,
         body: await recordViews(deps, auth, req.body),

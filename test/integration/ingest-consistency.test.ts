@@ -1,0 +1,157 @@
+// What a client is told must match what will exist (issue 13): Idempotency-Key records are scoped
+// by account, mode and endpoint; a listing still being created by another request is a retriable
+// 409, never a "duplicate"; the batch record exists before its listings are published; a batch is
+// visible to the keys of its mode (and to the key that created it) only.
+import { describe, expect, it } from 'vitest';
+import { createKeyStore } from '../../common/auth/key-store.ts';
+import { batchStore } from '../../common/batches.ts';
+import { listingSchema } from '../../common/domain/listing.ts';
+import { bulkCreate } from '../../ingest/listings/bulk-create.ts';
+import { listingFingerprint, listingIdFor } from '../../ingest/listings/fingerprint.ts';
+import { seenStore } from '../../ingest/listings/seen-store.ts';
+import { api, createTestKey, env, sampleListing, testRedis } from '../support/api.ts';
+
+/** The id the API derives for `listing` of `accountId` (ingest/listings/fingerprint.ts). */
+function listingIdOf(accountId: string, mode: 'live' | 'test', listing: Record<string, unknown>): string {
+  return listingIdFor(accountId, mode, listingFingerprint(listingSchema.parse(listing)));
+}
+
+describe('Idempotency-Key scope (security)', () => {
+  it('never replays a test-mode response to a live key of the same account, or the reverse', async () => {
+    const live = await createTestKey();
+    const test = await createTestKey({ mode: 'test', accountId: live.account_id });
+    const body = { listings: [sampleListing()] };
+    const headers = { 'Idempotency-Key': `mode-${Date.now()}` };
+    const first = await api('POST', '/api/v1/listings/bulk', { key: test.key, body, headers });
+    expect(first.status).toBe(201);
+    expect(first.body.summary.test_mode).toBe(true);
+    const second = await api('POST', '/api/v1/listings/bulk', { key: live.key, body, headers });
+    expect(second.status).toBe(201);
+    expect(second.headers.get('idempotency-replayed')).toBeNull();
+    expect(second.body.summary.test_mode).toBe(false);
+    expect(second.body.batch_id).not.toBe(first.body.batch_id);
+    // Each mode still replays its own first answer.
+    const again = await api('POST', '/api/v1/listings/bulk', { key: test.key, body, headers });
+    expect(again.headers.get('idempotency-replayed')).toBe('true');
+    expect(again.body.batch_id).toBe(first.body.batch_id);
+  });
+});
+
+describe('listing still being created by another request (error)', () => {
+  it('answers a retriable 409 instead of "duplicate", and leaves nothing claimed', async () => {
+    const { key, account_id } = await createTestKey();
+    const busy = sampleListing();
+    const other = sampleListing();
+    // The claim a concurrent request holds between its claim and its Kafka publish (seen-store.ts).
+    const redis = await testRedis();
+    const seenKey = `${env.REDIS_KEY_PREFIX}seen:${listingIdOf(account_id, 'live', busy)}`;
+    await redis.set(seenKey, 'p:00000000-0000-4000-8000-000000000000', 'EX', 60);
+    const headers = { 'Idempotency-Key': `inflight-${Date.now()}` };
+    const refused = await api('POST', '/api/v1/listings/bulk', {
+      key,
+      body: { listings: [other, busy] },
+      headers,
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({
+      code: 'listing_in_progress',
+      retriable: true,
+      details: { indexes: [1] },
+    });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+
+    // The other request's publish failed, so its claim is gone: the retry (same Idempotency-Key,
+    // not a replay of the 409) creates both listings.
+    await redis.del(seenKey);
+    const retried = await api('POST', '/api/v1/listings/bulk', {
+      key,
+      body: { listings: [other, busy] },
+      headers,
+    });
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotency-replayed')).toBeNull();
+    expect(retried.body.results.map((r: { status: string }) => r.status)).toEqual(['created', 'created']);
+  });
+});
+
+describe('batch record before the publish (happy)', () => {
+  it('completes a batch whose listings are stored before the API call returns', async () => {
+    const { id, account_id } = await createTestKey();
+    const redis = await testRedis();
+    const auth = (await createKeyStore(redis, env.REDIS_KEY_PREFIX).findById(id))!;
+    const batches = batchStore(redis, env.REDIS_KEY_PREFIX);
+    let published: string | undefined;
+    const outcome = await bulkCreate(
+      {
+        seen: seenStore(redis, env.REDIS_KEY_PREFIX),
+        batches,
+        // A stream that stores (and marks) the listings before the publish call even returns.
+        async publish(head, items) {
+          published = head.batch_id;
+          await batches.markStored(
+            head.batch_id,
+            items.map((i) => i.listing_id),
+          );
+        },
+      },
+      auth,
+      { listings: [sampleListing(), sampleListing()] },
+    );
+    expect(outcome.status).toBe(201);
+    expect(published).toBe(outcome.response.batch_id);
+    const batch = await batches.get(outcome.response.batch_id);
+    expect(batch).toMatchObject({ status: 'completed', account_id, created: 2, stored: 2 });
+  });
+
+  it('leaves no batch record behind when the publish fails (error)', async () => {
+    const { id } = await createTestKey();
+    const redis = await testRedis();
+    const auth = (await createKeyStore(redis, env.REDIS_KEY_PREFIX).findById(id))!;
+    const batches = batchStore(redis, env.REDIS_KEY_PREFIX);
+    let attempted: string | undefined;
+    const failing = bulkCreate(
+      {
+        seen: seenStore(redis, env.REDIS_KEY_PREFIX),
+        batches,
+        async publish(head) {
+          attempted = head.batch_id;
+          throw new Error('broker down');
+        },
+      },
+      auth,
+      { listings: [sampleListing()] },
+    );
+    await expect(failing).rejects.toMatchObject({ code: 'dependency_unavailable' });
+    expect(attempted).toBeDefined();
+    expect(await batches.get(attempted!)).toBeNull();
+  });
+});
+
+describe('batch visibility by mode (security)', () => {
+  it("shows a batch to its mode's keys and to the key that created it, to no other key", async () => {
+    const live = await createTestKey();
+    const otherLive = await createTestKey({ accountId: live.account_id });
+    const test = await createTestKey({ mode: 'test', accountId: live.account_id });
+    const get = (key: string, id: string) => api('GET', `/api/v1/listings/batches/${id}`, { key });
+    const post = (key: string, body: object) => api('POST', '/api/v1/listings/bulk', { key, body });
+
+    const liveBatch = (await post(live.key, { listings: [sampleListing()] })).body.batch_id as string;
+    const testBatch = (await post(test.key, { listings: [sampleListing()] })).body.batch_id as string;
+    const flagged = (await post(live.key, { listings: [sampleListing()], test_mode: true })).body
+      .batch_id as string;
+
+    expect((await get(otherLive.key, liveBatch)).status).toBe(200);
+    expect((await get(test.key, testBatch)).status).toBe(200);
+    expect((await get(live.key, flagged)).status).toBe(200); // its creator
+    for (const [key, id] of [
+      [test.key, liveBatch],
+      [live.key, testBatch],
+      [otherLive.key, testBatch],
+      [otherLive.key, flagged],
+    ] as const) {
+      const hidden = await get(key, id);
+      expect(hidden.status).toBe(404);
+      expect(hidden.body.error.code).toBe('not_found');
+    }
+  });
+});
