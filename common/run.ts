@@ -43,3 +43,14 @@ export async function runProcess(name: string, start: (logger: Logger) => Promis
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('unhandledRejection', (error) => logger.error('unhandled rejection', { error: String(error) }));
 }
+
+/** One-shot commands (`npm run migrate`, `npm run topics`): a failure is one line on stderr and exit code 1. */
+export async function runCommand(name: string, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`${name}: ${error instanceof EnvError ? '' : 'failed: '}${message}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,6 +1,6 @@
 // ClickHouse client factory and helpers (see README, "ClickHouse"). Values never become SQL text:
 // statements carry `{name:Type}` placeholders and the values travel as `query_params`.
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 
 export interface ClickHouseConfig {
   url: string;
@@ -19,7 +19,14 @@ export function createClickHouse(config: ClickHouseConfig): ClickHouseClient {
     compression: { request: false, response: true },
     // The client logs every failed request at ERROR; our callers log with context instead.
     log: { level: 127 as never },
-    clickhouse_settings: { date_time_input_format: 'best_effort' },
+    // Tables with a deduplication window (migration 0040) would otherwise drop an insert whose
+    // block equals a recent one. Only the stream's writer deduplicates, by the token it derives
+    // from Kafka positions (stream/sink/insert-token.ts). `deduplicate_insert` (26.x; it overrides
+    // the older insert_deduplicate) is missing from the client's setting types.
+    clickhouse_settings: {
+      date_time_input_format: 'best_effort',
+      ...({ deduplicate_insert: 'disable' } as ClickHouseSettings),
+    },
     // Query parameters normally travel in the URL; past 4 KB (the stream's id lookups send 2,000
     // UUIDs) they go as multipart/form-data parts instead, so no proxy rejects an over-long URL.
     use_multipart_params_auto: true,

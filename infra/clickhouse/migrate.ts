@@ -14,6 +14,8 @@ export interface MigrateOptions {
   password: string;
   database: string;
   log?: (message: string) => void;
+  /** Also log the migrations that were applied before (`npm run migrate`: one line per file). */
+  logUnchanged?: boolean;
 }
 
 export function readMigrations(): { version: number; name: string; sql: string; checksum: string }[] {
@@ -80,6 +82,7 @@ export async function migrate(options: MigrateOptions): Promise<string[]> {
             `migration ${migration.name} changed after it was applied; add a new migration instead`,
           );
         }
+        if (options.logUnchanged) log(`already applied ${migration.name}`);
         continue;
       }
       for (const statement of splitStatements(migration.sql)) await client.command({ query: statement });
@@ -94,6 +97,7 @@ export async function migrate(options: MigrateOptions): Promise<string[]> {
     // Reference data that queries join on: (re)loaded when the dataset's version is not stored yet.
     const loaded = await syncLocations(client);
     if (loaded) log(`loaded ${loaded} locations`);
+    else if (options.logUnchanged) log('locations up to date');
     return done;
   } finally {
     await client.close();

@@ -8,12 +8,13 @@
 // failure may be a row's doing (a poison row would otherwise stall every insert behind it, inserts
 // being serial): the insert is tried REFUSED_ATTEMPTS times, then bisected down to the refused rows,
 // which are handed back to their caller (for quarantine) while every other row is stored.
-import type { ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
 import {
   describeClickHouseError,
   isTransientClickHouseError,
 } from '../../common/clients/clickhouse-errors.ts';
 import { errorFields, type Logger } from '../../common/logger.ts';
+import { insertDedupToken } from './insert-token.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -63,6 +64,13 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
    */
   async function insertWithRetry(rows: Row[], attempts: number): Promise<void> {
     let refusals = 0;
+    // Same rows, same token: a retry whose first attempt was committed unheard is dropped by the
+    // server (insert-token.ts). Rows without a Kafka position are sent without one.
+    const token = insertDedupToken(options.table, rows);
+    // `deduplicate_insert` (26.x) overrides the client's default 'disable' (common/clients/clickhouse.ts).
+    const settings: ClickHouseSettings = token
+      ? { ...({ deduplicate_insert: 'enable' } as ClickHouseSettings), insert_deduplication_token: token }
+      : {};
     for (let attempt = 0; ; attempt++) {
       try {
         await client.insert({
@@ -70,6 +78,7 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
           values: rows,
           format: 'JSONEachRow',
           columns: options.columns as never,
+          clickhouse_settings: settings,
         });
         stats.rows += rows.length;
         stats.inserts++;

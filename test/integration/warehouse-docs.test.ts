@@ -104,7 +104,7 @@ describe('warehouse documentation (README, SQL schema for data engineers)', () =
         query_params: example.params,
         format: 'JSON',
       });
-      const body = await result.json<{ meta: unknown[] }>();
+      const body = (await result.json()) as { meta: unknown[] };
       expect(body.meta.length, example.sql.split('\n')[0]).toBeGreaterThan(0);
     }
   });
