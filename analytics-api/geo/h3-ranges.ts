@@ -1,5 +1,6 @@
-// Turns a bounding box into a few ranges of resolution-8 H3 indexes, so ClickHouse 18.16 (which has
-// no h3 functions) can read the box from cell_quarter_stats by its sort key. All res-8 descendants of
+// Turns a bounding box into a few ranges of resolution-8 H3 indexes, so ClickHouse can read the box
+// from cell_quarter_stats by its sort key (h3-js here, the library that assigned the cells, rather
+// than the server's h3 functions, which cannot prune the primary key). All res-8 descendants of
 // a cell share its base cell and leading digits, so they form one contiguous UInt64 range; we cover
 // the box (plus a margin) with coarser parent cells and read their ranges. The caller keeps only the
 // cells whose centre lies inside the box.

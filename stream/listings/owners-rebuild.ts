@@ -45,7 +45,7 @@ async function rebuild(
     query: `SELECT toString(listing_id) AS listingId,
                    concat(toString(_partition), ':', toString(_offset), ':', toString(_item)) AS position
             FROM listings`,
-    format: 'JSONEachRow', // 18.16 has no JSONCompactEachRow
+    format: 'JSONEachRow',
   });
   let claims: Claim[] = [];
   let count = 0;
