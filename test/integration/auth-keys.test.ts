@@ -1,9 +1,11 @@
 // Authentication on both APIs (spec §5): every status of the shared middleware, the contract CLI
 // (create, list, revoke) as integrators run it, and proof that Redis holds no plaintext key.
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { api, createTestKey, env, testRedis } from '../support/api.ts';
-import { keysCli } from './auth-support.ts';
+import { freePort, keysCli } from './auth-support.ts';
 
 const usagePath = '/api/v1/listings/bulk';
 const analyticsPath = '/api/v1/analytics/pricing?city=dar_es_salaam&type=apartment';
@@ -114,6 +116,19 @@ describe('keys CLI (contract)', () => {
       stderr: expect.stringContaining('enterprise'),
     });
     await expect(keysCli('revoke', 'key_000000000000000000000000')).rejects.toMatchObject({ code: 1 });
+  });
+});
+
+describe('keys CLI output (security)', () => {
+  it('never prints the credentials of REDIS_URL when Redis is unreachable', async () => {
+    const port = await freePort(); // nothing listens there
+    const failure = (await promisify(execFile)('npm', ['run', '--silent', 'keys', '--', 'list'], {
+      env: { ...process.env, REDIS_URL: `redis://rls:s3cret-pw@127.0.0.1:${port}` },
+      timeout: 30_000,
+    }).catch((error: unknown) => error)) as { code?: number; stdout: string; stderr: string };
+    expect(failure.code).toBe(1);
+    expect(failure.stderr).toContain(`redis://***@127.0.0.1:${port}`);
+    expect(failure.stdout + failure.stderr).not.toContain('s3cret-pw');
   });
 });
 
