@@ -1,4 +1,5 @@
 // Composition root of the ingest API: builds its clients and stores once and hands them to the routes.
+import { keyAuditFlusher, type KeyAuditFlusher } from '../common/auth/key-audit-flush.ts';
 import { batchStore, type BatchStore } from '../common/batches.ts';
 import { createProducer } from '../common/clients/kafka.ts';
 import type { Platform } from '../common/platform.ts';
@@ -19,6 +20,8 @@ export interface IngestContext {
   batches: BatchStore;
   seen: SeenStore;
   idempotency: IdempotencyStore;
+  /** Copies key audit events into ClickHouse after each key change (common/auth/key-audit.ts). */
+  keyAudit: KeyAuditFlusher;
   close(): Promise<void>;
 }
 
@@ -26,6 +29,12 @@ export async function createIngestContext(platform: Platform): Promise<IngestCon
   const listingProducer = await createProducer(platform.kafka, { idempotent: false });
   const viewProducer = await createProducer(platform.kafka, { idempotent: true });
   const prefix = platform.env.REDIS_KEY_PREFIX;
+  const keyAudit = keyAuditFlusher({
+    redis: platform.redis,
+    clickhouse: platform.clickhouse,
+    prefix,
+    logger: platform.logger.child({ task: 'key-audit-flush' }),
+  });
   return {
     platform,
     listingPublisher: coalescingPublisher(listingProducer, { maxInFlight: 4 }),
@@ -33,7 +42,9 @@ export async function createIngestContext(platform: Platform): Promise<IngestCon
     batches: batchStore(platform.redis, prefix),
     seen: seenStore(platform.redis, prefix),
     idempotency: idempotencyStore(platform.redis, prefix),
+    keyAudit,
     async close() {
+      await keyAudit.idle();
       await Promise.all([listingProducer.disconnect(), viewProducer.disconnect()]).catch(() => undefined);
     },
   };

@@ -9,6 +9,7 @@ import { startPlatform } from '../common/platform.ts';
 import { runProcess } from '../common/run.ts';
 import { HEARTBEAT_INTERVAL_MS, workerRegistry } from '../common/worker-registry.ts';
 import { startUsageRollup } from '../common/usage/scheduler.ts';
+import { startKeyAuditFlush } from '../common/auth/key-audit-schedule.ts';
 import { streamEnvSchema } from './env.ts';
 import { startPipelines } from './pipelines.ts';
 import { imageCheckerEnvSchema } from './images/env.ts';
@@ -52,12 +53,14 @@ await runProcess('stream', async (logger) => {
     beat().catch((error) => logger.warn('heartbeat to redis failed', errorFields(error)));
   }, HEARTBEAT_INTERVAL_MS);
   const usageRollup = startUsageRollup(platform, process.env); // Redis usage counters → ClickHouse
+  const keyAudit = startKeyAuditFlush(platform, process.env); // queued key audit events → ClickHouse
   logger.info('stream worker running', { worker_id: workerId });
 
   return {
     async stop() {
       clearInterval(beatTimer);
       await usageRollup.stop();
+      await keyAudit.stop();
       // In parallel, so one slow consumer does not eat the others' share of the shutdown deadline.
       // Listings before views: the views consumer drains the shared quarantine writer.
       await Promise.all([

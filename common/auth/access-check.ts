@@ -1,7 +1,8 @@
 // The hot path of every authenticated request, in ONE Redis round trip: look the key up by its
-// hash, refuse revoked keys, apply the per-key rate limit and count usage, atomically in a Lua
-// script. No read-then-write race is possible between processes, and because nothing is cached a
-// revocation applies to the very next request everywhere.
+// hash, refuse revoked keys and rolled keys past their `expires_at`, apply the per-key rate limit
+// and count usage, atomically in a Lua script. No read-then-write race is possible between
+// processes, and because nothing is cached a revocation or expiry applies to the very next request
+// everywhere (the expiry is compared with the request time here, so it needs no job).
 //
 // Rate limit: a fixed window per key that opens with the key's first request and lasts
 // RATE_WINDOW_MS (INCR + PEXPIRE on Redis' own clock, so process clocks do not matter). Rejected
@@ -18,13 +19,15 @@ export const RATE_WINDOW_MS = 60_000;
 // KEYS[1] key record hash. ARGV: 1 prefix, 2 endpoint label, 3 day, 4 month, 5 now ISO,
 // 6 window ms, 7 day ttl, 8 month ttl, 9 dirty ttl.
 // Returns {outcome, used, window_ttl_ms, record fields}: outcome 0 unknown, 1 allowed,
-// 2 not active (revoked), 3 rate limited. Key names mirror common/usage/keys.ts.
+// 2 not active (revoked, or expired: ISO times from toISOString() order as text), 3 rate limited.
+// Key names mirror common/usage/keys.ts.
 const accessScript = redisScript(`
 local rec = redis.call('HGETALL', KEYS[1])
 if #rec == 0 then return {0, 0, 0, rec} end
 local f = {}
 for i = 1, #rec, 2 do f[rec[i]] = rec[i + 1] end
 if f['status'] ~= 'active' then return {2, 0, 0, rec} end
+if f['expires_at'] and f['expires_at'] ~= '' and f['expires_at'] <= ARGV[5] then return {2, 0, 0, rec} end
 local p = ARGV[1]
 local id = f['id']
 local limit = tonumber(f['rate_limit']) or 60

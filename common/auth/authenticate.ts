@@ -1,9 +1,11 @@
 // Authentication shared by every endpoint of both APIs (spec §5, README "API keys"):
 //   401 missing_api_key / invalid_api_key: no key, malformed key (checksum, no Redis lookup), unknown key
-//   403 revoked_api_key: the key was revoked (read from Redis on every request, never cached)
+//   403 revoked_api_key: the key was revoked, or rolled and past its grace period (read from Redis
+//       on every request, never cached)
 //   429 rate_limited: the key's window is used up (Retry-After = seconds until it reopens)
 //   503 dependency_unavailable: Redis is unreachable (never a 500, never silently unlimited)
 //   403 insufficient_tier: requirePermission, for a tier without the route's permission
+//   403 insufficient_role: requireRole, for a key without the route's role (/keys*: admin)
 // Lookup, rate limit and usage counting happen in one Redis round trip (access-check.ts). Every
 // response to a request with an active key carries RateLimit-Limit/-Remaining/-Reset.
 import type { NextFunction, Request, Response } from 'express';
@@ -11,6 +13,7 @@ import { AppError, dependencyUnavailable } from '../errors.ts';
 import { RATE_WINDOW_MS } from './access-check.ts';
 import { parseApiKey } from './api-key-format.ts';
 import type { ApiKeyRecord, KeyStore, RateLimitState } from './key-store.ts';
+import type { Role } from './roles.ts';
 import { tierPolicies, type Permission } from './tiers.ts';
 
 declare module 'express-serve-static-core' {
@@ -37,7 +40,16 @@ export function authenticate(keys: KeyStore) {
     }
     if (decision.outcome === 'unknown') return next(new AppError('invalid_api_key', 'Unknown API key'));
     if (decision.outcome === 'inactive') {
-      return next(new AppError('revoked_api_key', 'This API key has been revoked'));
+      const { expires_at, revoked_at, replaced_by } = decision.record;
+      const expired = expires_at !== undefined && revoked_at === expires_at;
+      return next(
+        new AppError(
+          'revoked_api_key',
+          expired
+            ? `This API key expired at ${expires_at} after it was rolled; use its replacement ${replaced_by}`
+            : 'This API key has been revoked',
+        ),
+      );
     }
     setRateLimitHeaders(res, decision.rateLimit);
     req.rateLimit = decision.rateLimit;
@@ -68,6 +80,22 @@ export function requirePermission(permission: Permission) {
       return next(
         new AppError('insufficient_tier', `The ${auth.tier} tier does not include ${permission}`, {
           details: { tier: auth.tier, required_permission: permission },
+        }),
+      );
+    }
+    next();
+  };
+}
+
+/** Route guard: the key must have `role` (roles.ts); the tier does not matter. */
+export function requireRole(role: Role) {
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    const auth = req.auth;
+    if (!auth) return next(new AppError('missing_api_key', 'The X-API-Key header is required'));
+    if (auth.role !== role) {
+      return next(
+        new AppError('insufficient_role', `This endpoint needs a key with the ${role} role`, {
+          details: { role: auth.role, required_role: role },
         }),
       );
     }

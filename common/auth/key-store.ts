@@ -1,6 +1,8 @@
-// API keys and accounts in Redis: the management surface the CLI uses (keys/cli.ts); an admin HTTP
-// API or page could reuse it as is. Only the SHA-256 of a key is stored (as the record's Redis key
-// name and a field), with a short display prefix; the plaintext exists only in `create`'s result.
+// API keys and accounts in Redis: the management surface of the CLI (keys/cli.ts) and of admin
+// keys over the API (ingest/keys/). Only the SHA-256 of a key is stored (as the record's Redis key
+// name and a field), with a short display prefix; the plaintext exists only in the result of
+// `create` and `roll`. Given an actor, every change appends its audit event to the outbox stream in
+// the same transaction (key-audit.ts); only fixtures (tests, benchmarks) change keys unrecorded.
 //
 // Layout (prefix = REDIS_KEY_PREFIX):
 //   <prefix>key:h:<sha256>      hash: the key record (+ `hash`, `last_used_at`)
@@ -8,10 +10,17 @@
 //   <prefix>keys                zset: every key id by creation time (for `list`)
 //   <prefix>account:<id>        hash: account (id, created_at)
 //   <prefix>account:<id>:keys   set: key ids of the account
+//   <prefix>audit:keys          stream: audit events not yet copied to ClickHouse
+//
+// A rolled key keeps working until its `expires_at`; from then on it reads as revoked (status and
+// revoked_at here, refusal in access-check.ts), so expiry needs no job.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { checkAccess } from './access-check.ts';
 import { displayPrefix, generateApiKey, hashApiKey, type KeyMode } from './api-key-format.ts';
+import { keyAuditEvent, keyAuditOutboxKey, type KeyActor } from './key-audit.ts';
+import { revokeScript, rollScript, scriptOutcome } from './key-store-scripts.ts';
+import { roleOf, type Role } from './roles.ts';
 import { tierPolicies, tiers, type Tier } from './tiers.ts';
 
 export interface ApiKeyRecord {
@@ -19,6 +28,7 @@ export interface ApiKeyRecord {
   account_id: string;
   mode: KeyMode;
   tier: Tier;
+  role: Role;
   name: string;
   status: 'active' | 'revoked';
   /** Requests per minute (the tier's limit, or the enterprise key's own `--rate-limit`). */
@@ -26,15 +36,38 @@ export interface ApiKeyRecord {
   prefix: string;
   created_at: string;
   last_used_at?: string;
+  /** When the key was revoked, or when it expired after a roll. */
   revoked_at?: string;
+  /** Set by a roll: the key works until then. */
+  expires_at?: string;
+  /** Set by a roll: the id of the replacement key. */
+  replaced_by?: string;
 }
 
 export interface CreateKeyInput {
   mode: KeyMode;
   tier: Tier;
   name?: string;
+  /** Default `standard`. */
+  role?: Role;
   rateLimit?: number;
   accountId?: string;
+}
+
+export interface RevokeOptions {
+  /** Who revokes (recorded in the audit log); none for fixtures. */
+  actor?: KeyActor;
+  /**
+   * The API's no-lock-out rule: refuse (LastAdminKeyError) unless another active admin key that is
+   * not rolled remains in the account, of one of these modes.
+   */
+  keepAdminOfModes?: readonly KeyMode[];
+}
+
+export interface RollOptions {
+  /** When the old key stops working. */
+  expiresAt: Date;
+  actor?: KeyActor;
 }
 
 /** What `authorize` decided for a presented key (the middleware maps it to HTTP). */
@@ -52,6 +85,10 @@ export interface RateLimitState {
 
 /** A request the store refuses (bad input); callers show its message. */
 export class KeyStoreError extends Error {}
+/** Revoking this key would leave the account without an admin key that can manage its keys. */
+export class LastAdminKeyError extends KeyStoreError {}
+/** Only an active key that was not rolled already can be rolled. */
+export class KeyNotRollableError extends KeyStoreError {}
 
 export function createKeyStore(redis: Redis, prefix: string) {
   const k = {
@@ -60,15 +97,17 @@ export function createKeyStore(redis: Redis, prefix: string) {
     allKeys: `${prefix}keys`,
     account: (id: string) => `${prefix}account:${id}`,
     accountKeys: (id: string) => `${prefix}account:${id}:keys`,
+    audit: keyAuditOutboxKey(prefix),
   };
 
-  async function create(input: CreateKeyInput): Promise<ApiKeyRecord & { key: string }> {
+  async function create(input: CreateKeyInput, actor?: KeyActor): Promise<ApiKeyRecord & { key: string }> {
     const policy = tierPolicies[input.tier];
     if (!policy) throw new KeyStoreError(`unknown tier ${input.tier}; one of ${tiers.join(', ')}`);
     if (input.rateLimit !== undefined && !policy.customRateLimit) {
       throw new KeyStoreError(`--rate-limit is only available for the enterprise tier, not ${input.tier}`);
     }
-    const now = new Date().toISOString();
+    const at = new Date();
+    const now = at.toISOString();
     let accountId = input.accountId;
     if (accountId !== undefined) {
       if (!(await redis.exists(k.account(accountId))))
@@ -83,22 +122,24 @@ export function createKeyStore(redis: Redis, prefix: string) {
       account_id: accountId,
       mode: input.mode,
       tier: input.tier,
+      role: input.role ?? 'standard',
       name: input.name ?? '',
       status: 'active',
       rate_limit: input.rateLimit ?? policy.requestsPerMinute,
       prefix: displayPrefix(key),
       created_at: now,
     };
-    // One transaction: a key is never visible without its id mapping and account.
-    await redis
+    // One transaction: a key is never visible without its id mapping, account and audit event.
+    const multi = redis
       .multi()
       .hsetnx(k.account(accountId), 'id', accountId)
       .hsetnx(k.account(accountId), 'created_at', now)
       .hset(k.byHash(hash), { ...record, hash })
       .set(k.hashById(record.id), hash)
       .sadd(k.accountKeys(accountId), record.id)
-      .zadd(k.allKeys, Date.now(), record.id)
-      .exec();
+      .zadd(k.allKeys, at.getTime(), record.id);
+    if (actor) multi.xadd(k.audit, '*', 'event', JSON.stringify(keyAuditEvent('create', actor, record, at)));
+    await execOrThrow(multi);
     return { ...record, key };
   }
 
@@ -112,7 +153,7 @@ export function createKeyStore(redis: Redis, prefix: string) {
     // The record was found by its hash; compare the stored hash in constant time anyway, so the
     // decision never rests on a variable-time string comparison.
     if (result.outcome === 'unknown' || !sameHash(result.fields.hash, hash)) return { outcome: 'unknown' };
-    const record = toRecord(result.fields);
+    const record = toRecord(result.fields, now);
     if (result.outcome === 'inactive') return { outcome: 'inactive', record };
     // The script stamped last_used_at after reading the record: reflect this request.
     if (result.outcome === 'allowed') record.last_used_at = now.toISOString();
@@ -125,39 +166,133 @@ export function createKeyStore(redis: Redis, prefix: string) {
   }
 
   async function findById(id: string): Promise<ApiKeyRecord | null> {
+    return (await lookup(id))?.record ?? null;
+  }
+
+  async function lookup(id: string): Promise<{ hash: string; record: ApiKeyRecord } | null> {
     const hash = await redis.get(k.hashById(id));
     if (!hash) return null;
     const fields = await redis.hgetall(k.byHash(hash));
-    return fields.id ? toRecord(fields) : null;
+    return fields.id ? { hash, record: toRecord(fields) } : null;
   }
 
-  /** Revokes a key (idempotent: revoking twice keeps the first revoked_at). Null when unknown. */
-  async function revoke(id: string): Promise<ApiKeyRecord | null> {
-    const hash = await redis.get(k.hashById(id));
-    if (!hash) return null;
-    await redis
-      .multi()
-      .hset(k.byHash(hash), 'status', 'revoked')
-      .hsetnx(k.byHash(hash), 'revoked_at', new Date().toISOString())
-      .exec();
+  /**
+   * Revokes a key (idempotent: revoking twice keeps the first revoked_at, and records one event).
+   * Null when unknown; LastAdminKeyError when `keepAdminOfModes` refuses.
+   */
+  async function revoke(id: string, options: RevokeOptions = {}): Promise<ApiKeyRecord | null> {
+    const found = await lookup(id);
+    if (!found) return null;
+    const { hash, record: target } = found;
+    const at = new Date();
+    const event = options.actor ? JSON.stringify(keyAuditEvent('revoke', options.actor, target, at)) : '';
+    const outcome = await revokeScript.run(
+      redis,
+      3,
+      k.byHash(hash),
+      k.audit,
+      k.accountKeys(target.account_id),
+      prefix,
+      at.toISOString(),
+      event,
+      options.keepAdminOfModes?.join(',') ?? '',
+      id,
+    );
+    if (outcome === scriptOutcome.unknown) return null;
+    if (outcome === scriptOutcome.lastAdmin) {
+      throw new LastAdminKeyError(
+        `${id} is the last active admin key that can manage the account's ${target.mode} keys`,
+      );
+    }
     return findById(id);
   }
 
-  /** Every key, oldest first (one pipelined round trip per stage). */
-  async function list(): Promise<ApiKeyRecord[]> {
-    const ids = await redis.zrange(k.allKeys, 0, -1);
+  /**
+   * Rolls a key: a new key with the same account, mode, tier, role, name and rate limit, while the
+   * old one keeps working until `expiresAt`. Null when unknown; KeyNotRollableError when the key is
+   * revoked, expired or already rolled.
+   */
+  async function roll(
+    id: string,
+    options: RollOptions,
+  ): Promise<{ created: ApiKeyRecord & { key: string }; previous: ApiKeyRecord } | null> {
+    const found = await lookup(id);
+    if (!found) return null;
+    const { hash: oldHash, record: old } = found;
+    const at = new Date();
+    const key = generateApiKey(old.mode);
+    const hash = hashApiKey(key);
+    const record: ApiKeyRecord = {
+      id: `key_${randomBytes(12).toString('hex')}`,
+      account_id: old.account_id,
+      mode: old.mode,
+      tier: old.tier,
+      role: old.role,
+      name: old.name,
+      status: 'active',
+      rate_limit: old.rate_limit,
+      prefix: displayPrefix(key),
+      created_at: at.toISOString(),
+    };
+    const expiresAt = options.expiresAt.toISOString();
+    const event = options.actor
+      ? JSON.stringify(keyAuditEvent('roll', options.actor, old, at, { newKeyId: record.id, expiresAt }))
+      : '';
+    const fields = Object.entries({ ...record, hash }).flatMap(([name, value]) => [name, String(value)]);
+    const outcome = await rollScript.run(
+      redis,
+      6,
+      k.byHash(oldHash),
+      k.byHash(hash),
+      k.hashById(record.id),
+      k.accountKeys(old.account_id),
+      k.allKeys,
+      k.audit,
+      expiresAt,
+      record.id,
+      hash,
+      at.getTime(),
+      event,
+      ...fields,
+    );
+    if (outcome === scriptOutcome.unknown) return null;
+    if (outcome !== scriptOutcome.changed) {
+      throw new KeyNotRollableError(
+        old.expires_at
+          ? `${id} was already rolled (replaced by ${old.replaced_by}; it stops working at ${old.expires_at})`
+          : `${id} is ${old.status}; only active keys can be rolled`,
+      );
+    }
+    return { created: { ...record, key }, previous: (await findById(id))! };
+  }
+
+  /** The keys of one account, oldest first. */
+  async function listAccount(accountId: string): Promise<ApiKeyRecord[]> {
+    const ids = await redis.smembers(k.accountKeys(accountId));
+    return (await recordsOf(ids)).sort(
+      (a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id),
+    );
+  }
+
+  async function recordsOf(ids: string[]): Promise<ApiKeyRecord[]> {
     if (!ids.length) return [];
     const hashes = await redis.mget(ids.map(k.hashById));
     const pipeline = redis.pipeline();
     for (const hash of hashes) if (hash) pipeline.hgetall(k.byHash(hash));
     const replies = (await pipeline.exec()) ?? [];
+    const now = new Date();
     return replies
       .map(([, fields]) => fields as Record<string, string>)
       .filter((fields) => fields && fields.id)
-      .map(toRecord);
+      .map((fields) => toRecord(fields, now));
   }
 
-  return { create, authorize, findById, revoke, list };
+  /** Every key, oldest first (one pipelined round trip per stage). */
+  async function list(): Promise<ApiKeyRecord[]> {
+    return recordsOf(await redis.zrange(k.allKeys, 0, -1));
+  }
+
+  return { create, authorize, findById, revoke, roll, list, listAccount };
 }
 
 export type KeyStore = ReturnType<typeof createKeyStore>;
@@ -167,20 +302,32 @@ function sameHash(stored: string | undefined, computed: string): boolean {
   return timingSafeEqual(Buffer.from(stored, 'hex'), Buffer.from(computed, 'hex'));
 }
 
-/** The public view of a stored record: never the hash. */
-function toRecord(fields: Record<string, string>): ApiKeyRecord {
+/** MULTI replies carry per-command errors instead of rejecting: surface the first one. */
+async function execOrThrow(multi: ReturnType<Redis['multi']>): Promise<void> {
+  const replies = (await multi.exec()) ?? [];
+  const failed = replies.find(([error]) => error);
+  if (failed) throw failed[0];
+}
+
+/** The public view of a stored record at `now`: never the hash; a rolled key past expiry is revoked. */
+function toRecord(fields: Record<string, string>, now = new Date()): ApiKeyRecord {
+  const expired = !!fields.expires_at && fields.expires_at <= now.toISOString();
   const record: ApiKeyRecord = {
     id: fields.id!,
     account_id: fields.account_id!,
     mode: fields.mode === 'test' ? 'test' : 'live',
     tier: fields.tier as Tier,
+    role: roleOf(fields.role),
     name: fields.name ?? '',
-    status: fields.status === 'active' ? 'active' : 'revoked',
+    status: fields.status === 'active' && !expired ? 'active' : 'revoked',
     rate_limit: Number(fields.rate_limit),
     prefix: fields.prefix!,
     created_at: fields.created_at!,
   };
   if (fields.last_used_at) record.last_used_at = fields.last_used_at;
   if (fields.revoked_at) record.revoked_at = fields.revoked_at;
+  else if (expired) record.revoked_at = fields.expires_at;
+  if (fields.expires_at) record.expires_at = fields.expires_at;
+  if (fields.replaced_by) record.replaced_by = fields.replaced_by;
   return record;
 }

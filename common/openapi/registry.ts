@@ -34,7 +34,7 @@ export interface OperationSpec {
 const errorDescriptions: Record<number, string> = {
   400: 'Invalid request (see error.code and error.details)',
   401: 'Missing, malformed or unknown API key',
-  403: 'Key revoked, or the tier lacks the permission',
+  403: "Key revoked, or the key's tier or role lacks the permission",
   404: 'Not found',
   409: 'Conflict (e.g. a request with this Idempotency-Key is in progress)',
   413: 'Request body too large',

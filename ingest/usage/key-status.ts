@@ -13,10 +13,13 @@ export interface KeyStatusResponse {
     name: string;
     mode: 'live' | 'test';
     tier: string;
+    role: string;
     status: 'active' | 'revoked';
     account_id: string;
     created_at: string;
     last_used_at: string | null;
+    /** Set when the key was rolled: it stops working then (its replacement takes over). */
+    expires_at: string | null;
   };
   limits: { requests_per_minute: number; max_images_per_listing: number; permissions: readonly string[] };
   rate_limit: {
@@ -56,10 +59,12 @@ export async function keyStatus(
       name: auth.name,
       mode: auth.mode,
       tier: auth.tier,
+      role: auth.role,
       status: auth.status,
       account_id: auth.account_id,
       created_at: auth.created_at,
       last_used_at: auth.last_used_at ?? null,
+      expires_at: auth.expires_at ?? null,
     },
     limits: {
       requests_per_minute: auth.rate_limit,

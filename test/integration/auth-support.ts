@@ -17,13 +17,26 @@ export interface ExtraGateway {
   port: number;
   baseUrl: string;
   child: ChildProcess;
+  /** Its stdout and stderr so far, when started with `captureOutput` (else empty). */
+  output(): string;
   stop(): Promise<void>;
 }
 
 /** Spawns one more gateway process (same stack, same namespace) and waits until it answers. */
-export async function startGateway(env: NodeJS.ProcessEnv = {}, port?: number): Promise<ExtraGateway> {
+export async function startGateway(
+  env: NodeJS.ProcessEnv = {},
+  port?: number,
+  options: { captureOutput?: boolean } = {},
+): Promise<ExtraGateway> {
   const at = port ?? (await freePort());
-  const child = spawnService('gateway', { LOG_LEVEL: 'warn', ...env, PORT: String(at) });
+  const child = spawnService(
+    'gateway',
+    { LOG_LEVEL: 'warn', ...env, PORT: String(at) },
+    options.captureOutput ? { stdio: 'pipe' } : undefined,
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   const baseUrl = `http://127.0.0.1:${at}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -37,7 +50,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = {}, port?: number): 
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
-  return { port: at, baseUrl, child, stop: () => stopChildren([child]) };
+  return { port: at, baseUrl, child, output: () => output, stop: () => stopChildren([child]) };
 }
 
 /** `npm run --silent keys -- <args>` with the test environment; stdout lines parsed as JSON. */

@@ -1,0 +1,78 @@
+// The /keys paths in the OpenAPI document (common/openapi/registry.ts); docs/auth.md has the prose.
+import { z } from 'zod';
+import type { OpenApiRegistry } from '../../common/openapi/registry.ts';
+import {
+  createdKeySchema,
+  createKeyBodySchema,
+  keyListSchema,
+  revokedKeySchema,
+  ROLL_DEFAULT_HOURS,
+  ROLL_MAX_HOURS,
+  rolledKeySchema,
+  rollKeyBodySchema,
+} from './schemas.ts';
+import { MAX_ACTIVE_KEYS_PER_ACCOUNT } from './service.ts';
+
+const idParam = { name: 'id', in: 'path' as const, schema: z.string().meta({ description: 'key_…' }) };
+const adminOnly =
+  'Needs a key with the admin role (403 insufficient_role otherwise). A live admin key manages the ' +
+  "account's live and test keys, a test admin key its test keys only; other keys are 404.";
+
+export function registerKeyPaths(registry: OpenApiRegistry): void {
+  const tags = ['keys'];
+  registry.register({
+    method: 'post',
+    path: '/keys',
+    operationId: 'createKey',
+    summary: 'Create a key in this account; returns the plaintext key once',
+    description:
+      `${adminOnly} Tier at most the creating key's (default: the same), role standard (default) ` +
+      'or admin, mode live only from a live key (403 scope_exceeded otherwise); at most ' +
+      `${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys per account (409 limit_exceeded). Recorded in the ` +
+      'warehouse table key_audit_events.',
+    tags,
+    requestBody: createKeyBodySchema,
+    responses: { 201: { description: 'The key, with its plaintext', schema: createdKeySchema } },
+    errors: [400, 409, 415, 503],
+  });
+  registry.register({
+    method: 'get',
+    path: '/keys',
+    operationId: 'listKeys',
+    summary: "The account's keys, oldest first (never the plaintext)",
+    description: adminOnly,
+    tags,
+    responses: { 200: { description: 'Keys', schema: keyListSchema } },
+    errors: [503],
+  });
+  registry.register({
+    method: 'delete',
+    path: '/keys/{id}',
+    operationId: 'revokeKey',
+    summary: 'Revoke a key: refused from its very next request on every process',
+    description:
+      `${adminOnly} Idempotent. An admin key can be revoked (also by itself) only while another ` +
+      'active, not rolled admin key that manages the same keys remains (409 last_admin_key).',
+    tags,
+    parameters: [idParam],
+    responses: { 200: { description: 'Revoked', schema: revokedKeySchema } },
+    errors: [404, 409, 503],
+  });
+  registry.register({
+    method: 'post',
+    path: '/keys/{id}/roll',
+    operationId: 'rollKey',
+    summary: 'Replace a key: a new key with the same name, tier and role; the old one works until expires_at',
+    description:
+      `${adminOnly} Body {} or {"expires_in_hours"} (default ${ROLL_DEFAULT_HOURS}, at most ` +
+      `${ROLL_MAX_HOURS}, fractions allowed). ` +
+      'The old key is refused (403 revoked_api_key) from expires_at on; no job needed. A key can be ' +
+      'rolled once (409 key_not_rollable when revoked or already rolled); the same scope rules as ' +
+      'creating apply.',
+    tags,
+    parameters: [idParam],
+    requestBody: rollKeyBodySchema,
+    responses: { 201: { description: 'The new key, with its plaintext', schema: rolledKeySchema } },
+    errors: [400, 404, 409, 415, 503],
+  });
+}

@@ -1,0 +1,76 @@
+// /keys request and response bodies (contract "API keys"; docs/auth.md "Managing keys over the
+// API"), as zod schemas: the same ones validate requests and describe them in OpenAPI.
+import { z } from 'zod';
+import { keyModes } from '../../common/auth/api-key-format.ts';
+import { roles } from '../../common/auth/roles.ts';
+import { tiers } from '../../common/auth/tiers.ts';
+import { text } from '../../common/domain/text.ts';
+
+export const ROLL_DEFAULT_HOURS = 24;
+export const ROLL_MAX_HOURS = 168;
+
+// text(): well-formed Unicode only (a lone surrogate would be mangled in Redis and refused by
+// ClickHouse in the audit row).
+const keyName = text().max(200);
+
+export const createKeyBodySchema = z
+  .strictObject({
+    mode: z.enum(keyModes).meta({ description: 'live, or test; a test key may create test keys only' }),
+    name: keyName.optional().meta({ description: 'Label shown in lists (default empty)' }),
+    tier: z.enum(tiers).optional().meta({ description: "Default and maximum: the creating key's tier" }),
+    role: z
+      .enum(roles)
+      .optional()
+      .meta({ description: 'standard (default) or admin; portal is given by the operator only' }),
+  })
+  .meta({ title: 'CreateKeyRequest' });
+
+export const rollKeyBodySchema = z
+  .strictObject({
+    expires_in_hours: z
+      .number()
+      .positive()
+      .max(ROLL_MAX_HOURS)
+      .optional()
+      .meta({
+        description: `Grace period of the old key in hours, fractions allowed (default ${ROLL_DEFAULT_HOURS}, at most ${ROLL_MAX_HOURS})`,
+      }),
+  })
+  .meta({ title: 'RollKeyRequest' });
+
+const nullableTime = z.string().nullable();
+export const keyRecordSchema = z
+  .object({
+    id: z.string().meta({ description: 'key_…' }),
+    account_id: z.string(),
+    prefix: z.string().meta({ description: 'Display prefix, e.g. svc_live_AbCd…; never the key' }),
+    name: z.string(),
+    mode: z.enum(keyModes),
+    tier: z.enum(tiers),
+    role: z.enum(roles),
+    status: z.enum(['active', 'revoked']).meta({ description: 'revoked also after a roll expired' }),
+    rate_limit: z.number().int().meta({ description: 'Requests per minute' }),
+    created_at: z.string(),
+    last_used_at: nullableTime,
+    revoked_at: nullableTime.meta({ description: 'Revocation, or the expiry of a rolled key' }),
+    expires_at: nullableTime.meta({ description: 'Set by a roll: the key works until then' }),
+    replaced_by: z.string().nullable().meta({ description: 'Set by a roll: the replacement key id' }),
+  })
+  .meta({ title: 'ApiKey' });
+export type KeyRecordBody = z.infer<typeof keyRecordSchema>;
+
+export const createdKeySchema = keyRecordSchema
+  .extend({ key: z.string().meta({ description: 'The plaintext key: shown in this response only' }) })
+  .meta({ title: 'CreatedApiKey' });
+
+export const rolledKeySchema = createdKeySchema
+  .extend({
+    replaces: z.object({ id: z.string(), expires_at: z.string() }).meta({
+      description: 'The rolled key, valid until expires_at, then revoked',
+    }),
+  })
+  .meta({ title: 'RolledApiKey' });
+
+export const keyListSchema = z.object({ keys: z.array(keyRecordSchema) }).meta({ title: 'ApiKeyList' });
+
+export const revokedKeySchema = z.object({ id: z.string(), status: z.literal('revoked') });

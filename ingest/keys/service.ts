@@ -1,0 +1,189 @@
+// Key management by admin keys (contract "API keys"; docs/auth.md "Managing keys over the API"):
+// who may see and change which key, and what a new key may be. The store does the changes and
+// records them (common/auth/key-store.ts); routes only translate HTTP to these calls.
+//
+// Scope of an admin key: its own account; a live admin key manages live and test keys, a test
+// admin key test keys only (test keys live in less trusted places such as CI; a leaked one must
+// not lead to live keys). Keys outside the scope are 404, as if they did not exist. A new key, and
+// a roll (which hands out a new secret with the old key's powers), never exceeds the acting key:
+// tier at most its own, role among those it may grant (roles.ts), mode within its scope.
+import type { KeyMode } from '../../common/auth/api-key-format.ts';
+import type { KeyActor } from '../../common/auth/key-audit.ts';
+import {
+  KeyNotRollableError,
+  KeyStoreError,
+  LastAdminKeyError,
+  type ApiKeyRecord,
+  type KeyStore,
+} from '../../common/auth/key-store.ts';
+import { grantableRoles, type Role } from '../../common/auth/roles.ts';
+import { tiers, type Tier } from '../../common/auth/tiers.ts';
+import { AppError, dependencyUnavailable } from '../../common/errors.ts';
+import { fieldErrors } from '../validation/field-errors.ts';
+import { createKeyBodySchema, ROLL_DEFAULT_HOURS, rollKeyBodySchema, type KeyRecordBody } from './schemas.ts';
+
+/** Active keys an account may hold before creating more over the API is refused (CLI: no cap). */
+export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 100;
+
+export interface KeyAdminDeps {
+  keys: KeyStore;
+  /** Copies the audit events the changes queued into ClickHouse (key-audit-flush.ts). */
+  audit: { soon(): void };
+}
+
+export function keyAdminService(deps: KeyAdminDeps) {
+  const { keys } = deps;
+
+  /** The key `id` if `admin` may manage it, else 404. */
+  async function manageable(admin: ApiKeyRecord, id: string): Promise<ApiKeyRecord> {
+    const target = await redisCall(() => keys.findById(id));
+    if (!target || !inScope(admin, target)) {
+      throw new AppError('not_found', `No key ${id} in this account that this key may manage`);
+    }
+    return target;
+  }
+
+  return {
+    async create(admin: ApiKeyRecord, actor: KeyActor, body: unknown) {
+      const parsed = createKeyBodySchema.safeParse(body);
+      if (!parsed.success) {
+        throw new AppError('validation_failed', 'Body must be {"mode", "name"?, "tier"?, "role"?}', {
+          details: fieldErrors(parsed.error.issues, body),
+        });
+      }
+      const { mode, name, tier = admin.tier, role = 'standard' } = parsed.data;
+      checkScope(admin, { mode, tier, role });
+      const active = (await redisCall(() => keys.listAccount(admin.account_id))).filter(
+        (key) => key.status === 'active',
+      ).length;
+      if (active >= MAX_ACTIVE_KEYS_PER_ACCOUNT) {
+        throw new AppError(
+          'limit_exceeded',
+          `An account may have at most ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys; revoke one first`,
+          { details: { limit: MAX_ACTIVE_KEYS_PER_ACCOUNT }, retriable: false },
+        );
+      }
+      const created = await redisCall(() =>
+        keys.create({ mode, tier, role, name, accountId: admin.account_id }, actor),
+      );
+      deps.audit.soon();
+      return { ...publicKey(created), key: created.key };
+    },
+
+    async list(admin: ApiKeyRecord): Promise<KeyRecordBody[]> {
+      const all = await redisCall(() => keys.listAccount(admin.account_id));
+      return all.filter((key) => inScope(admin, key)).map(publicKey);
+    },
+
+    async revoke(admin: ApiKeyRecord, actor: KeyActor, id: string) {
+      const target = await manageable(admin, id);
+      let revoked: ApiKeyRecord | null;
+      try {
+        revoked = await redisCall(() =>
+          keys.revoke(id, {
+            actor,
+            // No lock-out: an admin key goes only while another one that can manage its keys stays.
+            ...(target.role === 'admin' ? { keepAdminOfModes: managersOf(target.mode) } : {}),
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof LastAdminKeyError)) throw error;
+        throw new AppError(
+          'last_admin_key',
+          `${id} is the account's last active admin key for its ${target.mode} keys (rolled keys do ` +
+            'not count); create or keep another admin key first',
+          { retriable: false },
+        );
+      }
+      if (!revoked) throw new AppError('not_found', `No key ${id}`);
+      deps.audit.soon();
+      return { id, status: 'revoked' as const };
+    },
+
+    async roll(admin: ApiKeyRecord, actor: KeyActor, id: string, body: unknown) {
+      const parsed = rollKeyBodySchema.safeParse(body);
+      if (!parsed.success) {
+        throw new AppError('validation_failed', 'Body must be {} or {"expires_in_hours"}', {
+          details: fieldErrors(parsed.error.issues, body),
+        });
+      }
+      const target = await manageable(admin, id);
+      checkScope(admin, target);
+      const hours = parsed.data.expires_in_hours ?? ROLL_DEFAULT_HOURS;
+      const expiresAt = new Date(Date.now() + Math.round(hours * 3_600_000));
+      let rolled: Awaited<ReturnType<KeyStore['roll']>>;
+      try {
+        rolled = await redisCall(() => keys.roll(id, { expiresAt, actor }));
+      } catch (error) {
+        if (!(error instanceof KeyNotRollableError)) throw error;
+        throw new AppError('key_not_rollable', error.message, { retriable: false });
+      }
+      if (!rolled) throw new AppError('not_found', `No key ${id}`);
+      deps.audit.soon();
+      return {
+        ...publicKey(rolled.created),
+        key: rolled.created.key,
+        replaces: { id: rolled.previous.id, expires_at: rolled.previous.expires_at! },
+      };
+    },
+  };
+}
+
+export type KeyAdminService = ReturnType<typeof keyAdminService>;
+
+function inScope(admin: ApiKeyRecord, key: ApiKeyRecord): boolean {
+  return key.account_id === admin.account_id && managersOf(key.mode).includes(admin.mode);
+}
+
+/** Modes of the admin keys that can manage keys of `mode`. */
+function managersOf(mode: KeyMode): KeyMode[] {
+  return mode === 'live' ? ['live'] : ['live', 'test'];
+}
+
+/** 403 scope_exceeded unless `admin` may hand out a key with these powers. */
+function checkScope(admin: ApiKeyRecord, wanted: { mode: KeyMode; tier: Tier; role: Role }): void {
+  const refuse = (field: string, requested: string, allowed: readonly string[]) =>
+    new AppError(
+      'scope_exceeded',
+      `A ${admin.mode} ${admin.tier} admin key cannot give ${field} ${requested}`,
+      {
+        details: { field, requested, allowed },
+        retriable: false,
+      },
+    );
+  const modes = admin.mode === 'live' ? ['live', 'test'] : ['test'];
+  if (!modes.includes(wanted.mode)) throw refuse('mode', wanted.mode, modes);
+  const tiersAllowed = tiers.slice(0, tiers.indexOf(admin.tier) + 1); // tiers.ts lists them ascending
+  if (!tiersAllowed.includes(wanted.tier)) throw refuse('tier', wanted.tier, tiersAllowed);
+  const rolesAllowed = grantableRoles[admin.role];
+  if (!rolesAllowed.includes(wanted.role)) throw refuse('role', wanted.role, rolesAllowed);
+}
+
+/** The API's view of a record: every field present (null when unset), never the hash or key. */
+function publicKey(record: ApiKeyRecord): KeyRecordBody {
+  return {
+    id: record.id,
+    account_id: record.account_id,
+    prefix: record.prefix,
+    name: record.name,
+    mode: record.mode,
+    tier: record.tier,
+    role: record.role,
+    status: record.status,
+    rate_limit: record.rate_limit,
+    created_at: record.created_at,
+    last_used_at: record.last_used_at ?? null,
+    revoked_at: record.revoked_at ?? null,
+    expires_at: record.expires_at ?? null,
+    replaced_by: record.replaced_by ?? null,
+  };
+}
+
+async function redisCall<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof AppError || error instanceof KeyStoreError) throw error;
+    throw dependencyUnavailable('redis', error);
+  }
+}

@@ -1,0 +1,188 @@
+// The audit log of key changes (docs/auth.md, "Audit of key changes"): every create, roll and
+// revoke, over the API or the CLI, becomes one row of the ClickHouse table key_audit_events, via
+// the Redis outbox written in the same transaction as the change.
+import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import type { KeyAuditEvent } from '../../common/auth/key-audit.ts';
+import { keyAuditDeadKey, keyAuditOutboxKey } from '../../common/auth/key-audit.ts';
+import { flushKeyAudit } from '../../common/auth/key-audit-flush.ts';
+import { createLogger } from '../../common/logger.ts';
+import { api, createTestKey, env, eventually, testClickHouse, testRedis } from '../support/api.ts';
+import { keysCli } from './auth-support.ts';
+
+type Row = Omit<KeyAuditEvent, 'expires_at'> & { expires_at: string | null };
+
+async function auditRows(accountId: string): Promise<Row[]> {
+  const result = await testClickHouse().query({
+    query: `SELECT * FROM key_audit_events WHERE account_id = {account:String}
+            ORDER BY occurred_at, action`,
+    query_params: { account: accountId },
+    format: 'JSONEachRow',
+  });
+  return result.json<Row>();
+}
+
+/** Waits until the account has `count` audit rows (flushes run in the background). */
+function rowsOf(accountId: string, count: number, timeoutMs = 20_000): Promise<Row[]> {
+  return eventually(
+    async () => {
+      const rows = await auditRows(accountId);
+      return rows.length >= count ? rows : undefined;
+    },
+    timeoutMs,
+    `${count} audit rows of ${accountId}`,
+  );
+}
+
+const silent = createLogger('error', {}, () => undefined);
+
+describe('audit of key changes (happy)', () => {
+  it('records create, roll and revoke over the API: who (account, key), what, which key, when, from where', async () => {
+    const boss = await createTestKey({ role: 'admin', tier: 'business' });
+    const started = Date.now() - 1_000;
+    const created = await api('POST', '/api/v1/keys', {
+      key: boss.key,
+      body: { mode: 'test', name: 'audited', tier: 'pro' },
+    });
+    const rolled = await api('POST', `/api/v1/keys/${created.body.id}/roll`, {
+      key: boss.key,
+      body: { expires_in_hours: 2 },
+    });
+    const revoked = await api('DELETE', `/api/v1/keys/${rolled.body.id}`, { key: boss.key });
+    expect([created.status, rolled.status, revoked.status]).toEqual([201, 201, 200]);
+    // A repeated revocation changes nothing and records nothing.
+    await api('DELETE', `/api/v1/keys/${rolled.body.id}`, { key: boss.key });
+
+    const rows = await rowsOf(boss.account_id, 3);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await auditRows(boss.account_id)).toHaveLength(3);
+    const common = {
+      source: 'api',
+      account_id: boss.account_id,
+      actor_key_id: boss.id,
+      client_ip: expect.stringMatching(/^(127\.0\.0\.1|::1)$/),
+      operator: '',
+      mode: 'test',
+      tier: 'pro',
+      role: 'standard',
+      key_name: 'audited',
+    };
+    const byAction = Object.fromEntries(rows.map((row) => [row.action, row]));
+    expect(byAction.create).toMatchObject({
+      ...common,
+      key_id: created.body.id,
+      key_prefix: created.body.prefix,
+      request_id: created.headers.get('x-request-id'),
+      new_key_id: '',
+      expires_at: null,
+    });
+    expect(byAction.roll).toMatchObject({
+      ...common,
+      key_id: created.body.id,
+      new_key_id: rolled.body.id,
+      request_id: rolled.headers.get('x-request-id'),
+    });
+    // DateTime is stored to the second.
+    expect(Date.parse(`${byAction.roll!.expires_at!.replace(' ', 'T')}Z`)).toBe(
+      Math.floor(Date.parse(rolled.body.replaces.expires_at) / 1000) * 1000,
+    );
+    expect(byAction.revoke).toMatchObject({
+      ...common,
+      key_id: rolled.body.id,
+      request_id: revoked.headers.get('x-request-id'),
+    });
+    for (const row of rows) {
+      expect(Date.parse(`${row.occurred_at.replace(' ', 'T')}Z`)).toBeGreaterThanOrEqual(
+        Math.floor(started / 1000) * 1000,
+      );
+    }
+  });
+
+  it('records the CLI as the operator (user@host), with its role', async () => {
+    const created = (await keysCli('create', '--mode', 'live', '--tier', 'pro', '--role', 'admin'))
+      .lines[0] as Record<string, string>;
+    expect(created).toMatchObject({ role: 'admin', tier: 'pro', status: 'active' });
+    await keysCli('revoke', created.id!);
+    // The CLI copied its events before it exited.
+    const rows = await auditRows(created.account_id!);
+    expect(rows.map((row) => row.action)).toEqual(['create', 'revoke']);
+    for (const row of rows) {
+      expect(row).toMatchObject({
+        source: 'cli',
+        account_id: created.account_id,
+        actor_key_id: '',
+        client_ip: '',
+        request_id: '',
+        key_id: created.id,
+        role: 'admin',
+        tier: 'pro',
+      });
+      expect(row.operator).toMatch(/^.+@.+$/);
+    }
+  });
+});
+
+describe('audit of key changes (error)', () => {
+  it('the CLI still succeeds when ClickHouse is unreachable; the queued event reaches ClickHouse later', async () => {
+    const { stdout, stderr } = await promisify(execFile)(
+      'npm',
+      ['run', '--silent', 'keys', '--', 'create', '--mode', 'test', '--tier', 'free'],
+      { env: { ...process.env, CLICKHOUSE_URL: 'http://127.0.0.1:1' }, timeout: 30_000 },
+    );
+    const created = JSON.parse(stdout.trim()) as { id: string; account_id: string; key: string };
+    expect(created.key).toMatch(/^svc_test_/);
+    expect(stderr).toContain('queued in Redis');
+    // Copied by the next flush anywhere: another key change, or the stream worker every minute.
+    const [row] = await rowsOf(created.account_id, 1, 90_000);
+    expect(row).toMatchObject({ action: 'create', source: 'cli', key_id: created.id });
+  }, 100_000);
+
+  it('stores an event once when it is flushed twice, and sets aside an event ClickHouse refuses', async () => {
+    const redis = await testRedis();
+    const outbox = keyAuditOutboxKey(env.REDIS_KEY_PREFIX);
+    const account = `acct_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    const event: KeyAuditEvent = {
+      event_id: randomUUID(),
+      occurred_at: new Date().toISOString(),
+      action: 'revoke',
+      source: 'cli',
+      account_id: account,
+      actor_key_id: '',
+      client_ip: '',
+      operator: 'test@host',
+      request_id: '',
+      key_id: 'key_000000000000000000000001',
+      key_prefix: 'svc_live_AbCd…',
+      key_name: '',
+      mode: 'live',
+      tier: 'free',
+      role: 'standard',
+      new_key_id: '',
+      expires_at: null,
+    };
+    const poison = { ...event, event_id: randomUUID(), mode: 'neither' };
+    // A flush that died between its insert and the XDEL leaves the event to be sent again.
+    await redis.xadd(outbox, '*', 'event', JSON.stringify(event));
+    await redis.xadd(outbox, '*', 'event', JSON.stringify(poison));
+    await redis.xadd(outbox, '*', 'event', JSON.stringify(event));
+    const deps = { redis, clickhouse: testClickHouse(), prefix: env.REDIS_KEY_PREFIX, logger: silent };
+    await Promise.all([flushKeyAudit(deps), flushKeyAudit(deps)]);
+
+    expect(await auditRows(account)).toHaveLength(1);
+    // Set aside with ClickHouse's reason (by one flusher or both), never retried.
+    const deadKey = keyAuditDeadKey(env.REDIS_KEY_PREFIX);
+    const dead = (await redis.xrange(deadKey, '-', '+')).filter(([, fields]) =>
+      fields[1]?.includes(poison.event_id),
+    );
+    expect(dead.length).toBeGreaterThan(0);
+    for (const [, fields] of dead) {
+      expect(fields[2]).toBe('error');
+      expect(fields[3]).toMatch(/neither|Enum|Unknown element/i);
+    }
+    const left = (await redis.xrange(outbox, '-', '+')).map(([, fields]) => fields[1] ?? '');
+    expect(left.some((json) => json.includes(event.event_id) || json.includes(poison.event_id))).toBe(false);
+    await redis.xdel(deadKey, ...dead.map(([id]) => id));
+  });
+});
