@@ -12,6 +12,7 @@ export const errorCodes = {
   invalid_parameter: 400,
   idempotency_key_reused: 422,
   idempotency_in_progress: 409,
+  listing_in_progress: 409,
   missing_api_key: 401,
   invalid_api_key: 401,
   revoked_api_key: 403,

@@ -21,6 +21,7 @@ import { createClickHouse } from '../common/clients/clickhouse.ts';
 import { createRedis, redisReady } from '../common/clients/redis.ts';
 import { text } from '../common/domain/text.ts';
 import { baseEnvSchema, parseEnv } from '../common/env.ts';
+import { redactUrl } from '../common/redact.ts';
 import { createLogger, errorFields } from '../common/logger.ts';
 
 const usage = `usage:
@@ -76,7 +77,7 @@ async function main(): Promise<void> {
   redis.on('error', () => undefined); // reported through the failed command below
   try {
     await redisReady(redis, 5_000).catch(() =>
-      fail(`Redis is not reachable at ${env.REDIS_URL}; is the stack running?`, 1),
+      fail(`Redis is not reachable at ${redactUrl(env.REDIS_URL)}; is the stack running?`, 1),
     );
     const store = createKeyStore(redis, env.REDIS_KEY_PREFIX);
     const print = (value: unknown) => process.stdout.write(JSON.stringify(value) + '\n');
