@@ -161,7 +161,7 @@ describe('Idempotency-Key', () => {
     const raw = JSON.stringify({ listings: [sampleListing()] });
     // The state a concurrent first request leaves while it runs (ingest/idempotency.ts).
     const redis = await testRedis();
-    const recordKey = `${env.REDIS_KEY_PREFIX}idem:bulk:${account_id}:${createHash('sha256').update(idempotencyKey).digest('hex')}`;
+    const recordKey = `${env.REDIS_KEY_PREFIX}idem:bulk:${account_id}:live:${createHash('sha256').update(idempotencyKey).digest('hex')}`;
     await redis.hset(recordKey, {
       state: 'in_progress',
       hash: createHash('sha256').update(raw).digest('hex'),
