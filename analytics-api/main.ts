@@ -18,6 +18,7 @@ await runProcess('analytics', async (logger) => {
     logger,
     routers: [createOpenApiRouter(openapi), createAnalyticsRouter(ctx, openapi)],
     health: platform.health,
+    readiness: platform.readiness(['clickhouse', 'redis']),
   });
   const server = await listen(app, env.PORT);
   logger.info('analytics API listening', { port: server.port });

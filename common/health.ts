@@ -1,5 +1,9 @@
 // Readiness of the parts a process depends on (contract, "Health"). Each check is cheap and
 // bounded; results are cached for a second so a busy load balancer cannot hammer the backends.
+// The reports hold component names, lag and error texts: HTTP shows them to operators only
+// (common/http/health-routes.ts); every change of a component's state is logged instead.
+import type { Logger } from './logger.ts';
+
 export interface ComponentStatus {
   status: 'ok' | 'down';
   error?: string;
@@ -20,9 +24,27 @@ export interface HealthCheck {
 
 export function createHealthCheck(
   probes: Record<string, Probe>,
-  { timeoutMs = 2_000, cacheMs = 1_000 } = {},
+  {
+    timeoutMs = 2_000,
+    cacheMs = 1_000,
+    logger,
+  }: { timeoutMs?: number; cacheMs?: number; logger?: Logger } = {},
 ) {
   let cached: { at: number; report: Promise<HealthReport> } | undefined;
+  const lastError = new Map<string, string>(); // components last seen down, with their error
+
+  function logChanges(entries: [string, ComponentStatus][]): void {
+    for (const [name, status] of entries) {
+      const before = lastError.get(name);
+      if (status.status === 'ok') {
+        if (before !== undefined) logger?.info('health: component ok again', { component: name });
+        lastError.delete(name);
+      } else if (before !== status.error) {
+        logger?.warn('health: component down', { component: name, error: status.error });
+        lastError.set(name, status.error ?? '');
+      }
+    }
+  }
 
   async function run(): Promise<HealthReport> {
     const entries = await Promise.all(
@@ -35,6 +57,7 @@ export function createHealthCheck(
         }
       }),
     );
+    logChanges(entries);
     const components = Object.fromEntries(entries);
     const failing = entries.filter(([, s]) => s.status !== 'ok').map(([name]) => name);
     return failing.length ? { status: 'unavailable', failing, components } : { status: 'ok', components };

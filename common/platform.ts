@@ -22,9 +22,14 @@ export interface Platform {
   keys: KeyStore;
   topic(name: TopicName): string;
   redisKey(suffix: string): string;
+  /** Kafka, ClickHouse, Redis and the stream workers: the contract's /healthz. */
   health: HealthCheck;
+  /** Only `components` (a process's own dependencies): /readyz. */
+  readiness(components: ProbeName[]): HealthCheck;
   close(): Promise<void>;
 }
+
+export type ProbeName = 'kafka' | 'clickhouse' | 'redis' | 'stream_workers';
 
 export function createPlatform(env: BaseEnv, logger: Logger, clientId: string): Platform {
   const kafka = createKafka(env.KAFKA_BROKERS, clientId, logger);
@@ -52,7 +57,7 @@ export function createPlatform(env: BaseEnv, logger: Logger, clientId: string): 
     return { brokers: cluster.brokers.length };
   };
   const workers = workerRegistry(redis, env.REDIS_KEY_PREFIX);
-  const probes: Record<string, Probe> = {
+  const probes: Record<ProbeName, Probe> = {
     kafka: kafkaProbe,
     clickhouse: async () => {
       const result = await clickhouse.ping();
@@ -77,7 +82,9 @@ export function createPlatform(env: BaseEnv, logger: Logger, clientId: string): 
     keys: createKeyStore(redis, env.REDIS_KEY_PREFIX),
     topic: (name) => topicName(env.KAFKA_TOPIC_PREFIX, name),
     redisKey: (suffix) => `${env.REDIS_KEY_PREFIX}${suffix}`,
-    health: createHealthCheck(probes),
+    health: createHealthCheck(probes, { logger: logger.child({ check: 'healthz' }) }),
+    readiness: (components) =>
+      createHealthCheck(Object.fromEntries(components.map((name) => [name, probes[name]]))),
     async close() {
       await admin?.disconnect().catch(() => undefined);
       await clickhouse.close().catch(() => undefined);

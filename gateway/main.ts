@@ -27,6 +27,7 @@ await runProcess('gateway', async (logger) => {
       createAnalyticsRouter(analytics, openapi),
     ],
     health: platform.health,
+    readiness: platform.readiness(['kafka', 'clickhouse', 'redis']),
   });
   const server = await listen(app, env.PORT);
   logger.info('API listening', { port: server.port, base_url: `http://127.0.0.1:${server.port}/api/v1` });

@@ -18,6 +18,7 @@ await runProcess('ingest', async (logger) => {
     logger,
     routers: [createOpenApiRouter(openapi), createIngestRouter(ctx, openapi)],
     health: platform.health,
+    readiness: platform.readiness(['kafka', 'clickhouse', 'redis']),
   });
   const server = await listen(app, env.PORT);
   logger.info('ingest API listening', { port: server.port });

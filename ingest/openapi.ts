@@ -56,14 +56,36 @@ export function registerIngestPaths(registry: OpenApiRegistry): void {
     },
     errors: [400, 409, 413, 415, 422, 503],
   });
+  const operatorNote =
+    'Body {"status"} only; with X-Operator-Token (OPERATOR_TOKEN) also the components, lag and errors';
   registry.register({
     method: 'get',
     path: '/healthz',
     operationId: 'health',
     summary:
       'Readiness of Kafka, ClickHouse, Redis and the stream workers (served at /healthz, outside /api/v1)',
+    description: operatorNote,
     tags: ['meta'],
     auth: false,
     responses: { 200: { description: 'All components ok' }, 503: { description: 'A component is failing' } },
+  });
+  registry.register({
+    method: 'get',
+    path: '/readyz',
+    operationId: 'ready',
+    summary: "Readiness of this process's own dependencies (served at /readyz, outside /api/v1)",
+    description: operatorNote,
+    tags: ['meta'],
+    auth: false,
+    responses: { 200: { description: 'Ready' }, 503: { description: 'A dependency is failing' } },
+  });
+  registry.register({
+    method: 'get',
+    path: '/livez',
+    operationId: 'live',
+    summary: 'The process answers (served at /livez, outside /api/v1); no dependency is checked',
+    tags: ['meta'],
+    auth: false,
+    responses: { 200: { description: 'Alive' } },
   });
 }

@@ -1,6 +1,6 @@
-// Builds the Express app every HTTP process serves: shared middleware, the given API routers under
-// /api/v1, /healthz, then the one 404 and error handlers. Bodies are read by the routes that take
-// one, after authentication (json-body.ts), never here.
+// Builds the Express app every HTTP process serves: shared middleware, /healthz, /livez and
+// /readyz, the given API routers under /api/v1, then the one 404 and error handlers. Bodies are
+// read by the routes that take one, after authentication (json-body.ts), never here.
 import express, { type Router } from 'express';
 import http from 'node:http';
 import https from 'node:https';
@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.ts';
 import { cors } from './cors.ts';
 import { errorHandler, notFound } from './errors.ts';
+import { healthRoutes, readOperatorToken } from './health-routes.ts';
 import { requestId } from './request-id.ts';
 import { readHttpTimeouts, type HttpTimeouts } from './timeouts.ts';
 import { readTlsConfig, TLS_PORT_OFFSET, type TlsConfig } from './tls.ts';
@@ -18,7 +19,12 @@ export const API_PREFIX = '/api/v1';
 export interface ApiAppOptions {
   logger: Logger;
   routers: Router[];
+  /** The contract's /healthz: every component the service needs. */
   health: HealthCheck;
+  /** /readyz: this process's own dependencies (default: `health`). */
+  readiness?: HealthCheck;
+  /** Shows health details to whoever presents it (default: OPERATOR_TOKEN; unset: to nobody). */
+  operatorToken?: string;
 }
 
 export function createApiApp(options: ApiAppOptions): express.Express {
@@ -28,10 +34,13 @@ export function createApiApp(options: ApiAppOptions): express.Express {
   app.set('trust proxy', 'loopback');
   app.use(requestId);
   app.use(cors);
-  app.get('/healthz', async (_req, res) => {
-    const report = await options.health.report();
-    res.status(report.status === 'ok' ? 200 : 503).json(report);
-  });
+  app.use(
+    healthRoutes({
+      health: options.health,
+      readiness: options.readiness ?? options.health,
+      operatorToken: options.operatorToken ?? readOperatorToken(process.env),
+    }),
+  );
   for (const router of options.routers) app.use(API_PREFIX, router);
   app.use(notFound);
   app.use(errorHandler(options.logger));

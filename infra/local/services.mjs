@@ -25,7 +25,11 @@ export async function waitForHealth(port, { timeoutMs = 60_000, children = [] } 
       if (child.exitCode !== null) throw new Error(`${child.serviceName} exited with code ${child.exitCode}`);
     }
     try {
-      const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+      // With the operator token the body names what is not ready yet (shown in the error below).
+      const token = process.env.OPERATOR_TOKEN;
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`, {
+        headers: token ? { 'X-Operator-Token': token } : {},
+      });
       last = await response.text();
       if (response.status === 200) return;
     } catch (error) {

@@ -40,6 +40,8 @@ try {
     // Webhook/image receivers in tests listen on 127.0.0.1; production leaves OUTBOUND_ALLOW_CIDRS empty.
     OUTBOUND_ALLOW_CIDRS: process.env.OUTBOUND_ALLOW_CIDRS ?? '127.0.0.0/8',
     WEBHOOK_RETRY_SCHEDULE_MS: process.env.WEBHOOK_RETRY_SCHEDULE_MS ?? '0,500,1500,3000',
+    // Health details (components, lag, errors) are shown only with this token (README, "Health").
+    OPERATOR_TOKEN: process.env.OPERATOR_TOKEN ?? 'rls-test-operator-token',
   };
   let vitestCode = await run('npx', ['vitest', 'run', ...vitestArgs], testEnv);
   // The fault phase stops components and kills workers, so it runs alone, after the main suite.

@@ -28,7 +28,9 @@ describe('kafka down (fault)', () => {
       details: { component: 'kafka' },
     });
     expect(refused.body.error.request_id).toMatch(/\S/);
-    const health = await api('GET', '/healthz');
+    const health = await api('GET', '/healthz', {
+      headers: { 'X-Operator-Token': process.env.OPERATOR_TOKEN ?? '' },
+    });
     expect(health.status).toBe(503);
     expect(health.body.failing).toContain('kafka');
 

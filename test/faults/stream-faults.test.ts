@@ -83,7 +83,9 @@ describe('stream faults', () => {
     expect(Number(quarantined!.c)).toBe(0);
     await eventually(async () => ((await reportedLag()) === 0 ? true : undefined), 60_000, 'lag 0');
     const health = await eventually(async () => {
-      const r = await api('GET', '/healthz');
+      const r = await api('GET', '/healthz', {
+        headers: { 'X-Operator-Token': process.env.OPERATOR_TOKEN ?? '' },
+      });
       return r.status === 200 ? r.body : undefined;
     }, 60_000);
     expect(health.components.stream_workers.status).toBe('ok');

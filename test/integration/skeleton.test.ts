@@ -5,7 +5,10 @@ import { api, createTestKey, eventually, sampleListing } from '../support/api.ts
 
 describe('walking skeleton (happy path)', () => {
   it('serves /healthz with every component ok', async () => {
-    const health = await api('GET', '/healthz');
+    // Components are shown to the operator only (X-Operator-Token, issue 13).
+    const health = await api('GET', '/healthz', {
+      headers: { 'X-Operator-Token': process.env.OPERATOR_TOKEN ?? '' },
+    });
     expect(health.status).toBe(200);
     expect(health.body.status).toBe('ok');
     for (const name of ['kafka', 'clickhouse', 'redis', 'stream_workers']) {
