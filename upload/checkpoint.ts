@@ -248,7 +248,8 @@ function parseJson(line: string): unknown {
 /**
  * One upload of a file with a key at a time: two would send the same batches with the same keys
  * (harmless for the data, 409s for both) and append to one journal. A lock left by a killed run
- * (its pid is gone) is taken over.
+ * (its pid is gone) is taken over. A holder gets a few seconds' grace: right after `kill -9` the
+ * process may still be exiting, and the user's immediate retry should resume, not fail.
  */
 async function takeLock(lockPath: string, file: string): Promise<void> {
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -260,20 +261,32 @@ async function takeLock(lockPath: string, file: string): Promise<void> {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const pid = Number(await readFile(lockPath, 'utf8').catch(() => ''));
-    if (pid && pid !== process.pid && isAlive(pid)) {
-      throw new FatalError(`another upload of ${file} with this key is running (pid ${pid})`);
+    if (pid && pid !== process.pid) {
+      const deadline = Date.now() + LOCK_GRACE_MS;
+      while (isAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      if (isAlive(pid))
+        throw new FatalError(`another upload of ${file} with this key is running (pid ${pid})`);
     }
     await rm(lockPath, { force: true });
   }
   throw new FatalError(`cannot take the checkpoint lock ${lockPath}`);
 }
 
+const LOCK_GRACE_MS = 3_000;
+
+/** A process that exists and is not a zombie (killed, waiting to be reaped: as good as gone). */
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) state …"; Linux only, elsewhere the signal check decides.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT'; // gone meanwhile, or no /proc here
   }
 }
 
