@@ -6,15 +6,16 @@ import type { Producer } from 'kafkajs';
 import { batchStore } from '../common/batches.ts';
 import type { Logger } from '../common/logger.ts';
 import type { Platform } from '../common/platform.ts';
+import { listingsTable } from '../common/warehouse/listings.ts';
+import { quarantineTable } from '../common/warehouse/quarantine.ts';
 import { fxTable } from './enrich/fx.ts';
 import type { StreamEnv } from './env.ts';
 import { createListingsHandler } from './listings/handler.ts';
 import { listingOwners } from './listings/owners.ts';
 import { ensureOwnersBuilt } from './listings/owners-rebuild.ts';
-import { listingColumns } from './listings/row.ts';
 import { startOffsetConsumer, type RunningConsumer } from './offset-consumer.ts';
 import { createClickHouseWriter } from './sink/clickhouse-writer.ts';
-import { createQuarantine, quarantineColumns } from './sink/quarantine.ts';
+import { createQuarantine } from './sink/quarantine.ts';
 import { viewColumns, createViewsHandler } from './views/handler.ts';
 import { createListingCache } from './views/listing-cache.ts';
 
@@ -31,11 +32,11 @@ export async function startPipelines(
     quietMinRows: env.SINK_QUIET_MIN_ROWS,
     logger,
   };
-  const writer = (table: string, columns: string[]) =>
+  const writer = (table: string, columns: readonly string[]) =>
     createClickHouseWriter(platform.clickhouse, { ...writerOptions, table, columns });
-  const listingsWriter = writer('listings', listingColumns);
+  const listingsWriter = writer(listingsTable.name, listingsTable.columns);
   const viewsWriter = writer('view_events', viewColumns);
-  const quarantineWriter = writer('quarantine', quarantineColumns);
+  const quarantineWriter = writer(quarantineTable.name, quarantineTable.columns);
   const deadLetters = platform.topic('rls.deadletter.v1');
   const batches = batchStore(platform.redis, env.REDIS_KEY_PREFIX);
   const common = {

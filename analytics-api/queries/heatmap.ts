@@ -14,6 +14,7 @@
 import { z } from 'zod';
 import { propertyTypes } from '../../common/domain/listing.ts';
 import { count, defineQuery, flag, isoDate, uint64 } from './define.ts';
+import { cellQuarterStatsTable } from '../../common/warehouse/aggregates.ts';
 
 export const MAX_RANGES = 200;
 /** Covering spans the statement names (`{span_lo:Array(UInt64)}[1]` … `[4]`). */
@@ -88,7 +89,7 @@ export const cellStats = defineQuery({
       sum(listings) AS listings,
       sum(price_tzs_sum) AS price_tzs_sum,
       sum(views) AS views
-    FROM cell_quarter_stats
+    FROM ${cellQuarterStatsTable.name}
     WHERE is_test = {isTest:UInt8}
       AND quarter = {quarterStart:Date}
       AND (h3_index BETWEEN {span_lo:Array(UInt64)}[1] AND {span_hi:Array(UInt64)}[1]

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { propertyTypes } from '../../common/domain/listing.ts';
 import { count, defineQuery, flag, isoDate } from './define.ts';
+import { neighbourhoodQuarterStatsTable } from '../../common/warehouse/aggregates.ts';
 
 export const marketTotals = defineQuery({
   name: 'market.totals',
@@ -16,7 +17,7 @@ export const marketTotals = defineQuery({
   // Without a type (NULL): every known type. Either way the key still prunes on property_type.
   sql: `
     SELECT sum(listings) AS listings, sum(views) AS views
-    FROM neighbourhood_quarter_stats
+    FROM ${neighbourhoodQuarterStatsTable.name}
     WHERE is_test = {isTest:UInt8}
       AND quarter = {quarterStart:Date}
       AND ((isNull({type:Nullable(String)}) AND property_type != 'unknown')

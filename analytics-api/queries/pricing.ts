@@ -10,6 +10,10 @@ import { z } from 'zod';
 import { citySlugs } from '../../common/domain/cities.ts';
 import { propertyTypes } from '../../common/domain/listing.ts';
 import { count, defineQuery, flag, isoDate, nullableNumber } from './define.ts';
+import {
+  neighbourhoodQuarterPricesTable,
+  neighbourhoodQuarterStatsTable,
+} from '../../common/warehouse/aggregates.ts';
 
 const quarterParams = z.object({
   isTest: z.boolean(),
@@ -40,7 +44,7 @@ const exactMedian = `arrayReduce('avg', quantilesExactWeighted(0.5, 0.500000001)
 /** (neighbourhood, price_tzs, n = listings at that price) of one city, type and quarter. */
 const prices = `(
       SELECT neighbourhood, price_tzs, listings AS n
-      FROM neighbourhood_quarter_prices
+      FROM ${neighbourhoodQuarterPricesTable.name}
       WHERE is_test = {isTest:UInt8}
         AND city = {city:String}
         AND property_type = {type:String}
@@ -100,7 +104,7 @@ export const neighbourhoodViews = defineQuery({
   queryParams: quarterQueryParams,
   sql: `
     SELECT neighbourhood, sum(views) AS views
-    FROM neighbourhood_quarter_stats
+    FROM ${neighbourhoodQuarterStatsTable.name}
     WHERE is_test = {isTest:UInt8}
       AND quarter = {quarterStart:Date}
       AND property_type = {type:String}

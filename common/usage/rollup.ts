@@ -4,35 +4,11 @@
 // the latest. Yesterday is rolled up too, so the last minutes of a day are never lost.
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Redis } from 'ioredis';
+import { apiKeyUsageTable, type ApiKeyUsageRow } from '../warehouse/api-key-usage.ts';
+import { insertRows } from '../warehouse/table.ts';
 import { bucketsOf, dirtyKey, usageFields, usageKeys } from './keys.ts';
 
-export const USAGE_TABLE = 'api_key_usage_daily';
 const LOCK_TTL_MS = 55_000;
-
-export interface UsageRow {
-  day: string;
-  account_id: string;
-  key_id: string;
-  mode: string;
-  tier: string;
-  metric: string;
-  endpoint: string;
-  value: number;
-  version: string;
-  rolled_up_at: string;
-}
-const columns = [
-  'day',
-  'account_id',
-  'key_id',
-  'mode',
-  'tier',
-  'metric',
-  'endpoint',
-  'value',
-  'version',
-  'rolled_up_at',
-] as const;
 
 export interface RollupDeps {
   redis: Redis;
@@ -49,23 +25,16 @@ export async function rollupUsage(deps: RollupDeps, now = new Date()): Promise<n
   if ((await deps.redis.set(lock, String(process.pid), 'PX', LOCK_TTL_MS, 'NX')) !== 'OK') return null;
   try {
     const days = [bucketsOf(new Date(now.getTime() - 24 * 3600 * 1000)).day, bucketsOf(now).day];
-    const rows: UsageRow[] = [];
+    const rows: ApiKeyUsageRow[] = [];
     for (const day of days) rows.push(...(await rowsOfDay(deps, day, now)));
-    if (rows.length) {
-      await deps.clickhouse.insert({
-        table: USAGE_TABLE,
-        values: rows,
-        format: 'JSONEachRow',
-        columns: [...columns],
-      });
-    }
+    await insertRows(deps.clickhouse, apiKeyUsageTable, rows);
     return rows.length;
   } finally {
     await deps.redis.del(lock);
   }
 }
 
-async function rowsOfDay(deps: RollupDeps, day: string, now: Date): Promise<UsageRow[]> {
+async function rowsOfDay(deps: RollupDeps, day: string, now: Date): Promise<ApiKeyUsageRow[]> {
   const ids = await deps.redis.smembers(dirtyKey(deps.prefix, day));
   if (!ids.length) return [];
   const hashes = await deps.redis.mget(ids.map((id) => `${deps.prefix}key:id:${id}`));
@@ -77,17 +46,17 @@ async function rowsOfDay(deps: RollupDeps, day: string, now: Date): Promise<Usag
   const replies = (await pipeline.exec()) ?? [];
   const version = String(now.getTime());
   const rolledUpAt = now.toISOString().slice(0, 19).replace('T', ' ');
-  const rows: UsageRow[] = [];
+  const rows: ApiKeyUsageRow[] = [];
   ids.forEach((keyId, i) => {
     const [accountId, mode, tier] = (replies[2 * i]?.[1] ?? []) as (string | null)[];
     const counters = (replies[2 * i + 1]?.[1] ?? {}) as Record<string, string>;
     if (!accountId || !mode || !tier) return; // key deleted from Redis: nothing to attribute
-    const row = (metric: string, endpoint: string, value: number): UsageRow => ({
+    const row = (metric: string, endpoint: string, value: number): ApiKeyUsageRow => ({
       day,
       account_id: accountId,
       key_id: keyId,
-      mode,
-      tier,
+      mode: mode as ApiKeyUsageRow['mode'],
+      tier: tier as ApiKeyUsageRow['tier'],
       metric,
       endpoint,
       value,

@@ -6,6 +6,7 @@ import type { ListingMessage } from '../../common/domain/messages.ts';
 import type { Logger } from '../../common/logger.ts';
 import { createAddressPolicy, createOutboundClient } from '../../common/outbound/index.ts';
 import type { Platform } from '../../common/platform.ts';
+import { imageChecksTable } from '../../common/warehouse/image-checks.ts';
 import { decodeListings } from '../listings/decode.ts';
 import { startOffsetConsumer, type BatchContext, type BatchHandler } from '../offset-consumer.ts';
 import { createClickHouseWriter, type Row } from '../sink/clickhouse-writer.ts';
@@ -13,27 +14,6 @@ import { checkImage } from './check.ts';
 import type { ImageCheckerEnv } from './env.ts';
 import { createLimiter } from './limiter.ts';
 import { imageSummaryStore } from './summary.ts';
-
-export const imageCheckColumns = [
-  'listing_id',
-  'image_index',
-  'batch_id',
-  'account_id',
-  'is_test',
-  'url',
-  'checked_at',
-  'method',
-  'is_reachable',
-  'status_code',
-  'content_type',
-  'is_ok',
-  'error',
-  'duration_ms',
-  '_topic',
-  '_partition',
-  '_offset',
-  '_item',
-];
 
 /** Listings with images: the others skip validation (the full schema was ~6 % of a worker's CPU). */
 function hasImages(rawListing: unknown): boolean {
@@ -57,8 +37,8 @@ export async function startImageChecker(platform: Platform, env: ImageCheckerEnv
   const limiter = createLimiter(env.IMAGE_CHECK_CONCURRENCY, env.IMAGE_CHECK_PER_HOST);
   const summary = imageSummaryStore(platform.redis, env.REDIS_KEY_PREFIX);
   const writer = createClickHouseWriter(platform.clickhouse, {
-    table: 'image_checks',
-    columns: imageCheckColumns,
+    table: imageChecksTable.name,
+    columns: imageChecksTable.columns,
     maxRows: 5_000,
     maxDelayMs: 500,
     logger,

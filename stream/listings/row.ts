@@ -1,49 +1,17 @@
-// A listing message → one enriched row of the `listings` table (columns in `listingColumns`).
+// A listing message → one enriched row of the `listings` table (common/warehouse/listings.ts).
 import type { ListingMessage } from '../../common/domain/messages.ts';
 import { normaliseAmenities } from '../enrich/amenities.ts';
 import { toTzs, type FxTable } from '../enrich/fx.ts';
 import { placeOf } from '../enrich/location.ts';
+import type { ListingRow } from '../../common/warehouse/listings.ts';
 import type { Provenance } from '../offset-consumer.ts';
 
-export const listingColumns = [
-  'listing_id',
-  'account_id',
-  'batch_id',
-  'is_test',
-  'listed_at',
-  'stored_at',
-  'title',
-  'description',
-  'property_type',
-  'price',
-  'currency',
-  'price_tzs',
-  'fx_rate_to_tzs',
-  'bedrooms',
-  'bathrooms',
-  'area_sqm',
-  'address',
-  'latitude',
-  'longitude',
-  'amenities',
-  'images',
-  'video_url',
-  'whatsapp_number',
-  'location_id',
-  'external_id',
-  'h3_index',
-  'city',
-  'neighbourhood',
-  'neighbourhood_id',
-  'location_source',
-  'version',
-  '_topic',
-  '_partition',
-  '_offset',
-  '_item',
-];
-
-export function listingRow(message: ListingMessage, provenance: Provenance, storedAt: string, fx: FxTable) {
+export function listingRow(
+  message: ListingMessage,
+  provenance: Provenance,
+  storedAt: string,
+  fx: FxTable,
+): ListingRow {
   const l = message.listing;
   const place = placeOf(l);
   const { price_tzs, rate } = toTzs(fx, l.price, l.currency);

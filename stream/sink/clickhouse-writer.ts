@@ -32,7 +32,8 @@ interface Pending {
 
 export interface WriterOptions {
   table: string;
-  columns: string[];
+  /** The table's columns (common/warehouse/ modules), all named in every insert. */
+  columns: readonly string[];
   maxRows: number;
   maxDelayMs: number;
   /** Flush once no rows arrived for this long (≤ maxDelayMs; default: maxDelayMs, i.e. off)… */

@@ -49,14 +49,3 @@ export function createQuarantine(
     },
   };
 }
-
-export const quarantineColumns = [
-  'quarantined_at',
-  'source',
-  'error',
-  'payload',
-  '_topic',
-  '_partition',
-  '_offset',
-  '_item',
-];

@@ -18,24 +18,6 @@ import { deliveryHeaders } from './signing.ts';
 
 export const RESPONSE_BODY_LIMIT_BYTES = 4 * 1024;
 
-export const deliveryColumns = [
-  'delivery_id',
-  'attempt',
-  'webhook_id',
-  'account_id',
-  'is_test',
-  'event_type',
-  'event_id',
-  'url',
-  'attempted_at',
-  'duration_ms',
-  'status_code',
-  'outcome',
-  'error',
-  'next_attempt_at',
-  'worker_id',
-];
-
 export interface DeliverDeps {
   queue: DeliveryQueue;
   webhooks: WebhookStore;

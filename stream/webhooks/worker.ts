@@ -4,9 +4,10 @@ import type { Platform } from '../../common/platform.ts';
 import { batchStore } from '../../common/batches.ts';
 import { errorFields, type Logger } from '../../common/logger.ts';
 import { createAddressPolicy, createOutboundClient } from '../../common/outbound/index.ts';
+import { webhookDeliveriesTable } from '../../common/warehouse/webhook-deliveries.ts';
 import { webhookStore } from '../../common/webhooks/store.ts';
 import { createClickHouseWriter } from '../sink/clickhouse-writer.ts';
-import { createDeliverer, deliveryColumns } from './deliver.ts';
+import { createDeliverer } from './deliver.ts';
 import type { WebhookWorkerEnv } from './env.ts';
 import { createFanout } from './fanout.ts';
 import { deliveryQueue } from './queue.ts';
@@ -34,8 +35,8 @@ export async function startWebhookWorker(
     queue,
   });
   const log = createClickHouseWriter(platform.clickhouse, {
-    table: 'webhook_deliveries',
-    columns: deliveryColumns,
+    table: webhookDeliveriesTable.name,
+    columns: webhookDeliveriesTable.columns,
     maxRows: 1_000,
     maxDelayMs: 500,
     logger,

@@ -4,6 +4,9 @@
 // releaseYear() drops exactly that year's partitions again, so reruns and parallel files never meet.
 import { randomUUID } from 'node:crypto';
 import { afterAll } from 'vitest';
+import { listingsTable, type ListingRow as StoredListingRow } from '../../common/warehouse/listings.ts';
+import { insertRows } from '../../common/warehouse/table.ts';
+import { viewEventsTable, type ViewEventRow } from '../../common/warehouse/view-events.ts';
 import { env, testClickHouse, testRedis } from '../support/api.ts';
 
 const FIRST_YEAR = 1975;
@@ -73,34 +76,11 @@ export interface ListingRow {
 
 export async function insertListings(rows: ListingRow[]): Promise<string[]> {
   const ids = rows.map((row) => row.listing_id ?? randomUUID());
-  await testClickHouse().insert({
-    table: 'listings',
-    format: 'JSONEachRow',
-    columns: [
-      'listing_id',
-      'account_id',
-      'batch_id',
-      'is_test',
-      'listed_at',
-      'stored_at',
-      'title',
-      'description',
-      'property_type',
-      'price',
-      'currency',
-      'price_tzs',
-      'fx_rate_to_tzs',
-      'h3_index',
-      'city',
-      'neighbourhood',
-      'location_source',
-      'version',
-      '_topic',
-      '_partition',
-      '_offset',
-    ],
-    values: rows.map((row, i) => ({
-      listing_id: ids[i],
+  await insertRows(
+    testClickHouse(),
+    listingsTable,
+    rows.map((row, i): StoredListingRow => ({
+      listing_id: ids[i]!,
       account_id: 'analytics-test',
       batch_id: randomUUID(),
       is_test: row.is_test,
@@ -113,16 +93,30 @@ export async function insertListings(rows: ListingRow[]): Promise<string[]> {
       currency: 'TZS',
       price_tzs: row.price_tzs,
       fx_rate_to_tzs: 1,
+      bedrooms: null,
+      bathrooms: null,
+      area_sqm: null,
+      address: '',
+      latitude: null,
+      longitude: null,
+      amenities: [],
+      images: [],
+      video_url: '',
+      whatsapp_number: '',
+      location_id: null,
+      external_id: '',
       h3_index: row.h3_index ?? '0',
       city: row.city,
       neighbourhood: row.neighbourhood,
+      neighbourhood_id: null,
       location_source: row.h3_index ? 'coordinates' : 'none',
       version: 1,
       _topic: 'analytics-test',
       _partition: 0,
       _offset: '0',
+      _item: 0,
     })),
-  });
+  );
   return ids;
 }
 
@@ -138,7 +132,7 @@ export interface ViewRow {
 /** `count` identical view events per row. */
 export async function insertViews(rows: (ViewRow & { count: number })[]): Promise<void> {
   const values = rows.flatMap((row) =>
-    Array.from({ length: row.count }, () => ({
+    Array.from({ length: row.count }, (): ViewEventRow => ({
       event_id: randomUUID(),
       listing_id: randomUUID(),
       account_id: 'analytics-test',
@@ -152,28 +146,10 @@ export async function insertViews(rows: (ViewRow & { count: number })[]): Promis
       _topic: 'analytics-test',
       _partition: 0,
       _offset: '0',
+      _item: 0,
     })),
   );
-  await testClickHouse().insert({
-    table: 'view_events',
-    format: 'JSONEachRow',
-    columns: [
-      'event_id',
-      'listing_id',
-      'account_id',
-      'is_test',
-      'viewed_at',
-      'received_at',
-      'h3_index',
-      'city',
-      'neighbourhood',
-      'property_type',
-      '_topic',
-      '_partition',
-      '_offset',
-    ],
-    values,
-  });
+  await insertRows(testClickHouse(), viewEventsTable, values);
 }
 
 /** Exact median by hand: the middle value, or the mean of the two middle values. */

@@ -9,13 +9,14 @@ import { createKafka, createProducer } from '../../common/clients/kafka.ts';
 import { encodeListingBatch } from '../../common/domain/messages.ts';
 import { listingSchema } from '../../common/domain/listing.ts';
 import { createLogger } from '../../common/logger.ts';
+import { listingsTable } from '../../common/warehouse/listings.ts';
+import { quarantineTable } from '../../common/warehouse/quarantine.ts';
 import { fxTable } from '../../stream/enrich/fx.ts';
 import { createListingsHandler } from '../../stream/listings/handler.ts';
 import { listingOwners } from '../../stream/listings/owners.ts';
-import { listingColumns } from '../../stream/listings/row.ts';
 import { startOffsetConsumer, type RunningConsumer } from '../../stream/offset-consumer.ts';
 import { createClickHouseWriter } from '../../stream/sink/clickhouse-writer.ts';
-import { createQuarantine, quarantineColumns } from '../../stream/sink/quarantine.ts';
+import { createQuarantine } from '../../stream/sink/quarantine.ts';
 import { env, eventually, sampleListing, testClickHouse, testRedis } from '../support/api.ts';
 import { rows, storedCounts } from './stream-support.ts';
 
@@ -53,10 +54,10 @@ async function ownTopic(): Promise<string> {
 async function runListingsConsumer(topic: string, marked: Map<string, string[]>): Promise<RunningConsumer> {
   const clickhouse = testClickHouse();
   const redis = await testRedis();
-  const writer = (table: string, columns: string[]) =>
+  const writer = (table: string, columns: readonly string[]) =>
     createClickHouseWriter(clickhouse, { table, columns, maxRows: 1_000, maxDelayMs: 50, logger });
-  const listingsWriter = writer('listings', listingColumns);
-  const quarantineWriter = writer('quarantine', quarantineColumns);
+  const listingsWriter = writer(listingsTable.name, listingsTable.columns);
+  const quarantineWriter = writer(quarantineTable.name, quarantineTable.columns);
   return startOffsetConsumer({
     kafka: kafka!,
     clickhouse,

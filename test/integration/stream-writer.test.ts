@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../common/logger.ts';
 import { createClickHouseWriter } from '../../stream/sink/clickhouse-writer.ts';
-import { quarantineColumns } from '../../stream/sink/quarantine.ts';
+import { quarantineTable } from '../../common/warehouse/quarantine.ts';
 import { testClickHouse } from '../support/api.ts';
 import { rows } from './stream-support.ts';
 
@@ -23,7 +23,7 @@ const row = (topic: string, offset: number, partition: unknown = 0) => ({
 const writer = (options: { maxDelayMs: number; quietMs?: number }) =>
   createClickHouseWriter(testClickHouse(), {
     table: 'quarantine',
-    columns: quarantineColumns,
+    columns: quarantineTable.columns,
     maxRows: 10_000,
     logger: createLogger('error'),
     ...options,

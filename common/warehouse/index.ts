@@ -1,0 +1,26 @@
+// Every table the code writes or reads by module, for code that handles them all
+// (test/integration/warehouse-tables.test.ts compares each with the server's columns).
+import {
+  cellQuarterStatsTable,
+  neighbourhoodQuarterPricesTable,
+  neighbourhoodQuarterStatsTable,
+} from './aggregates.ts';
+import { apiKeyUsageTable } from './api-key-usage.ts';
+import { imageChecksTable } from './image-checks.ts';
+import { listingsTable } from './listings.ts';
+import { quarantineTable } from './quarantine.ts';
+import type { TableRef } from './table.ts';
+import { viewEventsTable } from './view-events.ts';
+import { webhookDeliveriesTable } from './webhook-deliveries.ts';
+
+export const warehouseTables: readonly TableRef[] = [
+  listingsTable,
+  viewEventsTable,
+  quarantineTable,
+  imageChecksTable,
+  webhookDeliveriesTable,
+  apiKeyUsageTable,
+  neighbourhoodQuarterStatsTable,
+  cellQuarterStatsTable,
+  neighbourhoodQuarterPricesTable,
+];
