@@ -5,6 +5,7 @@ import { citySlugs, type CitySlug } from '../common/domain/cities.ts';
 import { propertyTypes, type PropertyType } from '../common/domain/listing.ts';
 import { AppError } from '../common/errors.ts';
 import { MAX_BOUNDS_AREA_KM2, parseBounds, type Bounds } from './geo/bounds.ts';
+import { planCovering } from './geo/h3-ranges.ts';
 import { periodLabel, periodSchema, quarterOf, type Quarter } from './period.ts';
 
 export interface PricingParams {
@@ -80,5 +81,18 @@ export function parseHeatmapParams(query: Record<string, unknown>, now = new Dat
     );
   }
   if (problems.length || !bounds.ok) fail(problems);
+  // Bounded before any cell is computed: a thin box under the area cap can still span a continent.
+  const plan = planCovering(bounds.bounds);
+  if (!plan.ok) {
+    throw new AppError('invalid_parameter', plan.message, {
+      details: [
+        {
+          parameter: 'bounds',
+          width_km: Math.round(plan.widthKm),
+          height_km: Number(plan.heightKm.toFixed(1)),
+        },
+      ],
+    });
+  }
   return { bounds: bounds.bounds, type, period };
 }

@@ -4,42 +4,92 @@
 // a cell share its base cell and leading digits, so they form one contiguous UInt64 range; we cover
 // the box (plus a margin) with coarser parent cells and read their ranges. The caller keeps only the
 // cells whose centre lies inside the box.
-import { getHexagonAreaAvg, polygonToCellsExperimental, POLYGON_TO_CELLS_FLAGS } from 'h3-js';
+import {
+  getHexagonAreaAvg,
+  getHexagonEdgeLengthAvg,
+  polygonToCellsExperimental,
+  POLYGON_TO_CELLS_FLAGS,
+} from 'h3-js';
 import type { Bounds } from './bounds.ts';
 
 export const GRID_RESOLUTION = 8;
-const MAX_PARENTS = 48;
+/** Parent cells a covering may have: the query's ranges (≤ queries' MAX_RANGES) and h3-js's work. */
+export const MAX_PARENTS = 48;
+/**
+ * Largest area the parents of a covering may span. A long, thin box needs coarse parents (a fine
+ * covering of its length would be hundreds of cells), and coarse parents read far more than the box:
+ * a 1,240 km × 1 km strip reads ~60,000 km² at resolution 4. Ten times the largest box still answers
+ * such strips; a strip around half the globe would read millions of km² and is refused.
+ */
+export const MAX_COVER_AREA_KM2 = 100_000;
 // A res-8 cell reaches ≈ 0.53 km from its centre; 0.01° (≈ 1.1 km) also covers the difference between
-// the box's parallels and the great-circle edges H3 uses for polygons.
+// the box's parallels and the great-circle edges H3 uses for polygons (edges are split every 1°).
 const MARGIN_DEG = 0.01;
+const MARGIN_KM = 1.2;
+const EDGE_STEP_DEG = 1;
+const KM_PER_DEG_LAT = 110.574;
+const KM_PER_DEG_LNG_EQUATOR = 111.32;
 
 export interface IndexRange {
   lo: bigint;
   hi: bigint;
 }
 
-/** The finest parent resolution whose covering of the box stays around MAX_PARENTS cells. */
-export function parentResolution(areaKm2: number): number {
-  for (let res = GRID_RESOLUTION - 1; res > 0; res--) {
-    if (areaKm2 / getHexagonAreaAvg(res, 'km2') <= MAX_PARENTS / 3) return res;
+export type CoveringPlan =
+  | { ok: true; resolution: number; parents: number }
+  | { ok: false; message: string; widthKm: number; heightKm: number };
+
+/**
+ * The parent resolution for a box, decided from its size alone, before any cell is computed: the
+ * finest resolution whose covering needs at most MAX_PARENTS cells. The covering holds every cell
+ * that overlaps the box grown by the margin, i.e. whose centre is within one edge length of it, so
+ * it needs about (width + 2·edge)(height + 2·edge) / cell area cells — a box's length counts, not
+ * only its area (a thin strip of small area crosses many cells). Refused when even that resolution
+ * would read more than MAX_COVER_AREA_KM2.
+ */
+export function planCovering(b: Bounds): CoveringPlan {
+  const rad = Math.PI / 180;
+  // The widest parallel of the box: the one nearest the equator.
+  const widestLat = b.south <= 0 && b.north >= 0 ? 0 : Math.min(Math.abs(b.south), Math.abs(b.north));
+  const widthKm = (b.east - b.west) * KM_PER_DEG_LNG_EQUATOR * Math.cos(widestLat * rad);
+  const heightKm = (b.north - b.south) * KM_PER_DEG_LAT;
+  for (let res = GRID_RESOLUTION - 1; res >= 0; res--) {
+    const grow = 2 * (getHexagonEdgeLengthAvg(res, 'km') + MARGIN_KM);
+    const cellKm2 = getHexagonAreaAvg(res, 'km2');
+    const parents = Math.ceil(((widthKm + grow) * (heightKm + grow)) / cellKm2);
+    if (parents > MAX_PARENTS) continue;
+    if (parents * cellKm2 > MAX_COVER_AREA_KM2) break;
+    return { ok: true, resolution: res, parents };
   }
-  return 0;
+  return {
+    ok: false,
+    widthKm,
+    heightKm,
+    message:
+      `bounds are too long and thin (${Math.round(widthKm)} km × ${heightKm.toFixed(1)} km): covering ` +
+      `them would read more than ${MAX_COVER_AREA_KM2} km²; use a squarer box or split it into several`,
+  };
 }
 
 /** Contiguous [lo, hi] ranges of res-8 indexes that contain every res-8 cell touching the box. */
-export function rangesForBounds(b: Bounds, areaKm2: number): IndexRange[] {
-  const res = parentResolution(areaKm2);
+export function rangesForBounds(b: Bounds): IndexRange[] {
+  const plan = planCovering(b);
+  if (!plan.ok) throw new Error(plan.message); // params.ts refuses such boxes with a 400 first
   const south = Math.max(-90, b.south - MARGIN_DEG);
   const north = Math.min(90, b.north + MARGIN_DEG);
   const west = Math.max(-180, b.west - MARGIN_DEG);
   const east = Math.min(180, b.east + MARGIN_DEG);
-  const polygon = [
-    [south, west],
-    [south, east],
-    [north, east],
-    [north, west],
-  ];
-  const parents = polygonToCellsExperimental(polygon, res, POLYGON_TO_CELLS_FLAGS.containmentOverlapping);
+  // Long edges are split so that H3's great-circle edges follow the parallels: a 11° edge at 7° S
+  // bows 0.03° towards the pole, more than the margin.
+  const steps = Math.max(1, Math.ceil((east - west) / EDGE_STEP_DEG));
+  const southEdge = Array.from({ length: steps + 1 }, (_, i) => [south, west + ((east - west) * i) / steps]);
+  const northEdge = southEdge.map(([, lng]) => [north, lng!]).reverse();
+  const polygon = [...southEdge, ...northEdge];
+  const parents = polygonToCellsExperimental(
+    polygon,
+    plan.resolution,
+    POLYGON_TO_CELLS_FLAGS.containmentOverlapping,
+  );
   return mergeRanges(parents.map((parent) => childRange(parent, GRID_RESOLUTION)));
 }
 

@@ -2,7 +2,7 @@
 // one cell per grid cell with listings of the period whose centre lies inside the bounds.
 import type { ClickHouseClient } from '@clickhouse/client';
 import { cellToLatLng, splitLongToH3Index } from 'h3-js';
-import { boundsAreaKm2, contains } from '../geo/bounds.ts';
+import { contains } from '../geo/bounds.ts';
 import { rangesForBounds } from '../geo/h3-ranges.ts';
 import type { HeatmapParams } from '../params.ts';
 import { quarterStart } from '../period.ts';
@@ -33,7 +33,7 @@ export async function heatmapAnswer(
   isTest: boolean,
 ): Promise<HeatmapAnswer> {
   const quarter = quarterStart(params.period);
-  const ranges = rangesForBounds(params.bounds, boundsAreaKm2(params.bounds));
+  const ranges = rangesForBounds(params.bounds);
   const [cells, market] = await Promise.all([
     cellStats.run(clickhouse, { isTest, quarterStart: quarter, type: params.type, ranges }),
     marketTotals.run(clickhouse, { isTest, quarterStart: quarter, type: params.type }),

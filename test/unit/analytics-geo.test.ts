@@ -3,7 +3,8 @@
 import { cellToChildren, latLngToCell, polygonToCells } from 'h3-js';
 import { describe, expect, it } from 'vitest';
 import { boundsAreaKm2, MAX_BOUNDS_AREA_KM2, parseBounds } from '../../analytics-api/geo/bounds.ts';
-import { childRange, mergeRanges, rangesForBounds } from '../../analytics-api/geo/h3-ranges.ts';
+import { childRange, mergeRanges, planCovering, rangesForBounds } from '../../analytics-api/geo/h3-ranges.ts';
+import { parseHeatmapParams } from '../../analytics-api/params.ts';
 
 const inRanges = (h3: string, ranges: { lo: bigint; hi: bigint }[]) => {
   const value = BigInt(`0x${h3}`);
@@ -30,7 +31,7 @@ describe('H3 ranges', () => {
     ]) {
       const area = boundsAreaKm2(box);
       expect(area).toBeLessThanOrEqual(MAX_BOUNDS_AREA_KM2);
-      const ranges = rangesForBounds(box, area);
+      const ranges = rangesForBounds(box);
       expect(ranges.length).toBeLessThanOrEqual(200);
       const polygon = [
         [box.south, box.west],
@@ -42,6 +43,44 @@ describe('H3 ranges', () => {
       expect(cells.length).toBeGreaterThan(0);
       expect(cells.filter((c) => !inRanges(c, ranges))).toEqual([]);
     }
+  });
+
+  it('covers thin, long boxes under the area cap with a few ranges, quickly (happy)', () => {
+    for (const box of [
+      { west: 29.3, south: -6.8, east: 40.5, north: -6.79 }, // 1,240 km × 1.1 km
+      { west: 29.3, south: -6.8, east: 40.5, north: -6.7999 }, // 1,240 km × 11 m
+      { west: 39.0, south: -11.0, east: 39.0001, north: -1.0 }, // 11 m × 1,100 km
+      { west: 29.5, south: -6.83, east: 40.3, north: -6.8 }, // wide: the edges must follow the parallels
+    ]) {
+      const started = performance.now();
+      const plan = planCovering(box);
+      expect(plan.ok).toBe(true);
+      const ranges = rangesForBounds(box);
+      expect(performance.now() - started).toBeLessThan(100);
+      expect(ranges.length).toBeLessThanOrEqual(48);
+      // Every res-8 cell under a fine grid of points inside the box lies in a range.
+      const missed = new Set<string>();
+      for (let lat = box.south; lat <= box.north; lat += Math.min(0.002, (box.north - box.south) / 2)) {
+        for (let lng = box.west; lng <= box.east; lng += Math.min(0.002, (box.east - box.west) / 2)) {
+          const cell = latLngToCell(lat, lng, 8);
+          if (!inRanges(cell, ranges)) missed.add(cell);
+        }
+      }
+      expect([...missed]).toEqual([]);
+    }
+  });
+
+  it('refuses, before computing any cell, a box whose covering would read far more than the box (error)', () => {
+    const box = { west: -179, south: -0.001, east: 179, north: 0.001 }; // 39,800 km × 0.2 km
+    expect(boundsAreaKm2(box)).toBeLessThan(MAX_BOUNDS_AREA_KM2);
+    const started = performance.now();
+    const plan = planCovering(box);
+    expect(performance.now() - started).toBeLessThan(20);
+    expect(plan.ok).toBe(false);
+    if (!plan.ok) expect(plan.message).toMatch(/long and thin/);
+    expect(() => parseHeatmapParams({ bounds: '-179,-0.001,179,0.001' })).toThrow(
+      expect.objectContaining({ code: 'invalid_parameter', status: 400 }),
+    );
   });
 
   it('merges overlapping and touching ranges (happy)', () => {
