@@ -1,0 +1,201 @@
+// npm run bench:soak — a long run at a steady rate through the whole stack: posts 100-listing
+// requests at SOAK_RATE listings/s (default 5,000) for SOAK_MINUTES (default 20), samples the
+// ClickHouse server's resident memory, the stream worker's memory and the stored count every 30 s,
+// then waits for every accepted listing and checks that each is stored exactly once and that the
+// ClickHouse server is the same process as at the start (no restart).
+//
+// Runs against the stack of the environment (npm start's by default; RLS_PORT_BASE / RLS_STATE_DIR
+// select another). Starts its own gateway (BENCH_PORT, default 28192) and one stream worker unless
+// BENCH_BASE_URL points at running services.
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createKeyStore } from '../common/auth/key-store.ts';
+import { createClickHouse, queryRows } from '../common/clients/clickhouse.ts';
+import { createRedis, redisReady } from '../common/clients/redis.ts';
+import { baseEnvSchema, parseEnv } from '../common/env.ts';
+import { workerRegistry } from '../common/worker-registry.ts';
+import { spawnService, stopChildren, waitForHealth } from '../infra/local/services.mjs';
+import { readSettings } from '../infra/local/settings.mjs';
+
+const minutes = Number(process.env.SOAK_MINUTES ?? 20);
+const rate = Number(process.env.SOAK_RATE ?? 5_000);
+const port = Number(process.env.BENCH_PORT ?? 28192);
+const maxInFlight = 64;
+const env = parseEnv(baseEnvSchema);
+const settings = readSettings({ ...process.env, CLICKHOUSE_URL: '' });
+const run = Date.now().toString(36);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const log = (message: string) => process.stdout.write(`[soak] ${message}\n`);
+
+/** Resident memory (MB) and start time (clock ticks since boot) of a local process. */
+function processFacts(pid: number): { rssMb: number; started: string } | undefined {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rssKb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
+    return {
+      rssMb: Math.round(rssKb / 1024),
+      started: stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+function clickhousePid(): number {
+  try {
+    return Number(fs.readFileSync(path.join(settings.stateDir, 'clickhouse', 'clickhouse.pid'), 'utf8'));
+  } catch {
+    return 0;
+  }
+}
+
+let seq = 0;
+function body(): string {
+  const n = seq++;
+  const listings = Array.from({ length: 100 }, (_, i) => ({
+    title: `Soak ${run}-${n}-${i}`,
+    description: 'Two-bedroom apartment near the beach, with parking, a generator and fast wifi.',
+    property_type: i % 3 === 0 ? 'house' : 'apartment',
+    price: 500_000 + i * 1_000,
+    currency: i % 5 === 0 ? 'USD' : 'TZS',
+    bedrooms: 1 + (i % 4),
+    bathrooms: 1,
+    latitude: -6.75 - i / 1000,
+    longitude: 39.27 + i / 1000,
+    amenities: ['Parking', 'generator', 'Wi-Fi'],
+  }));
+  return JSON.stringify({ listings });
+}
+
+async function main() {
+  const redis = createRedis(env.REDIS_URL, { name: 'bench-soak' });
+  await redisReady(redis);
+  const clickhouse = createClickHouse({
+    url: env.CLICKHOUSE_URL,
+    username: env.CLICKHOUSE_USER,
+    password: env.CLICKHOUSE_PASSWORD,
+    database: env.CLICKHOUSE_DATABASE,
+  });
+  const children: ChildProcess[] = [];
+  let baseUrl = process.env.BENCH_BASE_URL;
+  if (!baseUrl) {
+    const serviceEnv = { ...process.env, PORT: String(port), LOG_LEVEL: 'warn' };
+    children.push(spawnService('gateway', serviceEnv), spawnService('stream', serviceEnv));
+    await waitForHealth(port, { children, timeoutMs: 120_000 });
+    baseUrl = `http://127.0.0.1:${port}`;
+  }
+  const key = await createKeyStore(redis, env.REDIS_KEY_PREFIX).create({
+    mode: 'live',
+    tier: 'enterprise',
+    rateLimit: 1_000_000,
+    name: 'bench-soak',
+  });
+  const account = key.account_id;
+  const storedCount = async () =>
+    Number(
+      (
+        await queryRows<{ c: string }>(
+          clickhouse,
+          'SELECT count() AS c FROM listings WHERE account_id = {account:String}',
+          {
+            account,
+          },
+        )
+      )[0]?.c ?? 0,
+    );
+
+  const serverPid = clickhousePid();
+  const serverAtStart = processFacts(serverPid);
+  log(`ClickHouse pid ${serverPid}, ${serverAtStart?.rssMb ?? '?'} MB resident at the start`);
+  log(`posting ${rate} listings/s for ${minutes} min (${rate / 100} requests/s of 100 listings)`);
+
+  let accepted = 0;
+  let refused = 0;
+  let inFlight = 0;
+  let behind = 0;
+  const samples: { minute: number; server: number; worker: number; stored: number }[] = [];
+  const t0 = Date.now();
+  const end = t0 + minutes * 60_000;
+  const sampler = setInterval(() => {
+    void (async () => {
+      const server = processFacts(serverPid)?.rssMb ?? NaN;
+      const beats = await workerRegistry(redis, env.REDIS_KEY_PREFIX).live();
+      const worker = Math.max(...beats.map((beat) => processFacts(beat.pid)?.rssMb ?? 0), 0);
+      const stored = await storedCount();
+      const minute = (Date.now() - t0) / 60_000;
+      samples.push({ minute, server, worker, stored });
+      log(
+        `${minute.toFixed(1)} min: accepted ${accepted}, stored ${stored} (behind ${accepted - stored}), ` +
+          `refused ${refused}, ClickHouse ${server} MB, worker ${worker} MB, requests late ${behind}`,
+      );
+    })().catch((error: unknown) => log(`sample failed: ${String(error)}`));
+  }, 30_000);
+
+  const post = async () => {
+    inFlight++;
+    try {
+      const response = await fetch(`${baseUrl}/api/v1/listings/bulk`, {
+        method: 'POST',
+        headers: { 'X-API-Key': key.key, 'Content-Type': 'application/json' },
+        body: body(),
+      });
+      const json = (await response.json()) as { summary?: { succeeded: number } };
+      if (response.status === 201) accepted += json.summary!.succeeded;
+      else refused++;
+    } catch {
+      refused++;
+    } finally {
+      inFlight--;
+    }
+  };
+  const interval = 100_000 / rate; // ms between 100-listing requests
+  const inflight = new Set<Promise<void>>();
+  for (let i = 0; ; i++) {
+    const due = t0 + i * interval;
+    if (due >= end) break;
+    if (due > Date.now()) await sleep(due - Date.now());
+    else if (Date.now() - due > 1_000) behind++; // more than a second late: the stack can't keep up
+    while (inFlight >= maxInFlight) await sleep(1);
+    const request = post();
+    inflight.add(request);
+    void request.finally(() => inflight.delete(request));
+  }
+  await Promise.all(inflight);
+  const postSeconds = (Date.now() - t0) / 1000;
+  log(
+    `posting done: ${accepted} accepted in ${postSeconds.toFixed(0)} s (${(accepted / postSeconds).toFixed(0)}/s)`,
+  );
+
+  const drainStart = Date.now();
+  while ((await storedCount()) < accepted && Date.now() - drainStart < 300_000) await sleep(500);
+  clearInterval(sampler);
+  const [check] = await queryRows<{ rows: string; ids: string }>(
+    clickhouse,
+    'SELECT count() AS rows, uniqExact(listing_id) AS ids FROM listings WHERE account_id = {account:String}',
+    { account },
+  );
+  const serverAtEnd = processFacts(clickhousePid());
+  const half = Math.floor(samples.length / 2);
+  const avg = (list: number[]) => Math.round(list.reduce((a, b) => a + b, 0) / Math.max(1, list.length));
+  log(
+    `stored ${check!.rows} rows for ${check!.ids} distinct ids of ${accepted} accepted ` +
+      `(${Number(check!.rows) === accepted && check!.rows === check!.ids ? 'nothing lost, nothing twice' : 'MISMATCH'}), ` +
+      `last stored ${((Date.now() - drainStart) / 1000).toFixed(1)} s after posting ended`,
+  );
+  log(
+    `ClickHouse ${clickhousePid() === serverPid && serverAtEnd?.started === serverAtStart?.started ? 'same process throughout (no restart)' : 'RESTARTED'}; ` +
+      `resident MB first half avg ${avg(samples.slice(0, half).map((s) => s.server))}, second half avg ` +
+      `${avg(samples.slice(half).map((s) => s.server))}, max ${Math.max(...samples.map((s) => s.server))}, end ${serverAtEnd?.rssMb}`,
+  );
+  log(
+    `worker resident MB first half avg ${avg(samples.slice(0, half).map((s) => s.worker))}, second half avg ` +
+      `${avg(samples.slice(half).map((s) => s.worker))}, max ${Math.max(...samples.map((s) => s.worker))}`,
+  );
+  await stopChildren(children);
+  await clickhouse.close();
+  redis.disconnect();
+}
+
+await main();
