@@ -17,6 +17,11 @@ export interface IngestContext {
    */
   listingPublisher: Publisher;
   viewPublisher: Publisher;
+  /**
+   * Status changes (rls.listing-status.v1) must keep their order per account even when a send is
+   * retried, which the idempotent producer guarantees: the same publisher as the views.
+   */
+  statusPublisher: Publisher;
   batches: BatchStore;
   seen: SeenStore;
   idempotency: IdempotencyStore;
@@ -28,6 +33,7 @@ export interface IngestContext {
 export async function createIngestContext(platform: Platform): Promise<IngestContext> {
   const listingProducer = await createProducer(platform.kafka, { idempotent: false });
   const viewProducer = await createProducer(platform.kafka, { idempotent: true });
+  const idempotentPublisher = coalescingPublisher(viewProducer);
   const prefix = platform.env.REDIS_KEY_PREFIX;
   const keyAudit = keyAuditFlusher({
     redis: platform.redis,
@@ -38,7 +44,8 @@ export async function createIngestContext(platform: Platform): Promise<IngestCon
   return {
     platform,
     listingPublisher: coalescingPublisher(listingProducer, { maxInFlight: 4 }),
-    viewPublisher: coalescingPublisher(viewProducer),
+    viewPublisher: idempotentPublisher,
+    statusPublisher: idempotentPublisher,
     batches: batchStore(platform.redis, prefix),
     seen: seenStore(platform.redis, prefix),
     idempotency: idempotencyStore(platform.redis, prefix),

@@ -62,9 +62,9 @@ await runProcess('stream', async (logger) => {
       await usageRollup.stop();
       await keyAudit.stop();
       // In parallel, so one slow consumer does not eat the others' share of the shutdown deadline.
-      // Listings before views: the views consumer drains the shared quarantine writer.
+      // Listings and status before views: the views consumer drains the shared quarantine writer.
       await Promise.all([
-        consumers.listings.stop().then(() => consumers.views.stop()),
+        Promise.all([consumers.listings.stop(), consumers.status.stop()]).then(() => consumers.views.stop()),
         images.stop(),
         webhooks.stop(),
       ]);

@@ -1,6 +1,7 @@
-// The stream's consumers: listings → `listings`, view events → `view_events`, each a consumer group
-// over its topic (scale out by running more workers, up to the partition count), sharing one
-// quarantine writer and the dead-letter topic.
+// The stream's consumers: listings → `listings`, view events → `view_events`, status changes →
+// `listing_status_changes` (docs/lifecycle.md), each a consumer group over its topic (scale out by
+// running more workers, up to the partition count), sharing one quarantine writer and the
+// dead-letter topic.
 import { randomUUID } from 'node:crypto';
 import type { Producer } from 'kafkajs';
 import { batchStore } from '../common/batches.ts';
@@ -13,6 +14,9 @@ import type { StreamEnv } from './env.ts';
 import { createListingsHandler } from './listings/handler.ts';
 import { listingOwners } from './listings/owners.ts';
 import { ensureOwnersBuilt } from './listings/owners-rebuild.ts';
+import { createStatusHandler } from './lifecycle/handler.ts';
+import { readListingStates } from '../common/lifecycle/states.ts';
+import { listingStatesTable, listingStatusChangesTable } from '../common/warehouse/lifecycle.ts';
 import { startOffsetConsumer, type RunningConsumer } from './offset-consumer.ts';
 import { createClickHouseWriter } from './sink/clickhouse-writer.ts';
 import { createQuarantine } from './sink/quarantine.ts';
@@ -24,7 +28,7 @@ export async function startPipelines(
   platform: Platform,
   producer: Producer,
   logger: Logger,
-): Promise<Record<'listings' | 'views', RunningConsumer>> {
+): Promise<Record<'listings' | 'views' | 'status', RunningConsumer>> {
   const writerOptions = {
     maxRows: env.SINK_MAX_ROWS,
     maxDelayMs: env.SINK_MAX_DELAY_MS,
@@ -85,5 +89,25 @@ export async function startPipelines(
     writers: [viewsWriter, quarantineWriter],
     logger: logger.child({ consumer: 'views' }),
   });
-  return { listings, views };
+  // Status changes: small volumes, one writer per table; keyed by account, so each account's
+  // changes are applied in order (stream/lifecycle/handler.ts).
+  const changesWriter = writer(listingStatusChangesTable.name, [...listingStatusChangesTable.columns]);
+  const statesWriter = writer(listingStatesTable.name, [...listingStatesTable.columns]);
+  const status = await startOffsetConsumer({
+    ...common,
+    groupId: `${env.STREAM_GROUP_PREFIX}${env.KAFKA_TOPIC_PREFIX}.status-sink`,
+    topic: platform.topic('rls.listing-status.v1'),
+    provenanceTables: ['listing_status_changes', 'quarantine'],
+    handler: createStatusHandler({
+      readStates: (ids) => readListingStates(platform.clickhouse, ids),
+      changes: changesWriter,
+      states: statesWriter,
+      quarantine: createQuarantine(quarantineWriter, producer, deadLetters, 'status'),
+      fx: fxTable(env.FX_USD_TZS),
+      logger,
+    }),
+    writers: [changesWriter, statesWriter],
+    logger: logger.child({ consumer: 'status' }),
+  });
+  return { listings, views, status };
 }

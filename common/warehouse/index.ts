@@ -7,8 +7,16 @@ import {
 } from './aggregates.ts';
 import { apiKeyUsageTable } from './api-key-usage.ts';
 import { imageChecksTable } from './image-checks.ts';
+import { listingStatesTable, listingStatusChangesTable } from './lifecycle.ts';
 import { listingsTable } from './listings.ts';
 import { quarantineTable } from './quarantine.ts';
+import {
+  accountQuarterFlowsTable,
+  cityMonthPricesTable,
+  marketCohortDaysTable,
+  marketDailyFlowsTable,
+  marketExitDaysTable,
+} from './market-flows.ts';
 import type { TableRef } from './table.ts';
 import { viewEventsTable } from './view-events.ts';
 import { webhookDeliveriesTable } from './webhook-deliveries.ts';
@@ -23,4 +31,11 @@ export const warehouseTables: readonly TableRef[] = [
   neighbourhoodQuarterStatsTable,
   cellQuarterStatsTable,
   neighbourhoodQuarterPricesTable,
+  listingStatusChangesTable,
+  listingStatesTable,
+  marketDailyFlowsTable,
+  marketExitDaysTable,
+  marketCohortDaysTable,
+  accountQuarterFlowsTable,
+  cityMonthPricesTable,
 ];

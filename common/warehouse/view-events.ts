@@ -1,4 +1,5 @@
-// `view_events`: one row per view event, enriched with the viewed listing's place (migration 0003).
+// `view_events`: one row per view event, enriched with the viewed listing's place (migration 0003)
+// and owner (0051).
 import { defineTable, type DateTimeText, type Provenance } from './table.ts';
 
 export type ViewEventRow = Provenance & {
@@ -13,6 +14,8 @@ export type ViewEventRow = Provenance & {
   city: string;
   neighbourhood: string;
   property_type: string;
+  /** The viewed listing's account ('' when unknown at store time): market share counts by it. */
+  listing_account_id: string;
 };
 
 export const viewEventsTable = defineTable<ViewEventRow>()('view_events', [
@@ -26,6 +29,7 @@ export const viewEventsTable = defineTable<ViewEventRow>()('view_events', [
   'city',
   'neighbourhood',
   'property_type',
+  'listing_account_id',
   '_topic',
   '_partition',
   '_offset',

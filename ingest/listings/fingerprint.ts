@@ -21,7 +21,7 @@ function normalise(text: string): string {
  * and amenities are left out on purpose: feeds rewrite them without it being a new listing.
  */
 export function listingFingerprint(listing: Listing): string {
-  if (listing.external_id !== undefined) return `ext|${listing.external_id}`;
+  if (listing.external_id !== undefined) return externalIdFingerprint(listing.external_id);
   const place =
     listing.address !== undefined
       ? `a:${normalise(listing.address)}`
@@ -39,6 +39,11 @@ export function listingFingerprint(listing: Listing): string {
     listing.bedrooms ?? '',
     listing.bathrooms ?? '',
   ].join('|');
+}
+
+/** The fingerprint of a listing sent with `external_id`: status updates address listings by it. */
+export function externalIdFingerprint(externalId: string): string {
+  return `ext|${externalId}`;
 }
 
 export function listingIdFor(accountId: string, mode: KeyMode, fingerprint: string): string {

@@ -1,5 +1,5 @@
-// View events → rows of `view_events`, enriched with the viewed listing's cell, city, neighbourhood
-// and type. A view of a listing the stream does not know (yet) is stored with h3_index 0, city '' and
+// View events → rows of `view_events`, enriched with the viewed listing's cell, city, neighbourhood,
+// type and owner (listing_account_id, for market share). A view of a listing the stream does not know (yet) is stored with h3_index 0, city '' and
 // property_type 'unknown' so it is never lost. Duplicates by event_id within a batch are dropped; the
 // ingest API dedupes client event_ids in Redis, and provenance skips replayed offsets.
 import type { KafkaMessage } from 'kafkajs';
@@ -21,6 +21,7 @@ export const viewColumns = [
   'city',
   'neighbourhood',
   'property_type',
+  'listing_account_id',
   '_topic',
   '_partition',
   '_offset',
@@ -64,6 +65,7 @@ export function createViewsHandler(deps: {
           city: place?.city ?? '',
           neighbourhood: place?.neighbourhood ?? '',
           property_type: place?.property_type ?? 'unknown',
+          listing_account_id: place?.account_id ?? '',
           ...context.provenance(message),
         };
         source.set(row, message);

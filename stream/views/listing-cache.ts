@@ -9,6 +9,8 @@ export interface ListingPlaceInfo {
   city: string;
   neighbourhood: string;
   property_type: string;
+  /** The listing's owner: views count towards its market share (view_events.listing_account_id). */
+  account_id: string;
 }
 
 export function createListingCache(clickhouse: ClickHouseClient, maxEntries: number) {
@@ -42,7 +44,7 @@ export function createListingCache(clickhouse: ClickHouseClient, maxEntries: num
           clickhouse,
           missing,
           `SELECT toString(listing_id) AS id, toString(h3_index) AS h3_index, city, neighbourhood,
-                  toString(property_type) AS property_type
+                  toString(property_type) AS property_type, account_id
            FROM listing_lookup WHERE listing_id IN {ids:Array(UUID)}
            LIMIT 1 BY listing_id`,
         );

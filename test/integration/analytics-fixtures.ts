@@ -1,6 +1,6 @@
 // Fixtures of the analytics integration tests (not a test file). Tests insert rows straight into the
 // base tables `listings` and `view_events` (all columns named, as the stream would store them) in a
-// year of their own: claimYear() reserves a past year nobody uses (Redis SET NX + empty in ClickHouse),
+// year of their own (the lifecycle tests add status changes through the stream, lifecycle-fixtures.ts): claimYear() reserves a past year nobody uses (Redis SET NX + empty in ClickHouse),
 // releaseYear() drops exactly that year's partitions again, so reruns and parallel files never meet.
 import { randomUUID } from 'node:crypto';
 import { afterAll } from 'vitest';
@@ -11,6 +11,22 @@ import { env, testClickHouse, testRedis } from '../support/api.ts';
 
 const FIRST_YEAR = 1975;
 const LAST_YEAR = 2005;
+/**
+ * Tables partitioned by year that listings, views and status changes of a test year feed (the
+ * aggregates' materialized views, the lifecycle tables of 0050/0052): emptied with the year.
+ */
+const yearlyTables = [
+  'neighbourhood_quarter_stats',
+  'cell_quarter_stats',
+  'neighbourhood_quarter_prices',
+  'listing_status_changes',
+  'listing_states',
+  'market_daily_flows',
+  'market_exit_days',
+  'market_cohort_days',
+  'account_quarter_flows',
+  'city_month_prices',
+];
 
 export async function claimYear(): Promise<number> {
   const redis = await testRedis();
@@ -29,9 +45,14 @@ export async function claimYear(): Promise<number> {
       query: `SELECT
         (SELECT count() FROM listings WHERE listed_at >= {from:DateTime('UTC')} AND listed_at < {to:DateTime('UTC')}) +
         (SELECT count() FROM view_events WHERE viewed_at >= {from:DateTime('UTC')} AND viewed_at < {to:DateTime('UTC')}) +
-        (SELECT count() FROM neighbourhood_quarter_stats WHERE toYear(quarter) = {year:UInt16}) +
-        (SELECT count() FROM cell_quarter_stats WHERE toYear(quarter) = {year:UInt16}) AS rows`,
-      query_params: { from: new Date(Date.UTC(year, 0, 1)), to: new Date(Date.UTC(year + 1, 0, 1)), year },
+        (SELECT count() FROM system.parts WHERE database = currentDatabase() AND active
+           AND table IN {tables:Array(String)} AND partition = toString({year:UInt16})) AS rows`,
+      query_params: {
+        from: new Date(Date.UTC(year, 0, 1)),
+        to: new Date(Date.UTC(year + 1, 0, 1)),
+        year,
+        tables: yearlyTables,
+      },
       format: 'JSONEachRow',
     });
     const [row] = await result.json<{ rows: string }>();
@@ -54,7 +75,7 @@ async function releaseYear(year: number): Promise<void> {
       });
     }
   }
-  for (const table of ['neighbourhood_quarter_stats', 'cell_quarter_stats']) {
+  for (const table of yearlyTables) {
     await ch.command({
       query: 'ALTER TABLE {table:Identifier} DROP PARTITION {year:UInt16}',
       query_params: { table, year },
@@ -65,6 +86,8 @@ async function releaseYear(year: number): Promise<void> {
 
 export interface ListingRow {
   listing_id?: string;
+  /** Default analytics-test. */
+  account_id?: string;
   is_test: 0 | 1;
   listed_at: string;
   property_type: string;
@@ -72,6 +95,7 @@ export interface ListingRow {
   city: string;
   neighbourhood: string;
   h3_index?: string;
+  bedrooms?: number;
 }
 
 export async function insertListings(rows: ListingRow[]): Promise<string[]> {
@@ -81,7 +105,7 @@ export async function insertListings(rows: ListingRow[]): Promise<string[]> {
     listingsTable,
     rows.map((row, i): StoredListingRow => ({
       listing_id: ids[i]!,
-      account_id: 'analytics-test',
+      account_id: row.account_id ?? 'analytics-test',
       batch_id: randomUUID(),
       is_test: row.is_test,
       listed_at: row.listed_at,
@@ -93,7 +117,7 @@ export async function insertListings(rows: ListingRow[]): Promise<string[]> {
       currency: 'TZS',
       price_tzs: row.price_tzs,
       fx_rate_to_tzs: 1,
-      bedrooms: null,
+      bedrooms: row.bedrooms ?? null,
       bathrooms: null,
       area_sqm: null,
       address: '',
@@ -127,6 +151,8 @@ export interface ViewRow {
   city: string;
   neighbourhood: string;
   h3_index?: string;
+  /** The viewed listing's account (market share); default '' (unknown). */
+  listing_account_id?: string;
 }
 
 /** `count` identical view events per row. */
@@ -143,6 +169,7 @@ export async function insertViews(rows: (ViewRow & { count: number })[]): Promis
       city: row.city,
       neighbourhood: row.neighbourhood,
       property_type: row.property_type,
+      listing_account_id: row.listing_account_id ?? '',
       _topic: 'analytics-test',
       _partition: 0,
       _offset: '0',

@@ -1,0 +1,120 @@
+// The current lifecycle state of listings (table listing_states, migration 0050), read by id. The
+// ingest API checks status updates against it; the stream applies changes on top of it.
+// listing_states is sorted like `listings` (mode, city, type, id), so ids are first mapped to that
+// key through listing_lookup (sorted by id) and the states are then read by their key range.
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { ListingStatus } from '../domain/lifecycle.ts';
+import type { PropertyType } from '../domain/listing.ts';
+import type { ListingStateRow } from '../warehouse/lifecycle.ts';
+
+export interface ListingState {
+  listing_id: string;
+  account_id: string;
+  is_test: boolean;
+  external_id: string;
+  /** Instants in epoch milliseconds (whole seconds: ClickHouse DateTime). */
+  listed_at: number;
+  property_type: PropertyType;
+  city: string;
+  neighbourhood: string;
+  status: ListingStatus;
+  status_at: number;
+  spell_started_at: number;
+  /** The exit of the current spell while off the market; 0 on the market. */
+  exited_at: number;
+  exit_days: number;
+  /** Last stored, re-sent or changed: the expiry clock. */
+  updated_at: number;
+  version: number;
+}
+
+/** Ids per statement: the parameter travels as one array (multipart past 4 KB). */
+const CHUNK = 2_000;
+
+const stateSelect = `
+  SELECT toString(listing_id) AS listing_id, account_id, is_test, external_id,
+         toUnixTimestamp(listed_at) AS listed_at, toString(property_type) AS property_type, city,
+         neighbourhood, toString(status) AS status, toUnixTimestamp(status_at) AS status_at,
+         toUnixTimestamp(spell_started_at) AS spell_started_at, toUnixTimestamp(exited_at) AS exited_at,
+         exit_days, toUnixTimestamp(updated_at) AS updated_at, version
+  FROM listing_states FINAL`;
+
+interface StateRecord {
+  listing_id: string;
+  account_id: string;
+  is_test: number;
+  external_id: string;
+  listed_at: number;
+  property_type: PropertyType;
+  city: string;
+  neighbourhood: string;
+  status: ListingStatus;
+  status_at: number;
+  spell_started_at: number;
+  exited_at: number;
+  exit_days: number;
+  updated_at: number;
+  version: number;
+}
+
+export function stateOf(r: StateRecord): ListingState {
+  return {
+    ...r,
+    is_test: Number(r.is_test) === 1,
+    listed_at: Number(r.listed_at) * 1000,
+    status_at: Number(r.status_at) * 1000,
+    spell_started_at: Number(r.spell_started_at) * 1000,
+    exited_at: Number(r.exited_at) * 1000,
+    exit_days: Number(r.exit_days),
+    updated_at: Number(r.updated_at) * 1000,
+    version: Number(r.version),
+  };
+}
+
+/** States of the given listing ids that exist (any account: callers check the owner). */
+export async function readListingStates(
+  clickhouse: ClickHouseClient,
+  ids: readonly string[],
+): Promise<Map<string, ListingState>> {
+  const out = new Map<string, ListingState>();
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += CHUNK) {
+    const result = await clickhouse.query({
+      query: `${stateSelect}
+        WHERE (is_test, city, property_type, listing_id) IN (
+          SELECT is_test, city, property_type, listing_id FROM listing_lookup
+          WHERE listing_id IN {ids:Array(UUID)})`,
+      query_params: { ids: unique.slice(i, i + CHUNK) },
+      format: 'JSONEachRow',
+    });
+    for (const record of await result.json<StateRecord>()) out.set(record.listing_id, stateOf(record));
+  }
+  return out;
+}
+
+/** The query of every state of one account and mode (snapshots, expiry): a full scan, background only. */
+export const accountStatesSql = `${stateSelect}
+  WHERE account_id = {account:String} AND is_test = {isTest:UInt8}`;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A row of listing_states for `state` (the processor writes these for re-sends). */
+export function stateRow(state: ListingState): ListingStateRow {
+  return {
+    listing_id: state.listing_id,
+    account_id: state.account_id,
+    is_test: state.is_test ? 1 : 0,
+    external_id: state.external_id,
+    listed_at: iso(state.listed_at),
+    property_type: state.property_type,
+    city: state.city,
+    neighbourhood: state.neighbourhood,
+    status: state.status,
+    status_at: iso(state.status_at),
+    spell_started_at: iso(state.spell_started_at),
+    exited_at: iso(state.exited_at),
+    exit_days: state.exit_days,
+    updated_at: iso(state.updated_at),
+    version: state.version,
+  };
+}

@@ -1,0 +1,104 @@
+// The market aggregates of the lifecycle endpoints (migration 0052): SummingMergeTree tables with
+// signed counts, kept by materialized views from listings, listing_status_changes and view_events.
+// Nothing inserts into them but the views; readers sum() and GROUP BY (docs/analytics.md).
+import { defineTable } from './table.ts';
+
+interface MarketKey {
+  is_test: 0 | 1;
+  city: string;
+  property_type: string;
+}
+
+export interface MarketDailyFlowsRow extends MarketKey {
+  day: string;
+  neighbourhood: string;
+  entries: number;
+  exits: number;
+  views: number;
+}
+export const marketDailyFlowsTable = defineTable<MarketDailyFlowsRow>()('market_daily_flows', [
+  'is_test',
+  'city',
+  'property_type',
+  'day',
+  'neighbourhood',
+  'entries',
+  'exits',
+  'views',
+]);
+
+export interface MarketExitDaysRow extends MarketKey {
+  month: string;
+  neighbourhood: string;
+  outcome: 'rented' | 'withdrawn' | 'expired';
+  days: number;
+  listings: number;
+}
+export const marketExitDaysTable = defineTable<MarketExitDaysRow>()('market_exit_days', [
+  'is_test',
+  'city',
+  'property_type',
+  'month',
+  'neighbourhood',
+  'outcome',
+  'days',
+  'listings',
+]);
+
+export interface MarketCohortDaysRow extends MarketKey {
+  month: string;
+  neighbourhood: string;
+  outcome: 'open' | 'rented' | 'withdrawn' | 'expired';
+  days: number;
+  open_since: string;
+  listings: number;
+}
+export const marketCohortDaysTable = defineTable<MarketCohortDaysRow>()('market_cohort_days', [
+  'is_test',
+  'city',
+  'property_type',
+  'month',
+  'neighbourhood',
+  'outcome',
+  'days',
+  'open_since',
+  'listings',
+]);
+
+export interface AccountQuarterFlowsRow extends MarketKey {
+  quarter: string;
+  neighbourhood: string;
+  account_id: string;
+  entries: number;
+  exits: number;
+  rented: number;
+  views: number;
+}
+export const accountQuarterFlowsTable = defineTable<AccountQuarterFlowsRow>()('account_quarter_flows', [
+  'is_test',
+  'city',
+  'property_type',
+  'quarter',
+  'neighbourhood',
+  'account_id',
+  'entries',
+  'exits',
+  'rented',
+  'views',
+]);
+
+export interface CityMonthPricesRow extends MarketKey {
+  month: string;
+  bedrooms: number;
+  price_tzs: number;
+  listings: number;
+}
+export const cityMonthPricesTable = defineTable<CityMonthPricesRow>()('city_month_prices', [
+  'is_test',
+  'city',
+  'property_type',
+  'month',
+  'bedrooms',
+  'price_tzs',
+  'listings',
+]);

@@ -1,0 +1,144 @@
+// GET /listings/{id} as a service: the listing as stored, with its current status and its images'
+// check results. Only the owning account sees it (anyone else gets the same 404 as for an unknown
+// id), and only keys of the listing's mode: a test key never reads live listings, nor a live key
+// test ones unless it asks with test_mode=true (its own test_mode pushes), as for status updates.
+// Visible once stored (the batch is completed).
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
+import { AppError, dependencyUnavailable } from '../../common/errors.ts';
+import { isUuid } from '../../common/ids.ts';
+import { readListingStates, type ListingState } from '../../common/lifecycle/states.ts';
+import type { StoredListing } from './schemas.ts';
+
+interface ListingRecord {
+  listing_id: string;
+  account_id: string;
+  batch_id: string;
+  is_test: number;
+  external_id: string;
+  listed_at: string;
+  stored_at: string;
+  title: string;
+  description: string;
+  property_type: StoredListing['property_type'];
+  price: number;
+  currency: StoredListing['currency'];
+  price_tzs: number;
+  bedrooms: number | null;
+  bathrooms: number | null;
+  area_sqm: number | null;
+  address: string;
+  latitude: number | null;
+  longitude: number | null;
+  amenities: string[];
+  images: string[];
+  video_url: string;
+  whatsapp_number: string;
+  location_id: string | null;
+  city: string;
+  neighbourhood: string;
+  h3: string;
+}
+
+// By the full sort key of `listings`, found through listing_lookup (sorted by id).
+const listingSql = `
+  SELECT toString(listing_id) AS listing_id, account_id, toString(batch_id) AS batch_id, is_test,
+         external_id, formatDateTime(listed_at, '%Y-%m-%dT%H:%i:%SZ') AS listed_at,
+         formatDateTime(stored_at, '%Y-%m-%dT%H:%i:%SZ') AS stored_at, title, description,
+         toString(property_type) AS property_type, price, toString(currency) AS currency, price_tzs,
+         bedrooms, bathrooms, area_sqm, address, latitude, longitude, amenities, images, video_url,
+         whatsapp_number, toString(location_id) AS location_id, city, neighbourhood,
+         if(h3_index = 0, '', h3ToString(h3_index)) AS h3
+  FROM listings
+  WHERE (is_test, city, property_type, listing_id) IN (
+          SELECT is_test, city, property_type, listing_id FROM listing_lookup
+          WHERE listing_id = {id:UUID})
+    AND account_id = {account:String}
+  LIMIT 1`;
+
+const imagesSql = `
+  SELECT image_index, is_ok FROM image_checks FINAL WHERE listing_id = {id:UUID}`;
+
+export async function storedListing(
+  clickhouse: ClickHouseClient,
+  auth: ApiKeyRecord,
+  rawId: string,
+  testMode = false,
+): Promise<StoredListing> {
+  const notFound = () => new AppError('not_found', `No listing ${rawId} in this account`);
+  if (!isUuid(rawId)) throw notFound();
+  const id = rawId.toLowerCase();
+  const query = async <T>(sql: string) =>
+    (
+      await clickhouse.query({
+        query: sql,
+        query_params: { id, account: auth.account_id },
+        format: 'JSONEachRow',
+      })
+    ).json<T>();
+  const [[listing], checks, states] = await Promise.all([
+    query<ListingRecord>(listingSql),
+    query<{ image_index: number; is_ok: number }>(imagesSql),
+    readListingStates(clickhouse, [id]),
+  ]).catch((error: unknown) => {
+    throw dependencyUnavailable('clickhouse', error);
+  });
+  const isTest = auth.mode === 'test' || testMode;
+  if (!listing || Number(listing.is_test) !== (isTest ? 1 : 0)) throw notFound();
+  return present(listing, states.get(id), new Map(checks.map((c) => [Number(c.image_index), c.is_ok])));
+}
+
+const orNull = (value: string) => (value === '' ? null : value);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function present(
+  l: ListingRecord,
+  state: ListingState | undefined,
+  checks: Map<number, number>,
+): StoredListing {
+  return {
+    listing_id: l.listing_id,
+    batch_id: l.batch_id,
+    test_mode: Number(l.is_test) === 1,
+    external_id: orNull(l.external_id),
+    // A listing stored a moment ago may not have its state row yet: it starts active.
+    status: state?.status ?? 'active',
+    status_at: state ? iso(state.status_at) : l.listed_at,
+    listed_at: l.listed_at,
+    stored_at: l.stored_at,
+    updated_at: state ? iso(state.updated_at) : l.stored_at,
+    title: l.title,
+    description: l.description,
+    property_type: l.property_type,
+    price: l.price,
+    currency: l.currency,
+    price_tzs: l.price_tzs,
+    bedrooms: l.bedrooms,
+    bathrooms: l.bathrooms,
+    area_sqm: l.area_sqm,
+    address: orNull(l.address),
+    latitude: l.latitude,
+    longitude: l.longitude,
+    amenities: l.amenities,
+    // Photo tagging is a later issue: size, tags and reuse are not known yet.
+    images: l.images.map((url, index) => {
+      const check = checks.get(index);
+      return {
+        url,
+        checked: check !== undefined,
+        ok: check === undefined ? null : Number(check) === 1,
+        width: null,
+        height: null,
+        tags: [],
+        image_of: null,
+        reused_photo: false,
+      };
+    }),
+    video_url: orNull(l.video_url),
+    whatsapp_number: orNull(l.whatsapp_number),
+    location_id: l.location_id,
+    city: orNull(l.city),
+    neighbourhood: orNull(l.neighbourhood),
+    h3_index: orNull(l.h3),
+  };
+}

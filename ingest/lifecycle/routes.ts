@@ -1,0 +1,58 @@
+// HTTP for the listing lifecycle (docs/lifecycle.md): POST /listings/status and GET /listings/{id}.
+// Mounted after the other /listings routes, which keep /listings/bulk and /listings/batches/…; any
+// other GET /listings/{id} lands here (an id that is not a UUID is a 404 like an unknown one).
+import { Router } from 'express';
+import { authenticate, authOf, requirePermission } from '../../common/auth/authenticate.ts';
+import { AppError } from '../../common/errors.ts';
+import { jsonBody } from '../../common/http/json-body.ts';
+import { readListingStates } from '../../common/lifecycle/states.ts';
+import type { OpenApiRegistry } from '../../common/openapi/registry.ts';
+import type { IngestContext } from '../context.ts';
+import { respond } from '../respond.ts';
+import { storedListing } from './listing-details.ts';
+import { registerLifecyclePaths } from './openapi.ts';
+import { updateStatuses, type StatusUpdateDeps } from './status-updates.ts';
+
+export function createLifecycleRouter(ctx: IngestContext, openapi?: OpenApiRegistry): Router {
+  const { platform } = ctx;
+  if (openapi) registerLifecyclePaths(openapi);
+  const router = Router();
+  const guard = [authenticate(platform.keys), requirePermission('listings:write')];
+  const topic = platform.topic('rls.listing-status.v1');
+  const deps: StatusUpdateDeps = {
+    readStates: (ids) => readListingStates(platform.clickhouse, ids),
+    async publish(message) {
+      await ctx.statusPublisher.publish(topic, [{ key: message.account_id, value: JSON.stringify(message) }]);
+    },
+  };
+
+  router.post('/listings/status', ...guard, jsonBody(), async (req, res) => {
+    const auth = authOf(req);
+    await respond(
+      req,
+      res,
+      { store: ctx.idempotency, scope: { endpoint: 'status', accountId: auth.account_id, mode: auth.mode } },
+      async () => {
+        const outcome = await updateStatuses(deps, auth, req.body);
+        if (outcome.status === 400) {
+          throw new AppError(
+            'all_listings_failed',
+            'No status update in the request was accepted; see details.results',
+            {
+              details: outcome.response,
+              retriable: false,
+            },
+          );
+        }
+        return { status: 200, body: outcome.response };
+      },
+    );
+  });
+
+  router.get('/listings/:listing_id', ...guard, async (req, res) => {
+    const testMode = req.query.test_mode === 'true';
+    res.json(await storedListing(platform.clickhouse, authOf(req), String(req.params.listing_id), testMode));
+  });
+
+  return router;
+}

@@ -1,0 +1,112 @@
+// Request and response shapes of the lifecycle endpoints (docs/lifecycle.md): status updates and the
+// listing as stored. The bodies are parsed with these schemas and the OpenAPI document is generated
+// from them (ingest/lifecycle/openapi.ts).
+import { z } from 'zod';
+import { listingStatuses, settableStatuses } from '../../common/domain/lifecycle.ts';
+import { currencies, externalIdPattern, propertyTypes } from '../../common/domain/listing.ts';
+import { text } from '../../common/domain/text.ts';
+import { fieldErrorSchema } from '../listings/schemas.ts';
+
+export const MAX_UPDATES_PER_REQUEST = 100;
+
+/** The envelope only; each update is validated on its own so errors are reported per index. */
+export const statusBodySchema = z.strictObject({
+  updates: z.array(z.unknown()).min(1),
+  test_mode: z.boolean().optional(),
+});
+
+export const statusUpdateSchema = z
+  .strictObject({
+    listing_id: text().check(z.uuid()).optional(),
+    external_id: text().regex(externalIdPattern).optional(),
+    status: z.enum(settableStatuses),
+    at: text()
+      .check(z.iso.datetime({ offset: true }))
+      .optional()
+      .meta({ description: 'When it happened (default: now); not before listed_at, not in the future' }),
+    rent_agreed: z
+      .number()
+      .positive()
+      .max(1e12)
+      .optional()
+      .meta({ description: 'Monthly rent agreed, with status rented only' }),
+    currency: z.enum(currencies).optional().meta({ description: 'Of rent_agreed (default TZS)' }),
+  })
+  .meta({ title: 'StatusUpdate', description: 'Exactly one of listing_id and external_id' });
+export type StatusUpdate = z.infer<typeof statusUpdateSchema>;
+
+export const statusBodyDocSchema = z
+  .strictObject({
+    updates: z.array(statusUpdateSchema).min(1).max(MAX_UPDATES_PER_REQUEST),
+    test_mode: z.boolean().optional().meta({ description: "Address the account's test listings" }),
+  })
+  .meta({ title: 'StatusUpdateRequest' });
+
+export const statusResultSchema = z
+  .object({
+    index: z.number().int().meta({ description: 'Zero-based position in the request' }),
+    success: z.boolean(),
+    listing_id: z.uuid().optional(),
+    status: z.enum(settableStatuses).optional(),
+    errors: z.array(fieldErrorSchema).optional(),
+  })
+  .meta({ title: 'StatusResult' });
+export type StatusResult = z.infer<typeof statusResultSchema>;
+
+export const statusResponseSchema = z
+  .object({
+    summary: z.object({
+      total: z.number().int(),
+      succeeded: z.number().int(),
+      failed: z.number().int(),
+    }),
+    results: z.array(statusResultSchema),
+  })
+  .meta({ title: 'StatusUpdateResponse' });
+export type StatusResponse = z.infer<typeof statusResponseSchema>;
+
+export const listingImageSchema = z.object({
+  url: z.string(),
+  checked: z.boolean().meta({ description: 'Whether the asynchronous image check has run' }),
+  ok: z.boolean().nullable().meta({ description: 'Reachable image; null until checked' }),
+  width: z.number().int().nullable().meta({ description: 'null until photo tagging ships' }),
+  height: z.number().int().nullable(),
+  tags: z.array(z.object({ tag: z.string(), confidence: z.number() })),
+  image_of: z.string().nullable(),
+  reused_photo: z.boolean(),
+});
+
+export const storedListingSchema = z
+  .object({
+    listing_id: z.uuid(),
+    batch_id: z.uuid(),
+    test_mode: z.boolean(),
+    external_id: z.string().nullable(),
+    status: z.enum(listingStatuses),
+    status_at: z.iso.datetime().meta({ description: 'When the current status began' }),
+    listed_at: z.iso.datetime(),
+    stored_at: z.iso.datetime(),
+    updated_at: z.iso.datetime().meta({ description: 'Last stored, re-sent or changed (expiry clock)' }),
+    title: z.string(),
+    description: z.string(),
+    property_type: z.enum(propertyTypes),
+    price: z.number(),
+    currency: z.enum(currencies),
+    price_tzs: z.number(),
+    bedrooms: z.number().int().nullable(),
+    bathrooms: z.number().int().nullable(),
+    area_sqm: z.number().nullable(),
+    address: z.string().nullable(),
+    latitude: z.number().nullable(),
+    longitude: z.number().nullable(),
+    amenities: z.array(z.string()).meta({ description: 'Normalised' }),
+    images: z.array(listingImageSchema),
+    video_url: z.string().nullable(),
+    whatsapp_number: z.string().nullable(),
+    location_id: z.uuid().nullable(),
+    city: z.string().nullable().meta({ description: 'City slug; null when not placed' }),
+    neighbourhood: z.string().nullable(),
+    h3_index: z.string().nullable().meta({ description: 'H3 resolution-8 cell (hex)' }),
+  })
+  .meta({ title: 'StoredListing' });
+export type StoredListing = z.infer<typeof storedListingSchema>;

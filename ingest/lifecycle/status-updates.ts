@@ -1,0 +1,204 @@
+// POST /listings/status as a service (docs/lifecycle.md): validate each update, resolve its listing
+// (by id, or by external_id → the same deterministic id bulk create gave it), check it against the
+// listing's stored state, and publish the accepted ones to rls.listing-status.v1 in one message.
+// The stream applies them in order per account; GET /listings/{id} shows the result once stored.
+import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
+import type { StatusItem, StatusMessage } from '../../common/domain/lifecycle.ts';
+import { AppError, dependencyUnavailable } from '../../common/errors.ts';
+import type { ListingState } from '../../common/lifecycle/states.ts';
+import { isTestMode } from '../listings/bulk-create.ts';
+import { externalIdFingerprint, listingIdFor } from '../listings/fingerprint.ts';
+import { CLOCK_SKEW_MS } from '../listings/validate.ts';
+import { fieldErrors, type FieldError } from '../validation/field-errors.ts';
+import {
+  MAX_UPDATES_PER_REQUEST,
+  statusBodySchema,
+  statusUpdateSchema,
+  type StatusResponse,
+  type StatusResult,
+  type StatusUpdate,
+} from './schemas.ts';
+
+export interface StatusUpdateDeps {
+  /** Stored states by listing id (any account; the service checks the owner). */
+  readStates(ids: string[]): Promise<Map<string, ListingState>>;
+  /** Publishes one status message (key: the account); rejects when Kafka is unavailable. */
+  publish(message: StatusMessage & { items: StatusItem[] }): Promise<void>;
+  now?: () => number;
+}
+
+export interface StatusOutcome {
+  status: 200 | 400;
+  response: StatusResponse;
+}
+
+/** ClickHouse stores whole seconds: checks compare what will be stored. */
+const seconds = (ms: number) => Math.floor(ms / 1000) * 1000;
+
+export async function updateStatuses(
+  deps: StatusUpdateDeps,
+  auth: ApiKeyRecord,
+  body: unknown,
+): Promise<StatusOutcome> {
+  const envelope = parseEnvelope(body);
+  const isTest = isTestMode(auth, envelope.test_mode);
+  const now = deps.now?.() ?? Date.now();
+  const results: StatusResult[] = [];
+  const valid: { index: number; listingId: string; update: StatusUpdate }[] = [];
+
+  envelope.updates.forEach((raw, index) => {
+    const checked = validateUpdate(raw, now);
+    if (!checked.ok) results[index] = { index, success: false, errors: checked.errors };
+    else {
+      const { update } = checked;
+      const listingId =
+        update.listing_id?.toLowerCase() ??
+        listingIdFor(auth.account_id, isTest ? 'test' : 'live', externalIdFingerprint(update.external_id!));
+      valid.push({ index, listingId, update });
+    }
+  });
+
+  const states = valid.length
+    ? await deps.readStates(valid.map((v) => v.listingId)).catch((error: unknown) => {
+        throw dependencyUnavailable('clickhouse', error);
+      })
+    : new Map<string, ListingState>();
+  // Several updates of one listing in a request apply in order, each on top of the one before.
+  const working = new Map<string, { listed_at: number; status_at: number }>();
+  const items: StatusItem[] = [];
+  for (const { index, listingId, update } of valid) {
+    const state = states.get(listingId);
+    const field = update.listing_id !== undefined ? 'listing_id' : 'external_id';
+    // Another account's listing, or the other mode's, is indistinguishable from none at all.
+    if (!state || state.account_id !== auth.account_id || state.is_test !== isTest) {
+      results[index] = fail(
+        index,
+        field,
+        'not_found',
+        `No listing ${update[field]} in this account (${isTest ? 'test' : 'live'} mode)`,
+      );
+      continue;
+    }
+    const known = working.get(listingId) ?? state;
+    const at = seconds(update.at !== undefined ? Date.parse(update.at) : now);
+    if (at < known.listed_at) {
+      results[index] = fail(
+        index,
+        'at',
+        'before_listed_at',
+        `at must not be before listed_at (${iso(known.listed_at)})`,
+      );
+      continue;
+    }
+    if (at < known.status_at) {
+      results[index] = fail(
+        index,
+        'at',
+        'before_last_change',
+        `at must not be before the listing's last status change (${iso(known.status_at)})`,
+      );
+      continue;
+    }
+    working.set(listingId, { listed_at: known.listed_at, status_at: at });
+    items.push({
+      listing_id: listingId,
+      status: update.status,
+      at: iso(at),
+      ...(update.rent_agreed !== undefined
+        ? { rent_agreed: update.rent_agreed, currency: update.currency ?? 'TZS' }
+        : {}),
+    });
+    results[index] = { index, success: true, listing_id: listingId, status: update.status };
+  }
+
+  if (items.length) {
+    await deps
+      .publish({
+        v: 1,
+        kind: 'status',
+        source: 'api',
+        account_id: auth.account_id,
+        is_test: isTest,
+        received_at: new Date(now).toISOString(),
+        items,
+      })
+      .catch((error: unknown) => {
+        throw dependencyUnavailable('kafka', error);
+      });
+  }
+  const succeeded = items.length;
+  return {
+    status: succeeded > 0 ? 200 : 400,
+    response: { summary: { total: results.length, succeeded, failed: results.length - succeeded }, results },
+  };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function fail(index: number, field: string, code: string, message: string): StatusResult {
+  return { index, success: false, errors: [{ field, code, message }] };
+}
+
+type Checked = { ok: true; update: StatusUpdate } | { ok: false; errors: FieldError[] };
+
+/** The schema plus the rules between fields; every rule runs, so all errors come at once. */
+function validateUpdate(raw: unknown, now: number): Checked {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    return {
+      ok: false,
+      errors: [{ field: '', code: 'invalid_type', message: 'Each update must be a JSON object' }],
+    };
+  }
+  const parsed = statusUpdateSchema.safeParse(raw);
+  const errors = parsed.success ? [] : fieldErrors(parsed.error.issues, raw);
+  const r = raw as Record<string, unknown>;
+  if (r.listing_id === undefined && r.external_id === undefined) {
+    errors.push({ field: 'listing_id', code: 'required', message: 'listing_id or external_id is required' });
+  } else if (r.listing_id !== undefined && r.external_id !== undefined) {
+    errors.push({
+      field: 'external_id',
+      code: 'conflicting_fields',
+      message: 'Give listing_id or external_id, not both',
+    });
+  }
+  if (r.status !== 'rented' && r.rent_agreed !== undefined) {
+    errors.push({
+      field: 'rent_agreed',
+      code: 'not_allowed',
+      message: 'rent_agreed is for status rented only',
+    });
+  }
+  if (r.currency !== undefined && r.rent_agreed === undefined) {
+    errors.push({
+      field: 'currency',
+      code: 'not_allowed',
+      message: 'currency is the currency of rent_agreed',
+    });
+  }
+  if (typeof r.at === 'string' && Date.parse(r.at) > now + CLOCK_SKEW_MS) {
+    errors.push({ field: 'at', code: 'in_future', message: 'at must not be in the future' });
+  }
+  if (!parsed.success || errors.length) return { ok: false, errors };
+  return { ok: true, update: parsed.data };
+}
+
+function parseEnvelope(body: unknown): { updates: unknown[]; test_mode?: boolean } {
+  // Checked before the schema so a huge array is refused without validating anything in it.
+  const updates = (body as { updates?: unknown } | null)?.updates;
+  if (Array.isArray(updates) && updates.length > MAX_UPDATES_PER_REQUEST) {
+    throw new AppError(
+      'too_many_listings',
+      `A request may hold at most ${MAX_UPDATES_PER_REQUEST} status updates; got ${updates.length}. Split them into several requests.`,
+      { details: { max: MAX_UPDATES_PER_REQUEST, got: updates.length } },
+    );
+  }
+  const parsed = statusBodySchema.safeParse(body);
+  if (!parsed.success) {
+    throw new AppError(
+      'validation_failed',
+      'The body must be {"updates": [1 to 100 status updates], "test_mode"?: boolean}',
+      { details: fieldErrors(parsed.error.issues, body) },
+    );
+  }
+  return parsed.data;
+}
