@@ -10,7 +10,7 @@
 // leaves the events queued for the next one; an event ClickHouse refuses for its content would
 // block the queue forever, so it moves to the dead stream `audit:keys:dead` with the error, and is
 // logged at error level (nothing is dropped silently).
-import type { ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
 import type { Redis } from 'ioredis';
 import { isTransientClickHouseError } from '../clients/clickhouse.ts';
 import { errorFields, type Logger } from '../logger.ts';
@@ -76,7 +76,12 @@ async function insertEvent(clickhouse: ClickHouseClient, json: string): Promise<
       values: [event],
       format: 'JSONEachRow',
       columns: [...keyAuditColumns],
-      clickhouse_settings: { insert_deduplication_token: String(event.event_id) },
+      // The client's default is deduplicate_insert 'disable' (common/clients/clickhouse.ts); this
+      // insert opts in, as the stream writer does (`deduplicate_insert` is missing from the types).
+      clickhouse_settings: {
+        ...({ deduplicate_insert: 'enable' } as ClickHouseSettings),
+        insert_deduplication_token: String(event.event_id),
+      },
     });
     return undefined;
   } catch (error) {
