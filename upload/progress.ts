@@ -60,7 +60,7 @@ export function createProgress(
     if (!tty) return `upload: ${percent} ${counts}, ${speed}`;
     const width = 24;
     const filled = Math.round(fraction * width);
-    return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${percent} ${counts} ${speed}`;
+    return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${percent} ${counts}, ${speed}`;
   };
 
   // What the last drawn or printed line showed, so end() neither repeats nor misses the final state.
