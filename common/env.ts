@@ -1,17 +1,18 @@
 // Environment parsing shared by every process: each process declares one zod schema, parsed once
 // at boot; a bad or missing variable stops the process with the variable named.
 import { z } from 'zod';
-import { readSettings, serviceEnv } from '../infra/local/settings.mjs';
+import { localStackDefaults } from './local-stack-defaults.ts';
 
 export class EnvError extends Error {}
 
 /**
- * Parses `env` with `schema`. Connection URLs the caller did not set default to the local stack that
- * `npm start` runs (same ports, derived from RLS_PORT_BASE / *_PORT), so every CLI and service
- * finds it without extra configuration.
+ * Parses `env` with `schema`. Outside production, connection URLs the caller did not set default to
+ * the local stack that `npm start` runs (local-stack-defaults.ts); with NODE_ENV=production an
+ * unset KAFKA_BROKERS, CLICKHOUSE_URL or REDIS_URL is an error naming the variable.
  */
 export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
-  const result = schema.safeParse({ ...serviceEnv(readSettings(env)), ...definedOnly(env) });
+  const defaults = env.NODE_ENV === 'production' ? {} : localStackDefaults(env);
+  const result = schema.safeParse({ ...defaults, ...definedOnly(env) });
   if (result.success) return result.data;
   const problems = result.error.issues.map(
     (issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`,
@@ -23,6 +24,10 @@ function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => !!entry[1]));
 }
 
+/** The message of a variable that is missing (production sets every connection URL itself). */
+const required = (what: string) => (issue: { input: unknown }) =>
+  issue.input === undefined ? `is required in production (${what})` : undefined;
+
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 
@@ -31,7 +36,7 @@ export const envFields = {
   port,
   positiveInt,
   kafkaBrokers: z
-    .string()
+    .string({ error: required('comma-separated host:port list') })
     .min(1)
     .transform((value) =>
       value
@@ -39,12 +44,14 @@ export const envFields = {
         .map((broker) => broker.trim())
         .filter(Boolean),
     ),
-  clickhouseUrl: z.url(),
+  clickhouseUrl: z.url({ error: required('http(s):// URL of the ClickHouse server') }),
   clickhouseDatabase: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier')
     .default('rls'),
-  redisUrl: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL'),
+  redisUrl: z
+    .string({ error: required('redis:// or rediss:// URL') })
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL'),
   logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   topicPrefix: z
     .string()

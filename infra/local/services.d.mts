@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+export const serviceNode: string;
 export function spawnService(
   name: 'gateway' | 'stream',
   env: NodeJS.ProcessEnv,

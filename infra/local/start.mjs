@@ -1,9 +1,17 @@
-// `npm start`: dependencies, local stack, then the API gateway and a stream worker in the foreground.
+// `npm start`: dependencies, the build (dist/), local stack, then the API gateway and a stream
+// worker in the foreground, compiled JavaScript on the pinned Node (services.mjs).
 // SIGINT/SIGTERM stops the services, then the stack components this run started.
+import { build } from '../build.mjs';
 import { ensureDependencies } from './bootstrap.mjs';
 import { readSettings } from './settings.mjs';
 
 await ensureDependencies();
+try {
+  await build();
+} catch (error) {
+  process.stderr.write(`[stack] ${error.message}\n`);
+  process.exit(1);
+}
 const { log } = await import('./processes.mjs');
 const { startStack } = await import('./stack.mjs');
 const { spawnService, stopChildren, waitForHealth } = await import('./services.mjs');

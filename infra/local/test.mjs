@@ -2,6 +2,7 @@
 // in its own state directory and ports (so it can run beside `npm start`). Extra arguments go to
 // vitest (e.g. `npm test -- test/unit`). RLS_KEEP_STACK=1 leaves the stack running afterwards.
 import { spawn } from 'node:child_process';
+import { build } from '../build.mjs';
 import { ensureDependencies } from './bootstrap.mjs';
 import { readSettings, repoRoot } from './settings.mjs';
 
@@ -30,7 +31,12 @@ try {
         run('npx', ['prettier', '--check', '.', '--log-level', 'warn']),
         run('npx', ['tsc', '--noEmit']),
       ]).then((codes) => codes.find((c) => c !== 0) ?? 0);
+  // The services under test run dist/ (what ships); a quick run tolerates type errors elsewhere in
+  // the work tree (tsc still emits), the full run fails on them in the checks above anyway.
+  const built = build({ allowTypeErrors: quick });
+  built.catch(() => undefined); // awaited below, after the stack is up
   stack = await startStack(settings);
+  await built;
   const checksCode = await checks;
   if (checksCode !== 0) log('test', 'lint, format or type check failed');
   const testEnv = {

@@ -1,0 +1,20 @@
+// Development convenience: connection URLs left unset point at the local stack of `npm start`
+// (infra/local/settings.mjs: the same ports, derived from RLS_PORT_BASE or the *_PORT variables),
+// so a CLI run by hand finds it without configuration. Never in production: there an unset URL
+// stops the process with the variable named (env.ts), instead of silently meaning 127.0.0.1.
+// A copy of the port rules rather than an import, so the compiled services carry nothing of
+// infra/local/; test/unit/env-production.test.ts keeps the two in step.
+const LOCAL_START_PORT_BASE = 18_000;
+
+function portOr(raw: string | undefined, fallback: number): number {
+  return raw !== undefined && /^\d{1,5}$/.test(raw) ? Number(raw) : fallback;
+}
+
+export function localStackDefaults(env: NodeJS.ProcessEnv): Record<string, string> {
+  const base = portOr(env.RLS_PORT_BASE || undefined, LOCAL_START_PORT_BASE);
+  return {
+    KAFKA_BROKERS: `127.0.0.1:${portOr(env.KAFKA_PORT || undefined, base + 92)}`,
+    CLICKHOUSE_URL: `http://127.0.0.1:${portOr(env.CLICKHOUSE_HTTP_PORT || undefined, base + 123)}`,
+    REDIS_URL: `redis://127.0.0.1:${portOr(env.REDIS_PORT || undefined, base + 379)}`,
+  };
+}
