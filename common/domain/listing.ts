@@ -18,10 +18,18 @@ export const MAX_URL_LENGTH = 2_048;
 /** Client references: printable, no spaces, so they are safe in logs, keys and SQL literals. */
 export const externalIdPattern = /^[A-Za-z0-9._:/#-]{1,128}$/;
 
+// A DNS name or an IP literal (the WHATWG-parsed host: 203.0.113.7, [2001:db8::7]). Whether the
+// address may be called is the outbound policy's decision when the image is fetched
+// (common/outbound/), exactly as for a name that resolves to it; validation only checks the form.
+const unanchored = (pattern: RegExp) => pattern.source.replace(/^\^/, '').replace(/\$$/, '');
+const urlHost = new RegExp(
+  `^(?:${unanchored(z.regexes.domain)}|${unanchored(z.regexes.ipv4)}|\\[(?:${unanchored(z.regexes.ipv6)})\\])$`,
+);
+
 const httpUrl = text()
-  .check(z.url({ protocol: /^https?$/, hostname: z.regexes.domain }))
+  .check(z.url({ protocol: /^https?$/, hostname: urlHost }))
   .max(MAX_URL_LENGTH)
-  .meta({ description: 'An absolute http:// or https:// URL with a DNS host name' });
+  .meta({ description: 'An absolute http:// or https:// URL with a DNS host name or an IP address' });
 
 export const listingSchema = z
   .strictObject({

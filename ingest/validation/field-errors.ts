@@ -99,7 +99,7 @@ function unit(origin: string): string {
 function formatHint(code: string, fallback: string): string {
   switch (code) {
     case 'invalid_url':
-      return 'must be an absolute http:// or https:// URL with a host name';
+      return 'must be an absolute http:// or https:// URL with a host name or IP address';
     case 'invalid_uuid':
       return 'must be a UUID';
     case 'invalid_phone_number':
