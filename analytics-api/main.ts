@@ -17,6 +17,7 @@ await runProcess('analytics', async (logger) => {
   const app = createApiApp({
     logger,
     routers: [createOpenApiRouter(openapi), createAnalyticsRouter(ctx, openapi)],
+    openapi,
     health: platform.health,
     readiness: platform.readiness(['clickhouse', 'redis']),
   });

@@ -1,7 +1,11 @@
-// Minimal structured logger: one JSON line per event on stdout. No global state: each process
-// builds one in its composition root and passes it down.
+// Structured logs through pino: one JSON line per event on stdout, `{"level":"info","time":"…",
+// "msg":"…","service":"gateway",…}`. No global state: each process builds one in its composition
+// root and passes it down. API keys are never logged: nothing logs request headers, and pino's
+// redaction removes any field named like a key (or an X-API-Key header) should one slip into a
+// log call, so a plaintext key cannot reach the log store through a future field either.
+import { pino, type DestinationStream } from 'pino';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
-const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -11,21 +15,49 @@ export interface Logger {
   child(fields: Record<string, unknown>): Logger;
 }
 
+/** Field paths whose values are replaced by "[redacted]" wherever a log call puts them. */
+export const REDACTED_PATHS = [
+  'api_key',
+  'apiKey',
+  'plaintext',
+  'key_plaintext',
+  'headers["x-api-key"]',
+  'headers["x-operator-token"]',
+  '*.api_key',
+  '*.apiKey',
+  '*.plaintext',
+  '*.headers["x-api-key"]',
+  '*.headers["x-operator-token"]',
+];
+
 export function createLogger(
   level: LogLevel,
   base: Record<string, unknown> = {},
-  write: (line: string) => void = (line) => process.stdout.write(line + '\n'),
+  write: (line: string) => void = (line) => process.stdout.write(line),
 ): Logger {
-  const emit = (at: LogLevel, msg: string, fields?: Record<string, unknown>) => {
-    if (order[at] < order[level]) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...base, ...fields }));
-  };
+  const destination: DestinationStream = { write };
+  const root = pino(
+    {
+      level,
+      base,
+      messageKey: 'msg',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      // Level names, not pino's numbers: the lines stay readable and grep-able (`"level":"warn"`).
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    },
+    destination,
+  );
+  return wrap(root);
+}
+
+function wrap(instance: pino.Logger): Logger {
   return {
-    debug: (msg, fields) => emit('debug', msg, fields),
-    info: (msg, fields) => emit('info', msg, fields),
-    warn: (msg, fields) => emit('warn', msg, fields),
-    error: (msg, fields) => emit('error', msg, fields),
-    child: (fields) => createLogger(level, { ...base, ...fields }, write),
+    debug: (msg, fields) => instance.debug(fields ?? {}, msg),
+    info: (msg, fields) => instance.info(fields ?? {}, msg),
+    warn: (msg, fields) => instance.warn(fields ?? {}, msg),
+    error: (msg, fields) => instance.error(fields ?? {}, msg),
+    child: (fields) => wrap(instance.child(fields)),
   };
 }
 

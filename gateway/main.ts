@@ -26,6 +26,7 @@ await runProcess('gateway', async (logger) => {
       createIngestRouter(ingest, openapi),
       createAnalyticsRouter(analytics, openapi),
     ],
+    openapi,
     health: platform.health,
     readiness: platform.readiness(['kafka', 'clickhouse', 'redis']),
   });

@@ -17,6 +17,7 @@ await runProcess('ingest', async (logger) => {
   const app = createApiApp({
     logger,
     routers: [createOpenApiRouter(openapi), createIngestRouter(ctx, openapi)],
+    openapi,
     health: platform.health,
     readiness: platform.readiness(['kafka', 'clickhouse', 'redis']),
   });

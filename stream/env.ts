@@ -22,6 +22,8 @@ export const streamEnvSchema = baseEnvSchema.extend({
   STREAM_LISTING_CACHE_SIZE: envFields.positiveInt.default(200_000),
   /** TZS per USD for price_tzs (docs/stream.md, "Exchange rates"). */
   FX_USD_TZS: z.coerce.number().positive().finite().default(DEFAULT_USD_TZS),
+  /** The worker's /metrics, /livez and /readyz listener (stream/ops-server.ts); 0: any free port. */
+  STREAM_METRICS_PORT: envFields.port.default(9464),
   /** Test hook: SIGKILL the worker after its first stored listings batch, before the commit. */
   STREAM_CRASH_AFTER_INSERT: z.enum(['0', '1']).default('0'),
 });

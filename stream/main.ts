@@ -11,6 +11,7 @@ import { HEARTBEAT_INTERVAL_MS, workerRegistry } from '../common/worker-registry
 import { startUsageRollup } from '../common/usage/scheduler.ts';
 import { startKeyAuditFlush } from '../common/auth/key-audit-schedule.ts';
 import { streamEnvSchema } from './env.ts';
+import { startOpsServer } from './ops-server.ts';
 import { startPipelines } from './pipelines.ts';
 import { imageCheckerEnvSchema } from './images/env.ts';
 import { startImageChecker } from './images/checker.ts';
@@ -54,11 +55,18 @@ await runProcess('stream', async (logger) => {
   }, HEARTBEAT_INTERVAL_MS);
   const usageRollup = startUsageRollup(platform, process.env); // Redis usage counters → ClickHouse
   const keyAudit = startKeyAuditFlush(platform, process.env); // queued key audit events → ClickHouse
+  const ops = await startOpsServer({
+    port: env.STREAM_METRICS_PORT,
+    platform,
+    consumers: { ...consumers, image_checks: images },
+    logger,
+  });
   logger.info('stream worker running', { worker_id: workerId });
 
   return {
     async stop() {
       clearInterval(beatTimer);
+      await ops.close();
       await usageRollup.stop();
       await keyAudit.stop();
       // In parallel, so one slow consumer does not eat the others' share of the shutdown deadline.

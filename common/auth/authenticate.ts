@@ -10,6 +10,7 @@
 // response to a request with an active key carries RateLimit-Limit/-Remaining/-Reset.
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, dependencyUnavailable } from '../errors.ts';
+import { rateLimitRejections } from '../metrics/registry.ts';
 import { RATE_WINDOW_MS } from './access-check.ts';
 import { parseApiKey } from './api-key-format.ts';
 import type { ApiKeyRecord, KeyStore, RateLimitState } from './key-store.ts';
@@ -54,6 +55,7 @@ export function authenticate(keys: KeyStore) {
     setRateLimitHeaders(res, decision.rateLimit);
     req.rateLimit = decision.rateLimit;
     if (decision.outcome === 'rate_limited') {
+      rateLimitRejections.inc({ tier: decision.record.tier });
       const { limit, resetSeconds } = decision.rateLimit;
       return next(
         new AppError(

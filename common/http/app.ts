@@ -1,14 +1,20 @@
-// Builds the Express app every HTTP process serves: shared middleware, /healthz, /livez and
-// /readyz, the given API routers under /api/v1, then the one 404 and error handlers. Bodies are
-// read by the routes that take one, after authentication (json-body.ts), never here.
+// Builds the Express app every HTTP process serves: shared middleware (request id, access log and
+// request metrics, CORS), /healthz, /livez, /readyz and /metrics, the pages (/docs, /dashboard),
+// 405 for undeclared methods, the given API routers under /api/v1, then the one 404 and error
+// handlers. Bodies are read by the routes that take one, after authentication (json-body.ts).
 import express, { type Router } from 'express';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.ts';
+import { createPathMatcher } from '../openapi/paths.ts';
+import type { OpenApiRegistry } from '../openapi/registry.ts';
+import { accessLog } from './access-log.ts';
 import { cors } from './cors.ts';
 import { errorHandler, notFound } from './errors.ts';
 import { healthRoutes, readOperatorToken } from './health-routes.ts';
+import { methodNotAllowed } from './method-not-allowed.ts';
+import { metricsRoute } from './metrics-route.ts';
 import { requestId } from './request-id.ts';
 import { readHttpTimeouts, type HttpTimeouts } from './timeouts.ts';
 import { readTlsConfig, TLS_PORT_OFFSET, type TlsConfig } from './tls.ts';
@@ -25,14 +31,23 @@ export interface ApiAppOptions {
   readiness?: HealthCheck;
   /** Shows health details to whoever presents it (default: OPERATOR_TOKEN; unset: to nobody). */
   operatorToken?: string;
+  /** The document the routers registered in: route labels of the metrics, 405 for other methods. */
+  openapi?: OpenApiRegistry;
+  /** Pages served outside /api/v1 without a key (/docs, /dashboard), with their path templates. */
+  pages?: { router: Router; paths: Record<string, string[]> };
 }
+
+/** Paths every API process serves outside /api/v1, and their methods. */
+const opsPaths = { '/healthz': ['GET'], '/livez': ['GET'], '/readyz': ['GET'], '/metrics': ['GET'] };
 
 export function createApiApp(options: ApiAppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', 'loopback');
+  const paths = createPathMatcher(options.openapi, API_PREFIX, { ...opsPaths, ...options.pages?.paths });
   app.use(requestId);
+  app.use(accessLog(options.logger, paths));
   app.use(cors);
   app.use(
     healthRoutes({
@@ -41,6 +56,9 @@ export function createApiApp(options: ApiAppOptions): express.Express {
       operatorToken: options.operatorToken ?? readOperatorToken(process.env),
     }),
   );
+  app.use(metricsRoute());
+  app.use(methodNotAllowed(paths));
+  if (options.pages) app.use(options.pages.router);
   for (const router of options.routers) app.use(API_PREFIX, router);
   app.use(notFound);
   app.use(errorHandler(options.logger));

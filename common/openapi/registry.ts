@@ -132,6 +132,10 @@ export function createOpenApiRegistry(info: { title: string; version: string; de
   }
 
   return {
+    /** Every registered operation's method and path (for routing checks and metric labels). */
+    operations(): { method: Method; path: string }[] {
+      return operations.map(({ method, path }) => ({ method, path }));
+    },
     register(operation: OperationSpec): void {
       if (operations.some((o) => o.path === operation.path && o.method === operation.method)) {
         throw new Error(`OpenAPI: ${operation.method.toUpperCase()} ${operation.path} registered twice`);

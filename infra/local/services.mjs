@@ -21,7 +21,8 @@ export function spawnService(name, env, { stdio = 'inherit' } = {}) {
   // --enable-source-maps: stack traces in the logs point at the TypeScript lines.
   const child = spawn(serviceNode, [...flags, '--enable-source-maps', entryPoints[name]], {
     cwd: repoRoot,
-    env: { ...process.env, ...env },
+    // Workers started here without a metrics port take any free one, never all the default 9464.
+    env: { ...(name === 'stream' ? { STREAM_METRICS_PORT: '0' } : {}), ...process.env, ...env },
     stdio,
   });
   child.serviceName = name;

@@ -35,7 +35,12 @@ process.on('SIGTERM', () => void shutdown(0));
 
 try {
   stack = await startStack(settings);
-  children = [spawnService('gateway', stack.env), spawnService('stream', stack.env)];
+  // The worker's /metrics listener: PORT + 10 (8090) unless STREAM_METRICS_PORT says otherwise.
+  const streamMetricsPort = process.env.STREAM_METRICS_PORT || String(settings.port + 10);
+  children = [
+    spawnService('gateway', stack.env),
+    spawnService('stream', { ...stack.env, STREAM_METRICS_PORT: streamMetricsPort }),
+  ];
   for (const child of children) {
     child.on('exit', (code, signal) => {
       if (stopping) return;
@@ -46,7 +51,11 @@ try {
   // Generous: a worker's first start on a store without listing owners rebuilds them from
   // ClickHouse before it consumes (~1 min per 5 M listings; stream/listings/owners-rebuild.ts).
   await waitForHealth(settings.port, { children, timeoutMs: 300_000 });
-  log('stack', `serving http://127.0.0.1:${settings.port}/api/v1 (health: /healthz); Ctrl-C stops`);
+  log(
+    'stack',
+    `serving http://127.0.0.1:${settings.port}/api/v1 (docs: /docs, dashboard: /dashboard, health: /healthz, ` +
+      `metrics: /metrics and :${streamMetricsPort}/metrics for the worker); Ctrl-C stops`,
+  );
 } catch (error) {
   process.stderr.write(`[stack] start failed: ${error.message}\n`);
   await shutdown(1);

@@ -48,6 +48,10 @@ try {
     WEBHOOK_RETRY_SCHEDULE_MS: process.env.WEBHOOK_RETRY_SCHEDULE_MS ?? '0,500,1500,3000',
     // Health details (components, lag, errors) are shown only with this token (README, "Health").
     OPERATOR_TOKEN: process.env.OPERATOR_TOKEN ?? 'rls-test-operator-token',
+    // Workers the tests start bind any free port for /metrics; the suite's own worker (global-setup)
+    // gets PORT + 10, where the metrics tests read it.
+    STREAM_METRICS_PORT: '0',
+    RLS_TEST_STREAM_METRICS_PORT: process.env.STREAM_METRICS_PORT || String(settings.port + 10),
   };
   let vitestCode = await run('npx', ['vitest', 'run', ...vitestArgs], testEnv);
   // The fault phase stops components and kills workers, so it runs alone, after the main suite.

@@ -14,6 +14,7 @@ import {
   isTransientClickHouseError,
 } from '../../common/clients/clickhouse-errors.ts';
 import { errorFields, type Logger } from '../../common/logger.ts';
+import { writerFlushDuration, writerFlushRows } from '../../common/metrics/registry.ts';
 import { insertDedupToken } from './insert-token.ts';
 
 export type Row = Record<string, unknown>;
@@ -143,12 +144,17 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
     // Inserts run one after another, so rows land in the order their offsets were read.
     inFlight = inFlight.then(async () => {
       const rejected: WriteResult['rejected'] = [];
+      const labels = { table: options.table };
+      writerFlushRows.observe(labels, batch.rows.length);
+      const timer = writerFlushDuration.startTimer(labels);
       try {
         await insertIsolating(batch.rows, rejected);
       } catch (error) {
+        timer({ outcome: 'abandoned' });
         for (const waiter of batch.waiters) waiter.reject(error);
         return;
       }
+      timer({ outcome: rejected.length ? 'partly_refused' : 'stored' });
       const refused = new Map(rejected.map((r) => [r.row, r.error]));
       for (const waiter of batch.waiters) {
         const mine = refused.size

@@ -2,6 +2,7 @@
 // in the quarantine table with the error, without blocking their partition. Quarantine rows carry
 // provenance like base rows, so a replayed poison message is recognised as handled.
 import type { Producer } from 'kafkajs';
+import { quarantinedMessages } from '../../common/metrics/registry.ts';
 import type { Provenance } from '../offset-consumer.ts';
 import type { ClickHouseWriter } from './clickhouse-writer.ts';
 
@@ -46,6 +47,7 @@ export function createQuarantine(
       );
       // The quarantine table takes any string; a refusal here means the server itself is broken.
       if (result.rejected.length) throw new Error(`quarantine refused: ${result.rejected[0]!.error}`);
+      quarantinedMessages.inc({ source }, entries.length);
     },
   };
 }

@@ -3,6 +3,7 @@
 import type { Platform } from '../../common/platform.ts';
 import { batchStore } from '../../common/batches.ts';
 import { errorFields, type Logger } from '../../common/logger.ts';
+import { webhookDeliveries } from '../../common/metrics/registry.ts';
 import { createAddressPolicy, createOutboundClient } from '../../common/outbound/index.ts';
 import { webhookDeliveriesTable } from '../../common/warehouse/webhook-deliveries.ts';
 import { webhookStore } from '../../common/webhooks/store.ts';
@@ -77,7 +78,11 @@ export async function startWebhookWorker(
     const { ids, token } = await queue.claim(room);
     for (const id of ids) {
       const running = attempt(id, token)
-        .catch((error) => logger.warn('delivery attempt failed', { delivery_id: id, ...errorFields(error) }))
+        .then((outcome) => webhookDeliveries.inc({ outcome }))
+        .catch((error) => {
+          webhookDeliveries.inc({ outcome: 'error' });
+          logger.warn('delivery attempt failed', { delivery_id: id, ...errorFields(error) });
+        })
         .finally(() => inFlight.delete(running));
       inFlight.add(running);
     }

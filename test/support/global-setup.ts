@@ -17,9 +17,14 @@ export async function setup(project: TestProject): Promise<void> {
     // Short analytics cache so tests polling for fresh numbers see them within seconds.
     ANALYTICS_CACHE_TTL_SECONDS: process.env.ANALYTICS_CACHE_TTL_SECONDS ?? '5',
   };
-  children = [spawnService('gateway', env), spawnService('stream', env)];
+  const metricsPort = process.env.RLS_TEST_STREAM_METRICS_PORT ?? String(Number(port) + 10);
+  children = [
+    spawnService('gateway', env),
+    spawnService('stream', { ...env, STREAM_METRICS_PORT: metricsPort }),
+  ];
   await waitForHealth(Number(port), { children, timeoutMs: 90_000 });
   project.provide('baseUrl', `http://127.0.0.1:${port}`);
+  project.provide('streamMetricsUrl', `http://127.0.0.1:${metricsPort}`);
 }
 
 export async function teardown(): Promise<void> {

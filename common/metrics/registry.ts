@@ -1,0 +1,78 @@
+// Prometheus metrics of this process (GET /metrics, prom-client). One registry per process, as there
+// is one process.env: the families are module-level, so the ClickHouse writer, the rate limiter or
+// the webhook deliverer record without a registry threaded through every constructor. The tests
+// read them over HTTP from the real processes (test/integration/metrics.test.ts).
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+export const metricsRegistry = new Registry();
+// process_* and nodejs_* (CPU, memory, event-loop lag, GC, nodejs_version_info).
+collectDefaultMetrics({ register: metricsRegistry });
+
+const registers = [metricsRegistry];
+
+export const httpRequestDuration = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'HTTP requests by method, route (the matched path pattern; "unmatched" otherwise) and status code',
+  labelNames: ['method', 'route', 'status_code'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers,
+});
+
+export const rateLimitRejections = new Counter({
+  name: 'rate_limit_rejections_total',
+  help: 'Requests refused with 429 because the key used up its window, by key tier',
+  labelNames: ['tier'] as const,
+  registers,
+});
+
+export const writerFlushRows = new Histogram({
+  name: 'clickhouse_writer_flush_rows',
+  help: 'Rows per batched ClickHouse insert of the stream writer, by table',
+  labelNames: ['table'] as const,
+  buckets: [1, 10, 100, 500, 1_000, 2_500, 5_000, 10_000, 25_000],
+  registers,
+});
+
+export const writerFlushDuration = new Histogram({
+  name: 'clickhouse_writer_flush_duration_seconds',
+  help: 'Time from a flush to its rows stored (retries and bisection included), by table and outcome',
+  labelNames: ['table', 'outcome'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  registers,
+});
+
+export const quarantinedMessages = new Counter({
+  name: 'stream_quarantined_messages_total',
+  help: 'Messages (or listings of a message) the stream could not store: dead-letter topic and quarantine table',
+  labelNames: ['source'] as const,
+  registers,
+});
+
+export const webhookDeliveries = new Counter({
+  name: 'webhook_delivery_attempts_total',
+  help: 'Webhook delivery attempts by outcome (succeeded, retrying, failed, gone, dropped; error: the attempt itself failed)',
+  labelNames: ['outcome'] as const,
+  registers,
+});
+
+type LagSource = () => Record<string, number>;
+const lagSources = new Map<string, LagSource>();
+
+/** Offsets behind each partition's high watermark, read from the consumers at scrape time. */
+export const kafkaConsumerLag = new Gauge({
+  name: 'kafka_consumer_lag',
+  help: 'Messages between the last committed offset and the high watermark, per consumer and partition',
+  labelNames: ['consumer', 'partition'] as const,
+  registers,
+  collect() {
+    this.reset(); // partitions reassigned to another worker disappear instead of keeping old values
+    for (const [consumer, lag] of lagSources) {
+      for (const [partition, value] of Object.entries(lag())) this.set({ consumer, partition }, value);
+    }
+  },
+});
+
+/** A stream consumer whose per-partition lag `kafka_consumer_lag` reports. */
+export function reportConsumerLag(consumer: string, lag: LagSource): void {
+  lagSources.set(consumer, lag);
+}

@@ -1,0 +1,36 @@
+// The stream worker's own small HTTP listener on STREAM_METRICS_PORT (README, "Observability"):
+// GET /metrics (Prometheus: kafka_consumer_lag per partition, writer flushes, quarantine, webhook
+// outcomes, process metrics), /livez, and /readyz = /healthz = Kafka, ClickHouse and Redis, the
+// worker's own dependencies. No API and no key here; operators see health details with the
+// operator token as on the API processes.
+import express from 'express';
+import { healthRoutes, readOperatorToken } from '../common/http/health-routes.ts';
+import { listen, type RunningServer } from '../common/http/app.ts';
+import { metricsRoute } from '../common/http/metrics-route.ts';
+import type { Logger } from '../common/logger.ts';
+import { reportConsumerLag } from '../common/metrics/registry.ts';
+import type { Platform } from '../common/platform.ts';
+
+export async function startOpsServer(options: {
+  port: number;
+  platform: Platform;
+  /** Consumers by name, whose lag per partition the metrics report. */
+  consumers: Record<string, { lag(): Record<string, number> }>;
+  logger: Logger;
+}): Promise<RunningServer> {
+  for (const [name, consumer] of Object.entries(options.consumers)) {
+    reportConsumerLag(name, () => consumer.lag());
+  }
+  const readiness = options.platform.readiness(['kafka', 'clickhouse', 'redis']);
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(healthRoutes({ health: readiness, readiness, operatorToken: readOperatorToken(process.env) }));
+  app.use(metricsRoute());
+  app.use((_req, res) => {
+    res.status(404).json({ error: 'not found: this listener serves /metrics, /livez, /readyz' });
+  });
+  // Plain HTTP only: TLS_* configure the API listeners, not this one.
+  const server = await listen(app, options.port, '0.0.0.0', null);
+  options.logger.info('metrics listening', { port: server.port, path: '/metrics' });
+  return server;
+}
