@@ -16,7 +16,13 @@ export async function ensureDependencies() {
   const installed = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').trim() : '';
   if (installed !== lockHash) {
     process.stdout.write('[stack] npm: installing dependencies (npm ci)\n');
-    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: repoRoot, stdio: 'inherit' });
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], {
+      cwd: repoRoot,
+      stdio: 'inherit',
+      // onnxruntime-node's postinstall would download GPU extras from outside the npm registry; the
+      // CPU binaries the photo tagger uses are inside the package.
+      env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'skip' },
+    });
     fs.writeFileSync(marker, `${lockHash}\n`);
   }
   const { register } = await import('tsx/esm/api');

@@ -6,6 +6,7 @@ import { migrate } from '../clickhouse/migrate.ts';
 import { createTopics } from '../kafka/create-topics.ts';
 import { startClickHouse, stopClickHouse } from './clickhouse.mjs';
 import { startKafka, stopKafka } from './kafka.mjs';
+import { ensurePhotoModel } from './photo-model.mjs';
 import { log } from './processes.mjs';
 import { startRedis, stopRedis } from './redis.mjs';
 import { serviceEnv } from './settings.mjs';
@@ -22,10 +23,12 @@ export function namespaceEnv(env) {
 export async function startStack(settings, env = process.env) {
   const started = [];
   const t0 = Date.now();
-  const [redis, clickhouse, kafka] = await Promise.all([
+  const [redis, clickhouse, kafka, photoModel] = await Promise.all([
     startRedis(settings).then((r) => (r.startedPid && started.push('redis'), r)),
     startClickHouse(settings).then((r) => (r.startedPid && started.push('clickhouse'), r)),
     startKafka(settings).then((r) => (r.startedPid && started.push('kafka'), r)),
+    // The stream's photo tagging model (converted once into the cache; PHOTO_MODEL_PATH wins).
+    env.PHOTO_MODEL_PATH || ensurePhotoModel(settings),
   ]);
   const services = { ...serviceEnv(settings), ...namespaceEnv(env) };
   const database = env.CLICKHOUSE_DATABASE || services.CLICKHOUSE_DATABASE || 'rls';
@@ -43,7 +46,13 @@ export async function startStack(settings, env = process.env) {
   if (created.length) log('kafka', `created topics ${created.join(', ')}`);
   log('stack', `ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   return {
-    env: { ...services, KAFKA_BROKERS: kafka.brokers, CLICKHOUSE_URL: clickhouse.url, REDIS_URL: redis.url },
+    env: {
+      ...services,
+      KAFKA_BROKERS: kafka.brokers,
+      CLICKHOUSE_URL: clickhouse.url,
+      REDIS_URL: redis.url,
+      PHOTO_MODEL_PATH: photoModel,
+    },
     started,
     async stop() {
       // Kafka first: it is the component whose clean shutdown takes longest.

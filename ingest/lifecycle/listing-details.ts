@@ -8,6 +8,7 @@ import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
 import { AppError, dependencyUnavailable } from '../../common/errors.ts';
 import { isUuid } from '../../common/ids.ts';
 import { readListingStates, type ListingState } from '../../common/lifecycle/states.ts';
+import { imageRecords, presentImages, type ImageRecord } from '../listings/listing-images.ts';
 import type { StoredListing } from './schemas.ts';
 
 interface ListingRecord {
@@ -56,9 +57,6 @@ const listingSql = `
     AND account_id = {account:String}
   LIMIT 1`;
 
-const imagesSql = `
-  SELECT image_index, is_ok FROM image_checks FINAL WHERE listing_id = {id:UUID}`;
-
 export async function storedListing(
   clickhouse: ClickHouseClient,
   auth: ApiKeyRecord,
@@ -78,14 +76,14 @@ export async function storedListing(
     ).json<T>();
   const [[listing], checks, states] = await Promise.all([
     query<ListingRecord>(listingSql),
-    query<{ image_index: number; is_ok: number }>(imagesSql),
+    imageRecords(clickhouse, id),
     readListingStates(clickhouse, [id]),
   ]).catch((error: unknown) => {
     throw dependencyUnavailable('clickhouse', error);
   });
   const isTest = auth.mode === 'test' || testMode;
   if (!listing || Number(listing.is_test) !== (isTest ? 1 : 0)) throw notFound();
-  return present(listing, states.get(id), new Map(checks.map((c) => [Number(c.image_index), c.is_ok])));
+  return present(listing, states.get(id), checks);
 }
 
 const orNull = (value: string) => (value === '' ? null : value);
@@ -94,7 +92,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 function present(
   l: ListingRecord,
   state: ListingState | undefined,
-  checks: Map<number, number>,
+  checks: Map<number, ImageRecord>,
 ): StoredListing {
   return {
     listing_id: l.listing_id,
@@ -120,20 +118,8 @@ function present(
     latitude: l.latitude,
     longitude: l.longitude,
     amenities: l.amenities,
-    // Photo tagging is a later issue: size, tags and reuse are not known yet.
-    images: l.images.map((url, index) => {
-      const check = checks.get(index);
-      return {
-        url,
-        checked: check !== undefined,
-        ok: check === undefined ? null : Number(check) === 1,
-        width: null,
-        height: null,
-        tags: [],
-        image_of: null,
-        reused_photo: false,
-      };
-    }),
+    // Image check and photo analysis (tags, size, reuse): ingest/listings/listing-images.ts.
+    images: presentImages(l.images, checks),
     video_url: orNull(l.video_url),
     whatsapp_number: orNull(l.whatsapp_number),
     location_id: l.location_id,

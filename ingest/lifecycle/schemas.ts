@@ -69,11 +69,16 @@ export const listingImageSchema = z.object({
   url: z.string(),
   checked: z.boolean().meta({ description: 'Whether the asynchronous image check has run' }),
   ok: z.boolean().nullable().meta({ description: 'Reachable image; null until checked' }),
-  width: z.number().int().nullable().meta({ description: 'null until photo tagging ships' }),
+  width: z.number().int().nullable().meta({ description: 'Pixels as displayed; null until decoded' }),
   height: z.number().int().nullable(),
-  tags: z.array(z.object({ tag: z.string(), confidence: z.number() })),
-  image_of: z.string().nullable(),
-  reused_photo: z.boolean(),
+  tags: z
+    .array(z.object({ tag: z.string(), confidence: z.number() }))
+    .meta({ description: 'RESO ImageOf values the photo model is confident of (≥ threshold), best first' }),
+  image_of: z
+    .string()
+    .nullable()
+    .meta({ description: 'RESO ImageOf value; Other when the model abstains; null until tagged' }),
+  reused_photo: z.boolean().meta({ description: "The same photo is on another account's listing" }),
 });
 
 export const storedListingSchema = z

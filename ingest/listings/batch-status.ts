@@ -9,6 +9,7 @@ import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
 import type { BatchRecord, BatchStore } from '../../common/batches.ts';
 import { AppError } from '../../common/errors.ts';
 import { isUuid } from '../../common/ids.ts';
+import { readPhotoSummary } from '../../common/photos/batch-summary.ts';
 import type { BatchStatus } from './schemas.ts';
 
 export function imageChecksKey(prefix: string, batchId: string): string {
@@ -23,9 +24,10 @@ export async function batchStatus(
   const notFound = new AppError('not_found', `No batch ${batchId} for this account`);
   if (!isUuid(batchId)) throw notFound;
   const id = batchId.toLowerCase();
-  const [batch, images] = await Promise.all([
+  const [batch, images, photos] = await Promise.all([
     deps.batches.get(id),
     deps.redis.hgetall(imageChecksKey(deps.prefix, id)),
+    readPhotoSummary(deps.redis, deps.prefix, id),
   ]);
   if (!batch || !visibleTo(batch, auth)) throw notFound;
   return {
@@ -42,6 +44,7 @@ export async function batchStatus(
     created_at: batch.created_at,
     ...(batch.completed_at ? { completed_at: batch.completed_at } : {}),
     images: imageCounts(images),
+    photos,
   };
 }
 

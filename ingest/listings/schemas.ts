@@ -80,6 +80,18 @@ export const batchStatusSchema = z
       })
       .nullable()
       .meta({ description: 'Asynchronous image checks; null until the checker reported' }),
+    photos: z
+      .object({
+        analysed: z.number().int(),
+        decoded: z.number().int(),
+        undecodable: z.number().int(),
+        tagged: z.number().int(),
+        abstained: z.number().int(),
+        reused: z.number().int(),
+        tags: z.record(z.string(), z.number().int()).meta({ description: 'Photos per RESO ImageOf value' }),
+      })
+      .nullable()
+      .meta({ description: 'Photo analysis (decode, tags, reuse); null until the checker analysed one' }),
   })
   .meta({ title: 'BatchStatus' });
 

@@ -2,17 +2,23 @@
 // URL of every listing through the SSRF-safe client, counts results per batch in Redis, and stores
 // one row per image in ClickHouse `image_checks` with the listing message's Kafka provenance (so a
 // replayed range is skipped). Runs beside the listings sink; it never delays storing listings.
+// Each checked image is then analysed (photos.ts: decode, hash, tags, reuse) into `listing_images`.
 import type { ListingMessage } from '../../common/domain/messages.ts';
+import { parseEnv } from '../../common/env.ts';
 import type { Logger } from '../../common/logger.ts';
 import { createAddressPolicy, createOutboundClient } from '../../common/outbound/index.ts';
 import type { Platform } from '../../common/platform.ts';
 import { imageChecksTable } from '../../common/warehouse/image-checks.ts';
+import { listingImagesTable } from '../../common/warehouse/listing-images.ts';
 import { decodeListings } from '../listings/decode.ts';
 import { startOffsetConsumer, type BatchContext, type BatchHandler } from '../offset-consumer.ts';
 import { createClickHouseWriter, type Row } from '../sink/clickhouse-writer.ts';
 import { checkImage } from './check.ts';
 import type { ImageCheckerEnv } from './env.ts';
 import { createLimiter } from './limiter.ts';
+import { photoEnvSchema } from './photo-env.ts';
+import { createPhotoAnalyser } from './photos.ts';
+import { imageResolver } from './resolver.ts';
 import { imageSummaryStore } from './summary.ts';
 
 /** Listings with images: the others skip validation (the full schema was ~6 % of a worker's CPU). */
@@ -32,6 +38,7 @@ function hostOf(url: string): string {
 export async function startImageChecker(platform: Platform, env: ImageCheckerEnv, logger: Logger) {
   const outbound = createOutboundClient({
     policy: createAddressPolicy(env.OUTBOUND_ALLOW_CIDRS),
+    resolver: imageResolver,
     userAgent: 'RentalListingsService/1 (+image-check)',
   });
   const limiter = createLimiter(env.IMAGE_CHECK_CONCURRENCY, env.IMAGE_CHECK_PER_HOST);
@@ -43,12 +50,24 @@ export async function startImageChecker(platform: Platform, env: ImageCheckerEnv
     maxDelayMs: 500,
     logger,
   });
+  const photos = await createPhotoAnalyser(
+    { clickhouse: platform.clickhouse, redis: platform.redis, prefix: env.REDIS_KEY_PREFIX, outbound },
+    parseEnv(photoEnvSchema),
+    logger,
+  );
+  const photoWriter = createClickHouseWriter(platform.clickhouse, {
+    table: listingImagesTable.name,
+    columns: listingImagesTable.columns,
+    maxRows: 5_000,
+    maxDelayMs: 500,
+    logger,
+  });
 
   async function checkListing(
     message: ListingMessage,
     provenance: object,
     context: BatchContext,
-  ): Promise<Row[]> {
+  ): Promise<{ check: Row; photo: Row }[]> {
     const images = message.listing.images ?? [];
     if (!images.length) return [];
     await context.retry('image summary', () =>
@@ -59,11 +78,20 @@ export async function startImageChecker(platform: Platform, env: ImageCheckerEnv
         const result = await limiter.run(hostOf(url), () =>
           checkImage(outbound, url, env.IMAGE_CHECK_TIMEOUT_MS),
         );
+        const photo = await photos.analyse({
+          message,
+          index,
+          url,
+          checkOk: result.is_ok === 1,
+          schedule: (task) => limiter.run(hostOf(url), task),
+          timeoutMs: env.IMAGE_CHECK_TIMEOUT_MS,
+          retry: context.retry,
+        });
         // Redis before ClickHouse: a crash in between replays the message, and the counters are idempotent.
         await context.retry('image summary', () =>
           summary.checked(message.batch_id, message.listing_id, index, result.is_ok === 1),
         );
-        return {
+        const check = {
           listing_id: message.listing_id,
           image_index: index,
           batch_id: message.batch_id,
@@ -74,13 +102,14 @@ export async function startImageChecker(platform: Platform, env: ImageCheckerEnv
           ...result,
           ...provenance,
         };
+        return { check, photo: { ...photo, ...provenance } };
       }),
     );
   }
 
   const handler: BatchHandler = {
     async handle(messages, context) {
-      const checks: Promise<Row[]>[] = [];
+      const checks: Promise<{ check: Row; photo: Row }[]>[] = [];
       for (const message of messages) {
         for (const decoded of decodeListings(message, hasImages)) {
           // Bad listings are the listings sink's to quarantine; stored ones were checked before.
@@ -88,7 +117,11 @@ export async function startImageChecker(platform: Platform, env: ImageCheckerEnv
           checks.push(checkListing(decoded.value, context.provenance(message, decoded.item), context));
         }
       }
-      await writer.write((await Promise.all(checks)).flat());
+      const results = (await Promise.all(checks)).flat();
+      // Photos first: the replay guard reads image_checks, so a crash between the two inserts
+      // replays the listing and writes its photos again (collapsed by FINAL) instead of losing them.
+      await photoWriter.write(results.map((r) => r.photo));
+      await writer.write(results.map((r) => r.check));
     },
   };
 
@@ -99,7 +132,7 @@ export async function startImageChecker(platform: Platform, env: ImageCheckerEnv
     topic: platform.topic('rls.listings.v1'),
     provenanceTables: ['image_checks'],
     handler,
-    writers: [writer],
+    writers: [writer, photoWriter],
     logger: logger.child({ consumer: 'image-checker' }),
   });
   return {
@@ -111,7 +144,9 @@ export async function startImageChecker(platform: Platform, env: ImageCheckerEnv
      */
     async stop() {
       limiter.abort(new Error('image checker stopping'));
+      photos.abort(new Error('image checker stopping'));
       await consumer.stop();
+      await photos.close();
     },
   };
 }

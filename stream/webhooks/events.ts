@@ -2,6 +2,7 @@
 // and stored with the delivery, so every retry sends the same bytes.
 import type { Redis } from 'ioredis';
 import type { BatchRecord } from '../../common/batches.ts';
+import type { PhotoSummary } from '../../common/photos/batch-summary.ts';
 
 export interface ImageSummary {
   checked: number;
@@ -27,6 +28,7 @@ export function batchCompletedEvent(
   batch: BatchRecord,
   images: ImageSummary,
   fallbackAt: string,
+  photos: PhotoSummary | null = null,
 ): WebhookEvent {
   return {
     type: 'listings.batch.completed',
@@ -43,6 +45,8 @@ export function batchCompletedEvent(
       created_at: batch.created_at,
       completed_at: batch.completed_at ?? fallbackAt,
       images: { ...images, complete: images.pending === 0 },
+      // Decoded photos, their RESO ImageOf tags and reuse, as far as analysed when the event is built.
+      photos,
     },
   };
 }

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { BatchStore } from '../../common/batches.ts';
+import { readPhotoSummary } from '../../common/photos/batch-summary.ts';
 import type { WebhookStore, StoredWebhook } from '../../common/webhooks/store.ts';
 import { batchCompletedEvent, imageSummary, testEvent, type WebhookEvent } from './events.ts';
 import type { DeliveryQueue } from './queue.ts';
@@ -50,8 +51,9 @@ export function createFanout(deps: FanoutDeps) {
       const batch = await deps.batches.get(fields.batch_id);
       if (!batch) return undefined; // expired after 7 days: nothing left to report
       const images = await imageSummary(redis, deps.prefix, batch.batch_id);
+      const photos = await readPhotoSummary(redis, deps.prefix, batch.batch_id);
       return {
-        event: batchCompletedEvent(batch, images, at),
+        event: batchCompletedEvent(batch, images, at, photos),
         accountId: batch.account_id,
         isTest: batch.is_test,
         eventId: batch.batch_id,

@@ -1,0 +1,88 @@
+// Per-batch photo analysis counters in the Redis hash `${prefix}batch:${batchId}:photos`, written
+// by the stream's image checker and read by GET /listings/batches/{id} and the
+// listings.batch.completed event (docs/webhooks.md, "Photo tagging and reuse"). Idempotent like the
+// image-check counters: each image is counted once, so Kafka replays are harmless.
+import type { Redis } from 'ioredis';
+import { redisScript } from '../clients/redis-script.ts';
+
+const TTL_SECONDS = 7 * 24 * 3600; // as long as the batch record
+
+export interface PhotoSummary {
+  /** Images analysed so far (every outcome). */
+  analysed: number;
+  /** Decoded as an image. */
+  decoded: number;
+  /** Checked OK but not decodable: download failed, too large, not an image, too many pixels, too small. */
+  undecodable: number;
+  /** Decoded, and the model gave an ImageOf value. */
+  tagged: number;
+  /** Decoded, and the model abstained (Other). */
+  abstained: number;
+  /** Decoded photos already on another account's listing. */
+  reused: number;
+  /** Images per ImageOf value (the first tag of each tagged photo). */
+  tags: Record<string, number>;
+}
+
+export interface AnalysedPhoto {
+  outcome: string;
+  image_of: string;
+  reused: boolean;
+}
+
+// KEYS[1] summary, KEYS[2] done set; ARGV[1] "<listing>|<index>", ARGV[2] ttl, ARGV[3..] fields.
+const countScript = redisScript(`
+if redis.call('SADD', KEYS[2], ARGV[1]) == 1 then
+  for i = 3, #ARGV do redis.call('HINCRBY', KEYS[1], ARGV[i], 1) end
+end
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+return 1
+`);
+
+export const photoSummaryKey = (prefix: string, batchId: string) => `${prefix}batch:${batchId}:photos`;
+
+export async function countPhoto(
+  redis: Redis,
+  prefix: string,
+  batchId: string,
+  listingId: string,
+  index: number,
+  photo: AnalysedPhoto,
+): Promise<void> {
+  const fields = ['analysed'];
+  if (photo.outcome === 'decoded') {
+    fields.push('decoded');
+    if (photo.image_of && photo.image_of !== 'Other') fields.push('tagged', `tag:${photo.image_of}`);
+    else if (photo.image_of) fields.push('abstained');
+    if (photo.reused) fields.push('reused');
+  } else if (photo.outcome !== 'not_checked') fields.push('undecodable');
+  const key = photoSummaryKey(prefix, batchId);
+  await countScript.run(redis, 2, key, `${key}:done`, `${listingId}|${index}`, TTL_SECONDS, ...fields);
+}
+
+/** The summary as known now; null before the checker analysed any image of the batch. */
+export async function readPhotoSummary(
+  redis: Redis,
+  prefix: string,
+  batchId: string,
+): Promise<PhotoSummary | null> {
+  const fields = await redis.hgetall(photoSummaryKey(prefix, batchId));
+  if (!Object.keys(fields).length) return null;
+  const n = (name: string) => Math.max(0, Number(fields[name] ?? 0) || 0);
+  const tags = Object.fromEntries(
+    Object.keys(fields)
+      .filter((name) => name.startsWith('tag:'))
+      .sort()
+      .map((name) => [name.slice(4), n(name)]),
+  );
+  return {
+    analysed: n('analysed'),
+    decoded: n('decoded'),
+    undecodable: n('undecodable'),
+    tagged: n('tagged'),
+    abstained: n('abstained'),
+    reused: n('reused'),
+    tags,
+  };
+}

