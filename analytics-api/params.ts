@@ -1,4 +1,4 @@
-// Query parameters of the two analytics endpoints, validated into enums, numbers and quarters
+// Query parameters of the analytics endpoints, validated into enums, numbers and quarters
 // before anything touches SQL or the cache. Every failure is a 400 that names the parameter and,
 // for enumerations, the allowed values.
 import { citySlugs, type CitySlug } from '../common/domain/cities.ts';
@@ -6,13 +6,28 @@ import { propertyTypes, type PropertyType } from '../common/domain/listing.ts';
 import { AppError } from '../common/errors.ts';
 import { MAX_BOUNDS_AREA_KM2, parseBounds, type Bounds } from './geo/bounds.ts';
 import { planCovering } from './geo/h3-ranges.ts';
-import { periodLabel, periodSchema, quarterOf, type Quarter } from './period.ts';
+import { MAX_YEAR, MIN_YEAR, periodLabel, periodSchema, quarterOf, type Quarter } from './period.ts';
 
 export interface PricingParams {
   city: CitySlug;
   type: PropertyType;
   period: Quarter;
 }
+
+/** Velocity and market share take the pricing parameters (city, type, period). */
+export type MarketParams = PricingParams;
+
+export interface SeasonalityParams {
+  city: CitySlug;
+  type: PropertyType;
+  /** Length of the monthly series. */
+  months: number;
+  /** Its last month, YYYY-MM (UTC). */
+  end: string;
+}
+
+export const DEFAULT_SEASONALITY_MONTHS = 24;
+export const MAX_SEASONALITY_MONTHS = 60;
 
 export interface HeatmapParams {
   bounds: Bounds;
@@ -95,4 +110,40 @@ export function parseHeatmapParams(query: Record<string, unknown>, now = new Dat
     });
   }
   return { bounds: bounds.bounds, type, period };
+}
+
+/** The month before `now`'s (UTC), YYYY-MM: the last complete month. */
+export function lastCompleteMonth(now: Date): string {
+  const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
+  return d.toISOString().slice(0, 7);
+}
+
+export function parseSeasonalityParams(query: Record<string, unknown>, now = new Date()): SeasonalityParams {
+  const problems: Problem[] = [];
+  const city = enumParam('city', citySlugs, query.city, problems);
+  const type = enumParam('type', propertyTypes, query.type, problems);
+  let months = DEFAULT_SEASONALITY_MONTHS;
+  if (query.months !== undefined) {
+    months = typeof query.months === 'string' && /^\d{1,3}$/.test(query.months) ? Number(query.months) : NaN;
+    if (!(months >= 1 && months <= MAX_SEASONALITY_MONTHS)) {
+      problems.push({
+        parameter: 'months',
+        message: `months must be a whole number from 1 to ${MAX_SEASONALITY_MONTHS}`,
+      });
+    }
+  }
+  let end = lastCompleteMonth(now);
+  if (query.end !== undefined) {
+    const raw = typeof query.end === 'string' ? query.end : '';
+    const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(raw);
+    const year = Number(match?.[1]);
+    if (!match || year < MIN_YEAR || year > MAX_YEAR) {
+      problems.push({
+        parameter: 'end',
+        message: `end must be a month YYYY-MM (${MIN_YEAR}–${MAX_YEAR}), e.g. ${end}`,
+      });
+    } else end = raw;
+  }
+  if (problems.length || !city || !type) fail(problems);
+  return { city, type, months, end };
 }

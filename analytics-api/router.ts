@@ -5,15 +5,22 @@ import { authenticate, authOf, requirePermission } from '../common/auth/authenti
 import type { OpenApiRegistry } from '../common/openapi/registry.ts';
 import type { AnalyticsContext } from './context.ts';
 import { registerAnalyticsPaths } from './openapi.ts';
-import { parseHeatmapParams, parsePricingParams } from './params.ts';
+import { registerMarketPaths } from './openapi-market.ts';
+import { parseHeatmapParams, parsePricingParams, parseSeasonalityParams } from './params.ts';
 import { periodLabel } from './period.ts';
 import { heatmapAnswer } from './services/heatmap.ts';
+import { marketShareAnswer } from './services/market-share.ts';
 import { pricingAnswer } from './services/pricing.ts';
+import { seasonalityAnswer } from './services/seasonality.ts';
+import { velocityAnswer } from './services/velocity.ts';
 import type { CacheOutcome } from './cache.ts';
 
 export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRegistry): Router {
   const router = Router();
-  if (openapi) registerAnalyticsPaths(openapi);
+  if (openapi) {
+    registerAnalyticsPaths(openapi);
+    registerMarketPaths(openapi);
+  }
   const auth = authenticate(ctx.platform.keys);
   const clickhouse = ctx.platform.clickhouse;
 
@@ -36,6 +43,37 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
       heatmapAnswer(clickhouse, params, mode === 'test'),
     );
     send(res, answer);
+  });
+
+  // Listing lifecycle metrics (docs/analytics.md): velocity, seasonality, market share.
+  router.get('/analytics/velocity', auth, requirePermission('analytics:read'), async (req, res) => {
+    const params = parsePricingParams(req.query);
+    const mode = authOf(req).mode;
+    const key = `velocity:${mode}:${params.city}:${params.type}:${periodLabel(params.period)}`;
+    send(res, await ctx.cache.getOrCompute(key, () => velocityAnswer(clickhouse, params, mode === 'test')));
+  });
+
+  router.get('/analytics/seasonality', auth, requirePermission('analytics:read'), async (req, res) => {
+    const params = parseSeasonalityParams(req.query);
+    const mode = authOf(req).mode;
+    const key = `seasonality:${mode}:${params.city}:${params.type}:${params.months}:${params.end}`;
+    send(
+      res,
+      await ctx.cache.getOrCompute(key, () => seasonalityAnswer(clickhouse, params, mode === 'test')),
+    );
+  });
+
+  router.get('/analytics/market-share', auth, requirePermission('analytics:read'), async (req, res) => {
+    const params = parsePricingParams(req.query);
+    const { mode, account_id: account } = authOf(req);
+    // Per account: one account's answer holds its own counts.
+    const key = `market-share:${mode}:${account}:${params.city}:${params.type}:${periodLabel(params.period)}`;
+    send(
+      res,
+      await ctx.cache.getOrCompute(key, () =>
+        marketShareAnswer(clickhouse, params, mode === 'test', account),
+      ),
+    );
   });
 
   return router;

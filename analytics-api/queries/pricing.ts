@@ -39,7 +39,7 @@ const quarterQueryParams = (p: z.output<typeof quarterParams>) => ({
  * Their mean is the textbook median, identical to the mean of quantilesExact(0.499999999, 0.5) over
  * the raw prices (checked on all 12,077 groups of the 10 M-listing benchmark).
  */
-const exactMedian = `arrayReduce('avg', quantilesExactWeighted(0.5, 0.500000001)(price_tzs, n))`;
+export const exactMedian = `arrayReduce('avg', quantilesExactWeighted(0.5, 0.500000001)(price_tzs, n))`;
 
 /** (neighbourhood, price_tzs, n = listings at that price) of one city, type and quarter. */
 const prices = `(

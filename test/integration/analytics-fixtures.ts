@@ -28,36 +28,45 @@ const yearlyTables = [
   'city_month_prices',
 ];
 
-export async function claimYear(): Promise<number> {
+/**
+ * `free`, when given, must also hold for the year (e.g. nothing of a city and type before it);
+ * `span` consecutive years are claimed together (the first is returned).
+ */
+export async function claimYear(free?: (year: number) => Promise<boolean>, span = 1): Promise<number> {
   const redis = await testRedis();
   const ch = testClickHouse();
+  const claimKey = (year: number) => `${env.REDIS_KEY_PREFIX}test:analytics-year:${year}`;
   for (let attempt = 0; attempt < 100; attempt++) {
-    const year = FIRST_YEAR + Math.floor(Math.random() * (LAST_YEAR - FIRST_YEAR + 1));
-    const claimed = await redis.set(
-      `${env.REDIS_KEY_PREFIX}test:analytics-year:${year}`,
-      '1',
-      'EX',
-      1800,
-      'NX',
-    );
-    if (claimed !== 'OK') continue;
+    const year = FIRST_YEAR + Math.floor(Math.random() * (LAST_YEAR - span + 1 - FIRST_YEAR + 1));
+    const years = Array.from({ length: span }, (_, i) => year + i);
+    const claimed: number[] = [];
+    for (const y of years) {
+      if ((await redis.set(claimKey(y), '1', 'EX', 1800, 'NX')) !== 'OK') break;
+      claimed.push(y);
+    }
+    if (claimed.length < span) {
+      if (claimed.length) await redis.del(...claimed.map(claimKey));
+      continue;
+    }
     const result = await ch.query({
       query: `SELECT
         (SELECT count() FROM listings WHERE listed_at >= {from:DateTime('UTC')} AND listed_at < {to:DateTime('UTC')}) +
         (SELECT count() FROM view_events WHERE viewed_at >= {from:DateTime('UTC')} AND viewed_at < {to:DateTime('UTC')}) +
         (SELECT count() FROM system.parts WHERE database = currentDatabase() AND active
-           AND table IN {tables:Array(String)} AND partition = toString({year:UInt16})) AS rows`,
+           AND table IN {tables:Array(String)} AND has({years:Array(String)}, partition)) AS rows`,
       query_params: {
         from: new Date(Date.UTC(year, 0, 1)),
-        to: new Date(Date.UTC(year + 1, 0, 1)),
-        year,
+        to: new Date(Date.UTC(year + span, 0, 1)),
+        years: years.map(String),
         tables: yearlyTables,
       },
       format: 'JSONEachRow',
     });
     const [row] = await result.json<{ rows: string }>();
-    if (Number(row?.rows) === 0) {
-      afterAll(() => releaseYear(year));
+    if (Number(row?.rows) === 0 && (!free || (await free(year + span - 1)))) {
+      afterAll(async () => {
+        for (const y of years) await releaseYear(y);
+      });
       return year;
     }
   }

@@ -1,0 +1,83 @@
+// SQL of the market-share endpoint (docs/analytics.md, "Market share"): one statement over one city
+// and type of account_quarter_flows (migration 0052). The inner query sums each account's figures
+// per neighbourhood and, as a second grouping set, over the whole city (is_city = 1); the outer one
+// keeps per area only what the suppression rule needs: the calling account's value, the market
+// total, how many other accounts have a non-zero value and the largest of them. No other account's
+// id leaves ClickHouse.
+import { z } from 'zod';
+import { citySlugs } from '../../common/domain/cities.ts';
+import { propertyTypes } from '../../common/domain/listing.ts';
+import { accountQuarterFlowsTable } from '../../common/warehouse/market-flows.ts';
+import { defineQuery, flag, isoDate } from './define.ts';
+
+export const shareMetrics = ['active', 'new_listings', 'rented', 'views'] as const;
+export type ShareMetric = (typeof shareMetrics)[number];
+
+const int = z.coerce.number().int();
+type MetricColumn = `${'own' | 'market' | 'others' | 'top_other'}_${ShareMetric}`;
+const metricColumns = Object.fromEntries(
+  shareMetrics.flatMap((m) => [
+    [`own_${m}`, int],
+    [`market_${m}`, int],
+    [`others_${m}`, int],
+    [`top_other_${m}`, int],
+  ]),
+) as Record<MetricColumn, typeof int>;
+
+/** The inner query's column of each metric (named apart from the table's columns it sums). */
+const inner: Record<ShareMetric, string> = {
+  active: 'stock',
+  new_listings: 'entered',
+  rented: 'rentals',
+  views: 'viewed',
+};
+
+/** The four figures of each metric, for the outer SELECT (constant SQL, no values). */
+const metricSelects = shareMetrics
+  .map(
+    (m) => `
+      sumIf(${inner[m]}, account_id = {account:String}) AS own_${m},
+      sum(${inner[m]}) AS market_${m},
+      countIf(${inner[m]} > 0 AND account_id != {account:String}) AS others_${m},
+      maxIf(${inner[m]}, account_id != {account:String}) AS top_other_${m}`,
+  )
+  .join(',');
+
+export const accountShares = defineQuery({
+  name: 'market_share.accounts',
+  params: z.object({
+    isTest: z.boolean(),
+    city: z.enum(citySlugs),
+    type: z.enum(propertyTypes),
+    /** First day of the period's quarter. */
+    quarter: isoDate,
+    account: z.string().min(1),
+  }),
+  row: z.object({ is_city: int, neighbourhood: z.string(), ...metricColumns }),
+  queryParams: (p) => ({
+    isTest: flag(p.isTest),
+    city: p.city,
+    type: p.type,
+    quarter: p.quarter,
+    account: p.account,
+  }),
+  // active: entries − exits of every quarter up to the period (the stock at its end, or now while
+  // it runs); the other metrics: the period's quarter only.
+  sql: `
+    SELECT is_city, neighbourhood, ${metricSelects}
+    FROM (
+      SELECT
+        grouping(neighbourhood) AS is_city,
+        neighbourhood,
+        account_id,
+        sum(entries - exits) AS stock,
+        sumIf(entries, quarter = {quarter:Date}) AS entered,
+        sumIf(rented, quarter = {quarter:Date}) AS rentals,
+        sumIf(views, quarter = {quarter:Date}) AS viewed
+      FROM ${accountQuarterFlowsTable.name}
+      WHERE is_test = {isTest:UInt8} AND city = {city:String} AND property_type = {type:String}
+        AND quarter <= {quarter:Date}
+      GROUP BY GROUPING SETS ((neighbourhood, account_id), (account_id))
+    )
+    GROUP BY is_city, neighbourhood`,
+});

@@ -1,0 +1,94 @@
+// SQL of the velocity endpoint (docs/analytics.md, "Velocity"), three statements the service runs in
+// parallel, each over one city and type of a small aggregate (migration 0052):
+// - stock from market_daily_flows: listings on the market before the period, the net change and
+//   the day-weighted net change in it (→ average daily stock), and the period's market entries;
+// - exits from market_exit_days: (neighbourhood, reason, days on market) → listings;
+// - the period's cohort from market_cohort_days: (neighbourhood, rented?, days observed) → listings,
+//   open spells observed until `asOf`.
+// Counts are signed (an undone exit is a -1 in another part until merged): every statement sums
+// per key first and drops keys that net to zero. Days statistics are computed in the service.
+import { z } from 'zod';
+import { citySlugs } from '../../common/domain/cities.ts';
+import { propertyTypes } from '../../common/domain/listing.ts';
+import {
+  marketCohortDaysTable,
+  marketDailyFlowsTable,
+  marketExitDaysTable,
+} from '../../common/warehouse/market-flows.ts';
+import { defineQuery, flag, isoDate } from './define.ts';
+
+const scope = {
+  isTest: z.boolean(),
+  city: z.enum(citySlugs),
+  type: z.enum(propertyTypes),
+};
+const scopeParams = (p: { isTest: boolean; city: string; type: string }) => ({
+  isTest: flag(p.isTest),
+  city: p.city,
+  type: p.type,
+});
+const scopeWhere = `is_test = {isTest:UInt8} AND city = {city:String} AND property_type = {type:String}`;
+const int = z.coerce.number().int();
+
+/** Per neighbourhood (and, as totals, the city): stock before the period and its flows in it. */
+export const velocityStock = defineQuery({
+  name: 'velocity.stock',
+  params: z.object({ ...scope, start: isoDate, last: isoDate }),
+  row: z.object({
+    neighbourhood: z.string(),
+    active_before: int,
+    net: int,
+    weighted_net: int,
+    entered: int,
+  }),
+  totals: true,
+  queryParams: (p) => ({ ...scopeParams(p), start: p.start, last: p.last }),
+  // weighted_net: each day's net change counts once for every day of the period it is on the
+  // market (its own day included), so average stock = active_before + weighted_net / days.
+  sql: `
+    SELECT
+      neighbourhood,
+      sumIf(entries - exits, day < {start:Date}) AS active_before,
+      sumIf(entries - exits, day >= {start:Date}) AS net,
+      sumIf((entries - exits) * (dateDiff('day', day, {last:Date}) + 1), day >= {start:Date}) AS weighted_net,
+      sumIf(entries, day >= {start:Date}) AS entered
+    FROM ${marketDailyFlowsTable.name}
+    WHERE ${scopeWhere} AND day <= {last:Date}
+    GROUP BY neighbourhood WITH TOTALS`,
+});
+
+/** [neighbourhood, outcome, days on market, listings] of the exits in [start, end). */
+export const velocityExits = defineQuery({
+  name: 'velocity.exits',
+  compact: true,
+  params: z.object({ ...scope, start: isoDate, end: isoDate }),
+  row: z.tuple([z.string(), z.enum(['rented', 'withdrawn', 'expired']), int, int]),
+  queryParams: (p) => ({ ...scopeParams(p), start: p.start, end: p.end }),
+  sql: `
+    SELECT neighbourhood, toString(outcome) AS outcome, days, sum(listings) AS n
+    FROM ${marketExitDaysTable.name}
+    WHERE ${scopeWhere} AND month >= {start:Date} AND month < {end:Date}
+    GROUP BY neighbourhood, outcome, days
+    HAVING n > 0`,
+});
+
+/** [neighbourhood, rented 0/1, days observed, listings] of the spells started in [start, end). */
+export const velocityCohort = defineQuery({
+  name: 'velocity.cohort',
+  compact: true,
+  params: z.object({ ...scope, start: isoDate, end: isoDate, asOf: isoDate }),
+  row: z.tuple([z.string(), int, int, int]),
+  queryParams: (p) => ({ ...scopeParams(p), start: p.start, end: p.end, asOf: p.asOf }),
+  sql: `
+    SELECT neighbourhood, event, observed, sum(n) AS listings
+    FROM (
+      SELECT neighbourhood, toUInt8(outcome = 'rented') AS event,
+        if(outcome = 'open', toUInt32(greatest(0, dateDiff('day', open_since, {asOf:Date}))), days) AS observed,
+        sum(listings) AS n
+      FROM ${marketCohortDaysTable.name}
+      WHERE ${scopeWhere} AND month >= {start:Date} AND month < {end:Date}
+      GROUP BY neighbourhood, outcome, days, open_since
+      HAVING n > 0
+    )
+    GROUP BY neighbourhood, event, observed`,
+});

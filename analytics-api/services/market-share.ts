@@ -1,0 +1,104 @@
+// Market share (docs/analytics.md, "Market share"): the calling account's active listings, new
+// listings, rentals and views against the rest of the market, for the city and each neighbourhood.
+// Competitors are never named or ranked, and a market figure that could reveal one is suppressed
+// (../market-rules.ts, shareFigure); the account's own counts always show.
+import type { ClickHouseClient } from '@clickhouse/client';
+import { cities } from '../../common/domain/cities.ts';
+import { shareFigure } from '../market-rules.ts';
+import type { MarketParams } from '../params.ts';
+import { periodLabel, quarterStart } from '../period.ts';
+import { accountShares, type ShareMetric } from '../queries/market-share.ts';
+
+export interface ShareFigures {
+  own_listings: number;
+  market_listings: number | null;
+  share: number | null;
+  suppressed: boolean;
+  own_new_listings: number;
+  market_new_listings: number | null;
+  new_listings_share: number | null;
+  new_listings_suppressed: boolean;
+  own_rented: number;
+  market_rented: number | null;
+  rented_share: number | null;
+  rented_suppressed: boolean;
+  own_views: number;
+  market_views: number | null;
+  views_share: number | null;
+  views_suppressed: boolean;
+}
+
+export interface MarketShareAnswer {
+  city: string;
+  property_type: string;
+  period: string;
+  summary: ShareFigures;
+  by_neighborhood: ({ name: string } & ShareFigures)[];
+}
+
+type AreaRow = Awaited<ReturnType<typeof accountShares.run>>['rows'][number];
+
+export async function marketShareAnswer(
+  clickhouse: ClickHouseClient,
+  params: MarketParams,
+  isTest: boolean,
+  accountId: string,
+): Promise<MarketShareAnswer> {
+  const { rows } = await accountShares.run(clickhouse, {
+    isTest,
+    city: params.city,
+    type: params.type,
+    quarter: quarterStart(params.period),
+    account: accountId,
+  });
+  const cityRow = rows.find((r) => r.is_city === 1);
+  const hasAny = (r: AreaRow) =>
+    Number(r.market_active) +
+      Number(r.market_new_listings) +
+      Number(r.market_rented) +
+      Number(r.market_views) >
+    0;
+  return {
+    city: cities[params.city],
+    property_type: params.type,
+    period: periodLabel(params.period),
+    summary: figures(cityRow),
+    // Listings without a neighbourhood count in the summary only.
+    by_neighborhood: rows
+      .filter((r) => r.is_city === 0 && r.neighbourhood !== '' && hasAny(r))
+      .map((r) => ({ name: r.neighbourhood, ...figures(r) }))
+      .sort((a, b) => a.name.localeCompare(b.name)),
+  };
+}
+
+function figures(row: AreaRow | undefined): ShareFigures {
+  const metric = (m: ShareMetric) =>
+    shareFigure({
+      own: Number(row?.[`own_${m}`] ?? 0),
+      market: Number(row?.[`market_${m}`] ?? 0),
+      others: Number(row?.[`others_${m}`] ?? 0),
+      topOther: Number(row?.[`top_other_${m}`] ?? 0),
+    });
+  const active = metric('active');
+  const fresh = metric('new_listings');
+  const rented = metric('rented');
+  const views = metric('views');
+  return {
+    own_listings: active.own,
+    market_listings: active.market,
+    share: active.share,
+    suppressed: active.suppressed,
+    own_new_listings: fresh.own,
+    market_new_listings: fresh.market,
+    new_listings_share: fresh.share,
+    new_listings_suppressed: fresh.suppressed,
+    own_rented: rented.own,
+    market_rented: rented.market,
+    rented_share: rented.share,
+    rented_suppressed: rented.suppressed,
+    own_views: views.own,
+    market_views: views.market,
+    views_share: views.share,
+    views_suppressed: views.suppressed,
+  };
+}

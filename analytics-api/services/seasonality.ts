@@ -1,0 +1,165 @@
+// Seasonality (docs/analytics.md, "Seasonality"): a monthly series of mix-adjusted asking rents, new
+// listings, views per listing on the market and days to rent, and a month-of-year index once the
+// history covers a year. Rules: ../market-rules.ts.
+import type { ClickHouseClient } from '@clickhouse/client';
+import { cities } from '../../common/domain/cities.ts';
+import {
+  bedroomClasses,
+  MIN_EXITS_FOR_MEDIAN,
+  mixAdjusted,
+  monthOfYearIndex,
+  round2,
+  round3,
+  round4,
+  seasonalityStatus,
+} from '../market-rules.ts';
+import type { SeasonalityParams } from '../params.ts';
+import { dailyFlows, monthlyRentals, monthlyRents } from '../queries/seasonality.ts';
+import { median, total } from '../stats.ts';
+
+export interface SeasonalityMonth {
+  month: string;
+  median_price_tzs: number | null;
+  raw_median_price_tzs: number | null;
+  listed: number;
+  new_listings: number;
+  views: number;
+  average_active: number;
+  views_per_active_listing: number | null;
+  rented: number;
+  median_days_to_rent: number | null;
+}
+
+export interface SeasonalityAnswer {
+  city: string;
+  property_type: string;
+  status: 'insufficient_history' | 'provisional' | 'ok';
+  history_months: number;
+  mix_weights: { bedrooms: string; weight: number }[];
+  months: SeasonalityMonth[];
+  month_of_year_index:
+    { month: number; price_index: number | null; new_listings_index: number | null; years: number }[] | null;
+}
+
+const DAY_MS = 86_400_000;
+
+/** `count` months ending with `end` (YYYY-MM), oldest first, as YYYY-MM. */
+export function monthsEnding(end: string, count: number): string[] {
+  const [year, month] = end.split('-').map(Number) as [number, number];
+  return Array.from({ length: count }, (_, i) =>
+    new Date(Date.UTC(year, month - 1 - (count - 1 - i), 1)).toISOString().slice(0, 7),
+  );
+}
+
+const classLabel = (bedrooms: number) =>
+  bedrooms === 255 ? 'unknown' : bedrooms === 4 ? '4+' : String(bedrooms);
+
+export async function seasonalityAnswer(
+  clickhouse: ClickHouseClient,
+  params: SeasonalityParams,
+  isTest: boolean,
+): Promise<SeasonalityAnswer> {
+  const window = monthsEnding(params.end, params.months);
+  const from = `${window[0]}-01`;
+  const to = `${params.end}-01`;
+  const [year, month] = params.end.split('-').map(Number) as [number, number];
+  const lastDay = new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);
+  const scope = { isTest, city: params.city, type: params.type };
+  const [rents, flows, rentals] = await Promise.all([
+    monthlyRents.run(clickhouse, { ...scope, from, to }),
+    dailyFlows.run(clickhouse, { ...scope, last: lastDay }),
+    monthlyRentals.run(clickhouse, { ...scope, from, to }),
+  ]);
+
+  // Fixed weights of the bedroom classes over the whole window.
+  const byClass = new Map<string, Map<number, number>>(); // month → class → median
+  const listed = new Map<string, { n: number; median: number | null }>();
+  const classCounts = new Map<number, number>();
+  for (const r of rents.rows) {
+    const m = r.month.slice(0, 7);
+    if (r.all_classes === 1) listed.set(m, { n: r.listings, median: r.median_price });
+    else if (r.listings > 0 && r.median_price !== null) {
+      if (!byClass.has(m)) byClass.set(m, new Map());
+      byClass.get(m)!.set(r.bedrooms, r.median_price);
+      classCounts.set(r.bedrooms, (classCounts.get(r.bedrooms) ?? 0) + r.listings);
+    }
+  }
+  const allListed = [...classCounts.values()].reduce((a, b) => a + b, 0);
+  const weights = new Map([...classCounts].map(([c, n]) => [c, n / allListed]));
+
+  // Stock per day (end of day) from the whole history, then per month of the window.
+  const monthly = new Map<string, { entries: number; views: number; stockDays: number }>();
+  let stock = 0;
+  let day = flows.rows.length ? Date.parse(flows.rows[0]![0]) : Date.parse(from);
+  const byDay = new Map(flows.rows.map(([d, net, entries, views]) => [d, { net, entries, views }]));
+  for (const end = Date.parse(lastDay); day <= end; day += DAY_MS) {
+    const d = new Date(day).toISOString().slice(0, 10);
+    const flow = byDay.get(d);
+    stock += flow?.net ?? 0;
+    const m = d.slice(0, 7);
+    if (d < from) continue;
+    const acc = monthly.get(m) ?? { entries: 0, views: 0, stockDays: 0 };
+    acc.entries += flow?.entries ?? 0;
+    acc.views += flow?.views ?? 0;
+    acc.stockDays += stock;
+    monthly.set(m, acc);
+  }
+  const rentalDays = new Map<string, [number, number][]>();
+  for (const [m, daysOnMarket, n] of rentals.rows) {
+    const key = m.slice(0, 7);
+    if (!rentalDays.has(key)) rentalDays.set(key, []);
+    rentalDays.get(key)!.push([daysOnMarket, n]);
+  }
+
+  const months: SeasonalityMonth[] = window.map((m) => {
+    const [y, mo] = m.split('-').map(Number) as [number, number];
+    const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+    const flow = monthly.get(m) ?? { entries: 0, views: 0, stockDays: 0 };
+    const averageActive = flow.stockDays / daysInMonth;
+    const days = rentalDays.get(m) ?? [];
+    const rented = total(days);
+    return {
+      month: m,
+      median_price_tzs: mixAdjusted(byClass.get(m) ?? new Map(), weights),
+      raw_median_price_tzs: listed.get(m)?.median ?? null,
+      listed: listed.get(m)?.n ?? 0,
+      new_listings: flow.entries,
+      views: flow.views,
+      average_active: round2(averageActive),
+      views_per_active_listing: averageActive > 0 ? round3(flow.views / averageActive) : null,
+      rented,
+      median_days_to_rent: rented >= MIN_EXITS_FOR_MEDIAN ? median(days) : null,
+    };
+  });
+
+  const first = months.findIndex((m) => m.listed > 0);
+  const historyMonths = first < 0 ? 0 : months.length - first;
+  const status = seasonalityStatus(historyMonths);
+  const priceIndex = monthOfYearIndex(
+    months.map((m) => ({ month: m.month, value: m.median_price_tzs })),
+    historyMonths,
+  );
+  const listingsIndex = monthOfYearIndex(
+    months.map((m) => ({ month: m.month, value: m.new_listings })),
+    historyMonths,
+  );
+  return {
+    city: cities[params.city],
+    property_type: params.type,
+    status,
+    history_months: historyMonths,
+    mix_weights: bedroomClasses
+      .filter((c) => weights.has(c))
+      .map((c) => ({ bedrooms: classLabel(c), weight: round4(weights.get(c)!) })),
+    months,
+    month_of_year_index:
+      status === 'insufficient_history' || !priceIndex || !listingsIndex
+        ? null
+        : priceIndex.map((p, i) => ({
+            month: p.month,
+            price_index: p.index,
+            new_listings_index: listingsIndex[i]!.index,
+            years: p.years,
+          })),
+  };
+}

@@ -1,0 +1,147 @@
+// Fixtures of the lifecycle analytics tests (not a test file). A test builds a known timeline in a
+// year of its own (analytics-fixtures.ts claims and releases it): listings inserted straight into
+// `listings` with chosen listed_at, then their status changes published to rls.listing-status.v1 as
+// the ingest API would (the stream applies them: transitions, states, aggregates). Stock figures add
+// up every earlier day, so each test file also owns one city and type of one mode, and claims a
+// year before which that city and type hold nothing.
+import { randomUUID } from 'node:crypto';
+import type { ListingStatus, StatusSource } from '../../common/domain/lifecycle.ts';
+import { api, eventually } from '../support/api.ts';
+import { claimYear, insertListings, insertViews } from './analytics-fixtures.ts';
+import { publish, rows } from './stream-support.ts';
+
+export interface Scope {
+  city: string;
+  type: string;
+  isTest: 0 | 1;
+}
+
+/** A year (or `span` years from it) with nothing of `scope` in or before them (stock starts at zero). */
+export async function claimLifecycleYear(scope: Scope, span = 1): Promise<number> {
+  return claimYear(async (year) => {
+    const [row] = await rows<{ n: string }>(
+      `SELECT
+         (SELECT count() FROM market_daily_flows WHERE is_test = {t:UInt8} AND city = {city:String}
+            AND property_type = {type:String} AND day < {until:Date}) +
+         (SELECT count() FROM account_quarter_flows WHERE is_test = {t:UInt8} AND city = {city:String}
+            AND property_type = {type:String} AND quarter < {until:Date}) AS n`,
+      { t: scope.isTest, city: scope.city, type: scope.type, until: `${year + 1}-01-01` },
+    );
+    return Number(row?.n) === 0;
+  }, span);
+}
+
+export interface Change {
+  status: ListingStatus;
+  at: string;
+  source?: StatusSource;
+  rent_agreed?: number;
+}
+
+export interface TimelineListing {
+  id?: string;
+  account?: string;
+  neighbourhood: string;
+  listed_at: string;
+  price?: number;
+  bedrooms?: number;
+  type?: string;
+  city?: string;
+  isTest?: 0 | 1;
+  changes?: Change[];
+}
+
+const iso = (text: string) => new Date(`${text.replace(' ', 'T')}Z`).toISOString();
+
+/**
+ * Stores the listings, then publishes their changes (one message per listing and source, in
+ * order) and waits until the stream recorded `expectedChanges` rows for the accounts involved.
+ */
+export async function buildTimeline(
+  scope: Scope,
+  listings: TimelineListing[],
+  expectedChanges: number,
+): Promise<string[]> {
+  const withIds = listings.map((l) => ({
+    ...l,
+    id: l.id ?? randomUUID(),
+    account: l.account ?? 'lifecycle-test',
+  }));
+  await insertListings(
+    withIds.map((l) => ({
+      listing_id: l.id,
+      account_id: l.account,
+      is_test: l.isTest ?? scope.isTest,
+      listed_at: l.listed_at,
+      property_type: l.type ?? scope.type,
+      price_tzs: l.price ?? 500_000,
+      city: l.city ?? scope.city,
+      neighbourhood: l.neighbourhood,
+      bedrooms: l.bedrooms,
+    })),
+  );
+  const messages = withIds.flatMap((l) => {
+    const groups: { source: StatusSource; items: Change[] }[] = [];
+    for (const change of l.changes ?? []) {
+      const source = change.source ?? 'api';
+      if (groups.at(-1)?.source === source) groups.at(-1)!.items.push(change);
+      else groups.push({ source, items: [change] });
+    }
+    return groups.map((g) => ({
+      key: l.account,
+      value: JSON.stringify({
+        v: 1,
+        kind: 'status',
+        source: g.source,
+        account_id: l.account,
+        is_test: (l.isTest ?? scope.isTest) === 1,
+        received_at: new Date().toISOString(),
+        items: g.items.map((c) => ({
+          listing_id: l.id,
+          status: c.status,
+          at: iso(c.at),
+          ...(c.rent_agreed ? { rent_agreed: c.rent_agreed } : {}),
+        })),
+      }),
+    }));
+  });
+  if (messages.length) await publish('rls.listing-status.v1', messages);
+  const accounts = [...new Set(withIds.map((l) => l.account))];
+  await eventually(
+    async () => {
+      const [row] = await rows<{ n: string }>(
+        'SELECT count() AS n FROM listing_status_changes WHERE account_id IN {accounts:Array(String)}',
+        { accounts },
+      );
+      return Number(row?.n) >= expectedChanges ? true : undefined;
+    },
+    30_000,
+    `${expectedChanges} status changes stored`,
+  );
+  return withIds.map((l) => l.id);
+}
+
+export { insertViews };
+
+/** GET an analytics path and return the body (200 expected). */
+export async function analytics(key: string, path: string) {
+  const res = await api('GET', `/api/v1/analytics/${path}`, { key });
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+const DAY = 86_400_000;
+/** Days (YYYY-MM-DD, UTC) of [from, to] inclusive. */
+export function daysOf(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += DAY) {
+    out.push(new Date(t).toISOString().slice(0, 10));
+  }
+  return out;
+}
+
+/** Whole UTC days from `from` (YYYY-MM-DD) to today. */
+export function daysSince(from: string): number {
+  const today = Date.parse(new Date().toISOString().slice(0, 10));
+  return Math.round((today - Date.parse(`${from}T00:00:00Z`)) / DAY);
+}
