@@ -8,6 +8,7 @@ import {
 import { apiKeyUsageTable } from './api-key-usage.ts';
 import { imageChecksTable } from './image-checks.ts';
 import { listingStatesTable, listingStatusChangesTable } from './lifecycle.ts';
+import { listingImagesTable } from './listing-images.ts';
 import { listingsTable } from './listings.ts';
 import { quarantineTable } from './quarantine.ts';
 import {
@@ -26,6 +27,7 @@ export const warehouseTables: readonly TableRef[] = [
   viewEventsTable,
   quarantineTable,
   imageChecksTable,
+  listingImagesTable,
   webhookDeliveriesTable,
   apiKeyUsageTable,
   neighbourhoodQuarterStatsTable,
