@@ -1,19 +1,27 @@
 // The one way the service calls URLs that integrators gave it (webhooks, listing images). Each call
-// checks the target (target.ts), then connects to exactly the checked address via a custom
-// `lookup` — Host and SNI keep the name, so TLS still verifies it — with no redirects followed, a
-// hard deadline and a capped response body.
+// checks the target (target.ts: DNS inside the call's deadline), then connects to exactly the
+// checked address via a custom `lookup` — Host and SNI keep the name, so TLS still verifies it —
+// with no redirects followed, a hard deadline and a capped response body.
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import type { Logger } from '../logger.ts';
+import { OutboundRefusedError, OutboundTransportError } from './errors.ts';
 import type { AddressPolicy } from './ip-policy.ts';
-import { checkTarget, systemResolver, type CheckedTarget, type Resolver } from './target.ts';
+import {
+  checkTarget,
+  systemResolver,
+  type CheckedTarget,
+  type CheckOptions,
+  type Resolver,
+} from './target.ts';
 
 export interface OutboundRequest {
   url: string | URL;
   method?: 'GET' | 'HEAD' | 'POST';
   headers?: Record<string, string>;
   body?: string | Buffer;
-  /** Whole-call deadline (connect + send + response), ms. */
+  /** Whole-call deadline (DNS + connect + send + response), ms. */
   timeoutMs: number;
   /** Bytes of the response body kept; the rest is discarded and the socket closed. */
   maxBodyBytes?: number;
@@ -28,26 +36,24 @@ export interface OutboundResponse {
   target: CheckedTarget;
 }
 
-/** A failure after the target was accepted: connect error, timeout, TLS error, reset. */
-export class OutboundTransportError extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-  ) {
-    super(message);
-    this.name = 'OutboundTransportError';
-  }
-}
-
 export interface OutboundClient {
-  check(url: string | URL): Promise<CheckedTarget>;
+  /** Resolves and checks a URL (no connection); `timeoutMs` bounds the DNS answer. */
+  check(url: string | URL, options?: CheckOptions): Promise<CheckedTarget>;
+  /** check + send, both inside `timeoutMs`. */
   request(request: OutboundRequest): Promise<OutboundResponse>;
+  /**
+   * Calls a target `check` accepted, for callers that schedule by the resolved address between the
+   * two (image checks); `timeoutMs` is what is left of their deadline. `request.url` is ignored.
+   */
+  send(target: CheckedTarget, request: Omit<OutboundRequest, 'url'>): Promise<OutboundResponse>;
 }
 
 export interface OutboundClientOptions {
   policy: AddressPolicy;
   resolver?: Resolver;
   userAgent?: string;
+  /** Gets the detail of refusals (what a host resolved to), which callers never see. */
+  logger?: Logger;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
@@ -56,15 +62,37 @@ export function createOutboundClient(options: OutboundClientOptions): OutboundCl
   const resolver = options.resolver ?? systemResolver;
   const userAgent = options.userAgent ?? 'RentalListingsService/1 (+webhooks)';
 
-  async function request(req: OutboundRequest): Promise<OutboundResponse> {
-    const target = await checkTarget(req.url, options.policy, resolver);
-    return send(target, req, userAgent);
+  async function check(url: string | URL, checkOptions: CheckOptions = {}): Promise<CheckedTarget> {
+    try {
+      return await checkTarget(url, options.policy, resolver, checkOptions);
+    } catch (error) {
+      if (error instanceof OutboundRefusedError && error.detail)
+        options.logger?.warn('outbound call refused', { code: error.code, detail: error.detail });
+      throw error;
+    }
   }
 
-  return { check: (url) => checkTarget(url, options.policy, resolver), request };
+  async function request(req: OutboundRequest): Promise<OutboundResponse> {
+    const started = Date.now();
+    const target = await check(req.url, { timeoutMs: req.timeoutMs });
+    return send(target, { ...req, timeoutMs: req.timeoutMs - (Date.now() - started) }, userAgent);
+  }
+
+  return {
+    check,
+    request,
+    send: (target, req) => send(target, req, userAgent),
+  };
 }
 
-function send(target: CheckedTarget, req: OutboundRequest, userAgent: string): Promise<OutboundResponse> {
+function send(
+  target: CheckedTarget,
+  req: Omit<OutboundRequest, 'url'>,
+  userAgent: string,
+): Promise<OutboundResponse> {
+  // The deadline may already be spent (DNS, or a caller's queue): fail like a timeout, unconnected.
+  if (req.timeoutMs <= 0)
+    return Promise.reject(new OutboundTransportError('no time left for the call', 'timeout'));
   const maxBody = req.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   // Always answers with the address we checked: no second DNS query, so no rebinding window.
   const pinnedLookup: LookupFunction = (_hostname, lookupOptions, callback) => {

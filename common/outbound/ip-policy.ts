@@ -1,7 +1,11 @@
-// Which IP addresses the service may call (CONTRACT "Outbound requests"). Everything that is not
-// plainly public is refused: loopback, private, link-local, CGNAT, unique-local, multicast,
-// documentation, reserved, and IPv6 forms that embed such an IPv4 address (IPv4-mapped,
-// IPv4-compatible, NAT64 64:ff9b::/96, 6to4 2002::/16). OUTBOUND_ALLOW_CIDRS opens chosen ranges.
+// Which IP addresses (and ports) the service may call (CONTRACT "Outbound requests"). Everything
+// that is not plainly public is refused: loopback, private, link-local, CGNAT, unique-local,
+// multicast, documentation, reserved, and IPv6 forms that embed such an IPv4 address (IPv4-mapped,
+// IPv4-compatible, NAT64 64:ff9b::/96, 6to4 2002::/16). OUTBOUND_ALLOW_CIDRS opens chosen ranges;
+// an entry may name the ports it opens (`127.0.0.0/8:40000-65535`). An entry without ports opens
+// every port except those of the service's own components (Kafka, ClickHouse, Redis, the API:
+// service-ports.ts), so allowing 127.0.0.0/8 for a local receiver does not let a webhook or an
+// image URL reach ClickHouse's HTTP interface on the same host.
 import { BlockList, isIP } from 'node:net';
 
 const deniedV4: [string, number][] = [
@@ -33,36 +37,85 @@ export type AddressVerdict =
   { allowed: true; address: string; family: 4 | 6 } | { allowed: false; address: string; reason: string };
 
 export interface AddressPolicy {
-  /** Classifies one resolved address (no brackets). */
-  check(address: string): AddressVerdict;
-  /** True when the address is inside OUTBOUND_ALLOW_CIDRS (http is then accepted for live keys). */
-  explicitlyAllowed(address: string): boolean;
+  /** Classifies one resolved address (no brackets) for a connection to `port`. */
+  check(address: string, port: number): AddressVerdict;
+  /**
+   * True when an OUTBOUND_ALLOW_CIDRS entry opens this address and port (http is then accepted for
+   * live keys).
+   */
+  explicitlyAllowed(address: string, port: number): boolean;
 }
 
 export class InvalidCidrError extends Error {}
 
-/** Builds the policy; `allowCidrs` are the OUTBOUND_ALLOW_CIDRS entries (e.g. "127.0.0.0/8"). */
-export function createAddressPolicy(allowCidrs: readonly string[] = []): AddressPolicy {
-  const allow = new BlockList();
-  for (const cidr of allowCidrs) addCidr(allow, cidr);
+export interface AddressPolicyOptions {
+  /**
+   * Ports an allow entry without its own port range still refuses: the service's own components
+   * (service-ports.ts). Public addresses are not affected.
+   */
+  servicePorts?: Iterable<number>;
+}
+
+interface AllowEntry {
+  text: string;
+  range: BlockList;
+  /** Inclusive; undefined: every port except the service's own. */
+  ports?: [number, number];
+}
+
+/**
+ * Builds the policy; `allowEntries` are the OUTBOUND_ALLOW_CIDRS entries: a CIDR (`127.0.0.0/8`,
+ * `fd00::/8`) or a single address, optionally followed by `:port` or `:low-high` (after the prefix
+ * length, so IPv6 stays unambiguous: `::1/128:8080`).
+ */
+export function createAddressPolicy(
+  allowEntries: readonly string[] = [],
+  options: AddressPolicyOptions = {},
+): AddressPolicy {
+  const entries = allowEntries.map(parseAllowEntry);
+  const servicePorts = new Set(options.servicePorts ?? []);
   const denyV4 = new BlockList();
   for (const [net, prefix] of deniedV4) denyV4.addSubnet(net, prefix, 'ipv4');
   const denyV6 = new BlockList();
   for (const [net, prefix] of deniedV6) denyV6.addSubnet(net, prefix, 'ipv6');
 
-  function explicitlyAllowed(address: string): boolean {
+  /** The entries whose range holds the address (an IPv6 form of an IPv4 address counts as it). */
+  function matching(address: string): AllowEntry[] {
     const family = isIP(address);
-    if (family === 0) return false;
-    if (family === 4) return allow.check(address, 'ipv4');
-    if (allow.check(address, 'ipv6')) return true;
-    const embedded = embeddedIPv4(address);
-    return embedded !== undefined && allow.check(embedded, 'ipv4');
+    if (family === 0) return [];
+    const embedded = family === 6 ? embeddedIPv4(address) : undefined;
+    return entries.filter(
+      ({ range }) =>
+        range.check(address, family === 4 ? 'ipv4' : 'ipv6') ||
+        (embedded !== undefined && range.check(embedded, 'ipv4')),
+    );
   }
 
-  function check(address: string): AddressVerdict {
+  const opensPort = (entry: AllowEntry, port: number) =>
+    entry.ports ? port >= entry.ports[0] && port <= entry.ports[1] : !servicePorts.has(port);
+
+  function explicitlyAllowed(address: string, port: number): boolean {
+    return matching(address).some((entry) => opensPort(entry, port));
+  }
+
+  function check(address: string, port: number): AddressVerdict {
     const family = isIP(address);
     if (family === 0) return { allowed: false, address, reason: 'not an IP address' };
-    if (explicitlyAllowed(address)) return { allowed: true, address, family: family as 4 | 6 };
+    const inRanges = matching(address);
+    if (inRanges.some((entry) => opensPort(entry, port)))
+      return { allowed: true, address, family: family as 4 | 6 };
+    const verdict = publicVerdict(address, family as 4 | 6);
+    if (verdict.allowed || !inRanges.length) return verdict;
+    // Inside an allowed range, but not for this port: say so in the (log-only) reason.
+    return {
+      ...verdict,
+      reason: `${verdict.reason}; port ${port} is not open in OUTBOUND_ALLOW_CIDRS ${inRanges
+        .map((entry) => entry.text)
+        .join(', ')}${servicePorts.has(port) ? " (a port of the service's own components)" : ''}`,
+    };
+  }
+
+  function publicVerdict(address: string, family: 4 | 6): AddressVerdict {
     if (family === 4) {
       return denyV4.check(address, 'ipv4')
         ? { allowed: false, address, reason: 'non-public IPv4 address' }
@@ -88,13 +141,28 @@ export function createAddressPolicy(allowCidrs: readonly string[] = []): Address
   return { check, explicitlyAllowed };
 }
 
-function addCidr(list: BlockList, cidr: string): void {
+/** One OUTBOUND_ALLOW_CIDRS entry: `<address>[/<prefix>][:<port>|:<low>-<high>]`. */
+function parseAllowEntry(text: string): AllowEntry {
+  // Ports only after a prefix length, or after a dotted IPv4 address: "::1:80" is an IPv6 address.
+  const withPorts = /^(.+\/\d+|\d+\.\d+\.\d+\.\d+):(\d+)(?:-(\d+))?$/.exec(text);
+  const cidr = withPorts ? withPorts[1]! : text;
+  const range = new BlockList();
+  addCidr(range, cidr, text);
+  if (!withPorts) return { text, range };
+  const low = Number(withPorts[2]);
+  const high = withPorts[3] === undefined ? low : Number(withPorts[3]);
+  if (low < 1 || high > 65535 || low > high)
+    throw new InvalidCidrError(`port range must be within 1-65535, low to high: "${text}"`);
+  return { text, range, ports: [low, high] };
+}
+
+function addCidr(list: BlockList, cidr: string, entry: string): void {
   const [net, prefixText, extra] = cidr.split('/');
   const family = isIP(net ?? '');
   const prefix = prefixText === undefined ? (family === 4 ? 32 : 128) : Number(prefixText);
   if (extra !== undefined || family === 0 || !Number.isInteger(prefix) || prefix < 0)
-    throw new InvalidCidrError(`not a CIDR: "${cidr}"`);
-  if (prefix > (family === 4 ? 32 : 128)) throw new InvalidCidrError(`prefix too long: "${cidr}"`);
+    throw new InvalidCidrError(`not a CIDR: "${entry}"`);
+  if (prefix > (family === 4 ? 32 : 128)) throw new InvalidCidrError(`prefix too long: "${entry}"`);
   list.addSubnet(net!, prefix, family === 4 ? 'ipv4' : 'ipv6');
 }
 

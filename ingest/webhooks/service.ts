@@ -114,6 +114,9 @@ export function webhookService(deps: WebhookServiceDeps) {
 
 export type WebhookService = ReturnType<typeof webhookService>;
 
+/** A registration waits this long for DNS at most (then: unresolvable_host), not the client's 30 s. */
+const REGISTRATION_DNS_TIMEOUT_MS = 5_000;
+
 /** URL rules: SSRF policy after DNS, https for live keys unless the target is explicitly allowed. */
 async function checkUrl(outbound: OutboundClient, url: string, mode: ApiKeyRecord['mode']): Promise<void> {
   const refuse = (code: string, message: string) =>
@@ -123,7 +126,7 @@ async function checkUrl(outbound: OutboundClient, url: string, mode: ApiKeyRecor
     });
   let target;
   try {
-    target = await outbound.check(url);
+    target = await outbound.check(url, { timeoutMs: REGISTRATION_DNS_TIMEOUT_MS });
   } catch (error) {
     if (error instanceof OutboundRefusedError) throw refuse(error.code, error.message);
     throw error;

@@ -6,7 +6,7 @@
 import type { ListingMessage } from '../../common/domain/messages.ts';
 import { parseEnv } from '../../common/env.ts';
 import type { Logger } from '../../common/logger.ts';
-import { createAddressPolicy, createOutboundClient } from '../../common/outbound/index.ts';
+import { createOutboundClient, outboundPolicyFromEnv } from '../../common/outbound/index.ts';
 import type { Platform } from '../../common/platform.ts';
 import { imageChecksTable } from '../../common/warehouse/image-checks.ts';
 import { listingImagesTable } from '../../common/warehouse/listing-images.ts';
@@ -37,9 +37,10 @@ function hostOf(url: string): string {
 
 export async function startImageChecker(platform: Platform, env: ImageCheckerEnv, logger: Logger) {
   const outbound = createOutboundClient({
-    policy: createAddressPolicy(env.OUTBOUND_ALLOW_CIDRS),
+    policy: outboundPolicyFromEnv(),
     resolver: imageResolver,
     userAgent: 'RentalListingsService/1 (+image-check)',
+    logger: logger.child({ component: 'image-checker' }),
   });
   const limiter = createLimiter(env.IMAGE_CHECK_CONCURRENCY, env.IMAGE_CHECK_PER_HOST);
   const summary = imageSummaryStore(platform.redis, env.REDIS_KEY_PREFIX);

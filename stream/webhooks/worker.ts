@@ -4,7 +4,7 @@ import type { Platform } from '../../common/platform.ts';
 import { batchStore } from '../../common/batches.ts';
 import { errorFields, type Logger } from '../../common/logger.ts';
 import { webhookDeliveries } from '../../common/metrics/registry.ts';
-import { createAddressPolicy, createOutboundClient } from '../../common/outbound/index.ts';
+import { createOutboundClient, outboundPolicyFromEnv } from '../../common/outbound/index.ts';
 import { webhookDeliveriesTable } from '../../common/warehouse/webhook-deliveries.ts';
 import { webhookStore } from '../../common/webhooks/store.ts';
 import { createClickHouseWriter } from '../sink/clickhouse-writer.ts';
@@ -45,7 +45,7 @@ export async function startWebhookWorker(
   const attempt = createDeliverer({
     queue,
     webhooks,
-    outbound: createOutboundClient({ policy: createAddressPolicy(env.OUTBOUND_ALLOW_CIDRS) }),
+    outbound: createOutboundClient({ policy: outboundPolicyFromEnv(), logger }),
     log,
     schedule: env.WEBHOOK_RETRY_SCHEDULE_MS,
     timeoutMs: env.WEBHOOK_TIMEOUT_MS,

@@ -1,7 +1,7 @@
 // Webhook registration: record shape, secret shown once, URL rules (SSRF, https for live keys,
 // credentials), the per-account cap, and isolation between accounts and modes.
 import { describe, expect, it } from 'vitest';
-import { api, createTestKey } from '../support/api.ts';
+import { api, baseUrl, createTestKey, env } from '../support/api.ts';
 
 const receiverUrl = 'http://127.0.0.1:9/hook'; // inside the test run's OUTBOUND_ALLOW_CIDRS; never called
 
@@ -140,5 +140,42 @@ describe('webhook registration (security)', () => {
     expect(del.status).toBe(404);
     expect(del.body.error.code).toBe('not_found');
     expect((await api('GET', `/api/v1/webhooks/${id}`, { key: owner.key })).status).toBe(200);
+  });
+
+  // Issue 13 item 10: the test run opens 127.0.0.0/8 without a port range, which must not open the
+  // ports of the service's own components (ClickHouse's HTTP port would run a GET's ?query=).
+  it("refuses the ports of the service's own components inside an allowed range", async () => {
+    const { key } = await createTestKey({ mode: 'test' });
+    const ports = {
+      clickhouse: new URL(env.CLICKHOUSE_URL).port,
+      kafka: env.KAFKA_BROKERS[0]!.split(':').pop()!,
+      redis: new URL(env.REDIS_URL).port,
+      api: new URL(baseUrl()).port,
+    };
+    for (const [component, port] of Object.entries(ports)) {
+      const refused = await api('POST', '/api/v1/webhooks/register', {
+        key,
+        body: { url: `http://127.0.0.1:${port}/hook` },
+      });
+      expect([component, refused.status]).toEqual([component, 400]);
+      expect(refused.body.error.details[0]).toMatchObject({ field: 'url', code: 'forbidden_address' });
+    }
+    // Any other port of the allowed range stays open (the local receivers of the tests).
+    const open = await api('POST', '/api/v1/webhooks/register', { key, body: { url: receiverUrl } });
+    expect(open.status).toBe(201);
+  });
+
+  // Issue 13 item 13: the answer must not tell a caller what a name resolves to (internal DNS probing).
+  it('says "not a public address" without the resolved address', async () => {
+    const { key } = await createTestKey({ mode: 'test' });
+    const port = new URL(env.CLICKHOUSE_URL).port;
+    const refused = await api('POST', '/api/v1/webhooks/register', {
+      key,
+      body: { url: `http://localhost:${port}/hook` },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details[0]).toMatchObject({ field: 'url', code: 'forbidden_address' });
+    expect(refused.body.error.details[0].message).toMatch(/not a public address/);
+    expect(JSON.stringify(refused.body)).not.toMatch(/127\.0\.0\.1|::1|resolves to/);
   });
 });

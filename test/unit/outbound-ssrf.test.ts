@@ -7,10 +7,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import {
   createAddressPolicy,
   createOutboundClient,
+  outboundEnvSchema,
   OutboundRefusedError,
+  servicePorts,
   OutboundTransportError,
   type Resolver,
 } from '../../common/outbound/index.ts';
+import { createLogger } from '../../common/logger.ts';
 
 interface Recorder {
   server: http.Server;
@@ -87,30 +90,65 @@ describe('address policy (security)', () => {
     '2001::1',
     '100::1',
   ])('refuses %s', (address) => {
-    expect(policy.check(address).allowed).toBe(false);
+    expect(policy.check(address, 443).allowed).toBe(false);
   });
 
   it.each(['93.184.216.34', '8.8.8.8', '2606:4700::1111', '64:ff9b::808:808', '2002:808:808::1'])(
     'accepts public %s',
     (address) => {
-      expect(policy.check(address).allowed).toBe(true);
+      expect(policy.check(address, 443).allowed).toBe(true);
     },
   );
 
   it('opens exactly the OUTBOUND_ALLOW_CIDRS ranges, including their IPv4-mapped forms', () => {
     const open = createAddressPolicy(['127.0.0.0/8', '10.9.0.0/16']);
-    expect(open.check('127.0.0.1').allowed).toBe(true);
-    expect(open.check('::ffff:127.0.0.1').allowed).toBe(true);
-    expect(open.check('10.9.3.4').allowed).toBe(true);
-    expect(open.check('10.8.3.4').allowed).toBe(false);
-    expect(open.check('::1').allowed).toBe(false);
-    expect(open.explicitlyAllowed('127.0.0.5')).toBe(true);
-    expect(open.explicitlyAllowed('93.184.216.34')).toBe(false);
+    expect(open.check('127.0.0.1', 80).allowed).toBe(true);
+    expect(open.check('::ffff:127.0.0.1', 80).allowed).toBe(true);
+    expect(open.check('10.9.3.4', 80).allowed).toBe(true);
+    expect(open.check('10.8.3.4', 80).allowed).toBe(false);
+    expect(open.check('::1', 80).allowed).toBe(false);
+    expect(open.explicitlyAllowed('127.0.0.5', 80)).toBe(true);
+    expect(open.explicitlyAllowed('93.184.216.34', 80)).toBe(false);
+  });
+
+  // Issue 13 item 10: allowing 127.0.0.0/8 opened ClickHouse's HTTP port on the same host.
+  it("an entry without ports still refuses the service's own ports; public hosts keep every port", () => {
+    const open = createAddressPolicy(['127.0.0.0/8', '::1/128'], { servicePorts: [8123, 9092, 6379, 8080] });
+    for (const port of [8123, 9092, 6379, 8080]) {
+      expect(open.check('127.0.0.1', port).allowed, String(port)).toBe(false);
+      expect(open.check('::ffff:127.0.0.1', port).allowed, String(port)).toBe(false);
+      expect(open.check('::1', port).allowed, String(port)).toBe(false);
+      expect(open.explicitlyAllowed('127.0.0.1', port)).toBe(false);
+      expect(open.check('93.184.216.34', port).allowed, String(port)).toBe(true);
+    }
+    expect(open.check('127.0.0.1', 8124).allowed).toBe(true);
+    const refused = open.check('127.0.0.1', 8123);
+    expect(!refused.allowed && refused.reason).toMatch(/port 8123 is not open.*own components/);
+  });
+
+  it('an entry with a port or port range opens exactly those ports, service ports included', () => {
+    const open = createAddressPolicy(['127.0.0.0/8:40000-65535', '10.0.0.7:8123', 'fd00::/8:443'], {
+      servicePorts: [8123],
+    });
+    expect(open.check('127.0.0.1', 40000).allowed).toBe(true);
+    expect(open.check('127.0.0.1', 65535).allowed).toBe(true);
+    expect(open.check('127.0.0.1', 39999).allowed).toBe(false);
+    expect(open.check('127.0.0.1', 8123).allowed).toBe(false);
+    expect(open.check('10.0.0.7', 8123).allowed).toBe(true); // named explicitly: the operator's choice
+    expect(open.check('10.0.0.8', 8123).allowed).toBe(false);
+    expect(open.check('fd00::1', 443).allowed).toBe(true);
+    expect(open.check('fd00::1', 80).allowed).toBe(false);
+    expect(open.explicitlyAllowed('127.0.0.9', 50000)).toBe(true);
+    expect(open.explicitlyAllowed('127.0.0.9', 80)).toBe(false);
   });
 
   it('rejects malformed CIDRs at startup (error)', () => {
     expect(() => createAddressPolicy(['127.0.0.1/33'])).toThrow(/prefix/);
     expect(() => createAddressPolicy(['localhost/8'])).toThrow(/CIDR/);
+    expect(() => createAddressPolicy(['127.0.0.0/8:0-80'])).toThrow(/port/);
+    expect(() => createAddressPolicy(['127.0.0.0/8:90-80'])).toThrow(/port/);
+    expect(() => createAddressPolicy(['127.0.0.0/8:1-65536'])).toThrow(/port/);
+    expect(() => createAddressPolicy(['127.0.0.0/8:http'])).toThrow(/CIDR/);
   });
 });
 
@@ -171,6 +209,44 @@ describe('outbound client with an empty allow-list (security)', () => {
     expect(connectSpy).not.toHaveBeenCalled();
     expect(v4.connections).toBe(0);
     expect(v6?.connections ?? 0).toBe(0);
+  });
+
+  // Issue 13 item 13: "private.example.com resolves to 127.0.0.1" let any integrator map our DNS.
+  it('refusals say "not a public address"; only the log hears what the name resolved to (security)', async () => {
+    const logged: string[] = [];
+    const logging = createOutboundClient({
+      policy: createAddressPolicy([]),
+      resolver,
+      logger: createLogger('info', {}, (line) => logged.push(line)),
+    });
+    for (const url of [`http://private.example.com:${v4.port}/`, 'https://mixed.example.com/']) {
+      const error = (await logging
+        .request({ url, timeoutMs: 1_000 })
+        .catch((e: unknown) => e)) as OutboundRefusedError;
+      expect(error.code).toBe('forbidden_address');
+      expect(error.message).toMatch(/is not a public address/);
+      expect(error.message).not.toMatch(/127\.0\.0\.1|10\.0\.0\.1|resolves/);
+      expect(error.detail).toMatch(/resolves to (127\.0\.0\.1|10\.0\.0\.1)/);
+    }
+    expect(logged.join('\n')).toMatch(/private\.example\.com resolves to 127\.0\.0\.1/);
+    expect(connectSpy).not.toHaveBeenCalled();
+  });
+
+  // Issue 13 item 11: the lookup ran outside the deadline, so a slow resolver held a slot for as long as it liked.
+  it('gives up on a DNS answer at the call deadline (error)', async () => {
+    const slow = createOutboundClient({
+      policy: createAddressPolicy([]),
+      resolver: () =>
+        new Promise((resolve) => setTimeout(() => resolve([{ address: '93.184.216.34', family: 4 }]), 5_000)),
+    });
+    const started = Date.now();
+    const error = await slow
+      .request({ url: 'https://slow-dns.example.com/', timeoutMs: 200 })
+      .catch((e: unknown) => e);
+    expect((error as OutboundRefusedError).code).toBe('unresolvable_host');
+    expect((error as Error).message).toMatch(/did not resolve within 200 ms/);
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(connectSpy).not.toHaveBeenCalled();
   });
 
   it('refuses credentials, other schemes and unresolvable names before connecting', async () => {
@@ -267,5 +343,27 @@ describe('outbound client with 127.0.0.1/32 allowed', () => {
     expect(error).toBeInstanceOf(OutboundTransportError);
     expect((error as OutboundTransportError).code).toBe('timeout');
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe('service ports (issue 13 item 10)', () => {
+  it("derives the component ports from the connection settings, with each scheme's default", () => {
+    const parse = (env: Record<string, string>) =>
+      servicePorts(
+        outboundEnvSchema.parse({
+          KAFKA_BROKERS: 'k1:19092,k2',
+          CLICKHOUSE_URL: 'https://ch.internal',
+          REDIS_URL: 'redis://:secret@cache:6380/0',
+          ...env,
+        }),
+      );
+    expect(parse({ PORT: '9000' })).toEqual([443, 6380, 9000, 9092, 19092]);
+    expect(parse({})).toEqual([443, 6380, 8080, 8081, 8082, 9092, 19092]);
+    expect(parse({ PORT: '9000', TLS_CERT_FILE: '/x', CLICKHOUSE_TCP_PORT: '9440' })).toEqual([
+      443, 6380, 9000, 9092, 9363, 9440, 19092,
+    ]);
+    expect(parse({ CLICKHOUSE_URL: 'http://127.0.0.1:8123', PORT: '8080', TLS_PORT: '8443' })).toEqual([
+      6380, 8080, 8123, 8443, 9092, 19092,
+    ]);
   });
 });

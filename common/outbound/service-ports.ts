@@ -1,0 +1,49 @@
+// The ports of the service's own components, which an OUTBOUND_ALLOW_CIDRS entry without a port
+// range never opens (ip-policy.ts): a webhook or image URL must not reach Kafka, ClickHouse (whose
+// HTTP interface runs the query of a GET), Redis or our own API on an allowed host. Derived from the
+// connection settings every process already has, so nothing extra needs configuring.
+import { z } from 'zod';
+import { envFields, parseEnv } from '../env.ts';
+import { TLS_PORT_OFFSET } from '../http/tls.ts';
+import { createAddressPolicy, type AddressPolicy } from './ip-policy.ts';
+
+/** The HTTP ports of the API processes when PORT is not set (gateway, ingest, analytics). */
+const DEFAULT_API_PORTS = [8080, 8081, 8082];
+
+export const outboundEnvSchema = z.object({
+  OUTBOUND_ALLOW_CIDRS: envFields.cidrList,
+  KAFKA_BROKERS: envFields.kafkaBrokers,
+  CLICKHOUSE_URL: envFields.clickhouseUrl,
+  REDIS_URL: envFields.redisUrl,
+  PORT: envFields.port.optional(),
+  TLS_PORT: envFields.port.optional(),
+  TLS_CERT_FILE: z.string().optional(),
+  // Set by the local stack (README, "Local stack"); in production usually absent.
+  CLICKHOUSE_TCP_PORT: envFields.port.optional(),
+  KAFKA_CONTROLLER_PORT: envFields.port.optional(),
+});
+export type OutboundEnv = z.infer<typeof outboundEnvSchema>;
+
+export function servicePorts(env: OutboundEnv): number[] {
+  const ports = new Set<number>();
+  for (const broker of env.KAFKA_BROKERS) {
+    const port = /:(\d+)$/.exec(broker)?.[1];
+    ports.add(port ? Number(port) : 9092);
+  }
+  const clickhouse = new URL(env.CLICKHOUSE_URL);
+  ports.add(Number(clickhouse.port) || (clickhouse.protocol === 'https:' ? 443 : 80));
+  ports.add(Number(new URL(env.REDIS_URL).port) || 6379);
+  const apiPorts = env.PORT !== undefined ? [env.PORT] : DEFAULT_API_PORTS;
+  for (const port of apiPorts) ports.add(port);
+  if (env.TLS_PORT !== undefined) ports.add(env.TLS_PORT);
+  else if (env.TLS_CERT_FILE) for (const port of apiPorts) ports.add(port + TLS_PORT_OFFSET);
+  for (const port of [env.CLICKHOUSE_TCP_PORT, env.KAFKA_CONTROLLER_PORT]) if (port) ports.add(port);
+  ports.delete(0);
+  return [...ports].sort((a, b) => a - b);
+}
+
+/** The outbound policy of this process: OUTBOUND_ALLOW_CIDRS, minus the service's own ports. */
+export function outboundPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): AddressPolicy {
+  const parsed = parseEnv(outboundEnvSchema, env);
+  return createAddressPolicy(parsed.OUTBOUND_ALLOW_CIDRS, { servicePorts: servicePorts(parsed) });
+}
