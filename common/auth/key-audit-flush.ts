@@ -14,13 +14,9 @@ import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
 import type { Redis } from 'ioredis';
 import { isTransientClickHouseError } from '../clients/clickhouse.ts';
 import { errorFields, type Logger } from '../logger.ts';
-import {
-  KEY_AUDIT_TABLE,
-  keyAuditColumns,
-  keyAuditDeadKey,
-  keyAuditOutboxKey,
-  type KeyAuditEvent,
-} from './key-audit.ts';
+import { keyAuditEventsTable } from '../warehouse/key-audit-events.ts';
+import { insertRows } from '../warehouse/table.ts';
+import { keyAuditDeadKey, keyAuditOutboxKey, type KeyAuditEvent } from './key-audit.ts';
 
 export interface KeyAuditFlushDeps {
   redis: Redis;
@@ -71,17 +67,11 @@ async function insertEvent(clickhouse: ClickHouseClient, json: string): Promise<
     return 'not JSON';
   }
   try {
-    await clickhouse.insert({
-      table: KEY_AUDIT_TABLE,
-      values: [event],
-      format: 'JSONEachRow',
-      columns: [...keyAuditColumns],
-      // The client's default is deduplicate_insert 'disable' (common/clients/clickhouse.ts); this
-      // insert opts in, as the stream writer does (`deduplicate_insert` is missing from the types).
-      clickhouse_settings: {
-        ...({ deduplicate_insert: 'enable' } as ClickHouseSettings),
-        insert_deduplication_token: String(event.event_id),
-      },
+    // The client's default is deduplicate_insert 'disable' (common/clients/clickhouse.ts); this
+    // insert opts in, as the stream writer does (`deduplicate_insert` is missing from the types).
+    await insertRows(clickhouse, keyAuditEventsTable, [event], {
+      ...({ deduplicate_insert: 'enable' } as ClickHouseSettings),
+      insert_deduplication_token: String(event.event_id),
     });
     return undefined;
   } catch (error) {

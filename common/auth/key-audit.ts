@@ -8,65 +8,19 @@
 // warehouse is down. key-audit-flush.ts then copies the stream into ClickHouse (right after each
 // change, and every minute from the stream worker for whatever an outage left behind).
 import { newId } from '../ids.ts';
+import type { KeyAuditRow } from '../warehouse/key-audit-events.ts';
 import type { KeyMode } from './api-key-format.ts';
 import type { Role } from './roles.ts';
 import type { Tier } from './tiers.ts';
 
-export const KEY_AUDIT_TABLE = 'key_audit_events';
-
-export type KeyAction = 'create' | 'roll' | 'revoke';
+export type KeyAction = KeyAuditEvent['action'];
 
 /** Who made a change: an admin key over the API, or the operator's CLI. */
 export type KeyActor =
   { source: 'api'; keyId: string; clientIp: string; requestId: string } | { source: 'cli'; operator: string };
 
-/** One row of key_audit_events, as stored in the outbox and inserted (JSONEachRow). */
-export interface KeyAuditEvent {
-  event_id: string;
-  occurred_at: string;
-  action: KeyAction;
-  source: KeyActor['source'];
-  account_id: string;
-  /** The admin key that acted ('' from the CLI). */
-  actor_key_id: string;
-  /** The API client's address ('' from the CLI). */
-  client_ip: string;
-  /** `user@host` of the CLI ('' from the API). */
-  operator: string;
-  /** The API request id, as in the logs and the X-Request-Id header ('' from the CLI). */
-  request_id: string;
-  /** The key created, rolled (the old one) or revoked. */
-  key_id: string;
-  key_prefix: string;
-  key_name: string;
-  mode: KeyMode;
-  tier: Tier;
-  role: Role;
-  /** roll: the replacement key ('' otherwise). */
-  new_key_id: string;
-  /** roll: when the old key stops working (null otherwise). */
-  expires_at: string | null;
-}
-
-export const keyAuditColumns = [
-  'event_id',
-  'occurred_at',
-  'action',
-  'source',
-  'account_id',
-  'actor_key_id',
-  'client_ip',
-  'operator',
-  'request_id',
-  'key_id',
-  'key_prefix',
-  'key_name',
-  'mode',
-  'tier',
-  'role',
-  'new_key_id',
-  'expires_at',
-] as const satisfies readonly (keyof KeyAuditEvent)[];
+/** One event: a row of key_audit_events (common/warehouse/key-audit-events.ts), as queued and inserted. */
+export type KeyAuditEvent = KeyAuditRow;
 
 /** The Redis stream holding events not yet in ClickHouse (field `event`: the JSON row). */
 export const keyAuditOutboxKey = (prefix: string): string => `${prefix}audit:keys`;

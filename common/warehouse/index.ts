@@ -7,6 +7,7 @@ import {
 } from './aggregates.ts';
 import { apiKeyUsageTable } from './api-key-usage.ts';
 import { imageChecksTable } from './image-checks.ts';
+import { keyAuditEventsTable } from './key-audit-events.ts';
 import { listingStatesTable, listingStatusChangesTable } from './lifecycle.ts';
 import { listingImagesTable } from './listing-images.ts';
 import { listingsTable } from './listings.ts';
@@ -30,6 +31,7 @@ export const warehouseTables: readonly TableRef[] = [
   listingImagesTable,
   webhookDeliveriesTable,
   apiKeyUsageTable,
+  keyAuditEventsTable,
   neighbourhoodQuarterStatsTable,
   cellQuarterStatsTable,
   neighbourhoodQuarterPricesTable,
