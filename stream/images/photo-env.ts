@@ -25,6 +25,6 @@ export const photoEnvSchema = z.object({
   /** Below this summed probability the model abstains: image_of is Other, tags is empty. */
   PHOTO_TAG_THRESHOLD: fraction.default(0.3),
   /** Hashes (or mirrored hashes) at most this many bits apart are the same photo. */
-  PHOTO_REUSE_MAX_DISTANCE: z.coerce.number().int().min(0).max(20).default(12),
+  PHOTO_REUSE_MAX_DISTANCE: z.coerce.number().int().min(0).max(20).default(10),
 });
 export type PhotoEnv = z.infer<typeof photoEnvSchema>;

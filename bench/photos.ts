@@ -1,0 +1,171 @@
+// npm run bench:photos — photo analysis throughput of one stream worker: listings with 10 distinct
+// photo-like JPEGs each (the eval photos, each shifted, scaled and tinted differently) served by a
+// local image server, posted through the API; measures images/s from the first post until every
+// image has its listing_images row, the worker's analysis time per photo (analyse_ms: decode, hash,
+// tag) and the worker's resident memory (sampled every 250 ms, and its VmHWM peak).
+//
+// Runs against the stack of the environment (npm start's by default; RLS_PORT_BASE / RLS_STATE_DIR /
+// *_URL select another) with its own gateway (BENCH_PORT, default 28192) and one stream worker.
+// Knobs: BENCH_PHOTOS (600), PHOTO_TAG_CONCURRENCY (the worker's, default 1), PHOTO_MODEL_PATH
+// (default: the provisioned model in RLS_CACHE_DIR).
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import sharp from 'sharp';
+import { createKeyStore } from '../common/auth/key-store.ts';
+import { createClickHouse, queryRows } from '../common/clients/clickhouse.ts';
+import { createRedis, redisReady } from '../common/clients/redis.ts';
+import { baseEnvSchema, parseEnv } from '../common/env.ts';
+import { ensurePhotoModel } from '../infra/local/photo-model.mjs';
+import { spawnService, stopChildren, waitForHealth } from '../infra/local/services.mjs';
+import { readSettings, repoRoot } from '../infra/local/settings.mjs';
+
+const total = Number(process.env.BENCH_PHOTOS ?? 600);
+const port = Number(process.env.BENCH_PORT ?? 28192);
+const perListing = 10;
+const env = parseEnv(baseEnvSchema);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `total` distinct JPEGs of about listing-photo size (~960 px wide), made from the eval photos. */
+async function photos(): Promise<Buffer[]> {
+  const dir = path.join(repoRoot, 'eval/photos');
+  const sources = fs.readdirSync(dir).filter((f) => f.endsWith('.jpg'));
+  const out: Buffer[] = [];
+  for (let i = 0; i < total; i++) {
+    const src = sharp(path.join(dir, sources[i % sources.length]!));
+    const { width, height } = await src.metadata();
+    const cut = 1 + (i % 37);
+    out.push(
+      await sharp(path.join(dir, sources[i % sources.length]!))
+        .extract({ left: cut, top: cut % 17, width: width! - cut * 2, height: height! - (cut % 17) * 2 })
+        .resize(900 + (i % 60))
+        .linear(0.9 + (i % 20) / 100, 0)
+        .jpeg({ quality: 80 + (i % 15) })
+        .toBuffer(),
+    );
+  }
+  return out;
+}
+
+function rssKb(pid: number): { rss: number; hwm: number } | undefined {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    return {
+      rss: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]),
+      hwm: Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+async function main() {
+  const images = await photos();
+  const server = http.createServer((req, res) => {
+    const body = images[Number(/^\/(\d+)\.jpg$/.exec(req.url ?? '')?.[1] ?? -1)];
+    if (!body) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': body.length });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const imageBase = `http://bench-photos.localhost:${(server.address() as AddressInfo).port}`;
+
+  const redis = createRedis(env.REDIS_URL, { name: 'bench-photos' });
+  await redisReady(redis);
+  const clickhouse = createClickHouse({
+    url: env.CLICKHOUSE_URL,
+    username: env.CLICKHOUSE_USER,
+    password: env.CLICKHOUSE_PASSWORD,
+    database: env.CLICKHOUSE_DATABASE,
+  });
+  const serviceEnv = {
+    ...process.env,
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
+    PHOTO_MODEL_PATH: process.env.PHOTO_MODEL_PATH || (await ensurePhotoModel(readSettings(process.env))),
+  };
+  const children: ChildProcess[] = [spawnService('gateway', serviceEnv), spawnService('stream', serviceEnv)];
+  const stream = children[1]!;
+  try {
+    await waitForHealth(port, { children, timeoutMs: 120_000 });
+    const key = await createKeyStore(redis, env.REDIS_KEY_PREFIX).create({
+      mode: 'live',
+      tier: 'enterprise',
+      rateLimit: 1_000_000,
+      name: 'bench-photos',
+    });
+    const idle = rssKb(stream.pid!);
+    const started = Date.now();
+    const listingIds: string[] = [];
+    for (let first = 0; first < total; first += perListing * 10) {
+      const listings = [];
+      for (let l = first; l < Math.min(total, first + perListing * 10); l += perListing)
+        listings.push({
+          title: `Photo bench ${started}-${l}`,
+          description: 'Two-bedroom apartment with a new kitchen.',
+          property_type: 'apartment',
+          price: 900_000,
+          latitude: -6.77,
+          longitude: 39.27,
+          images: Array.from(
+            { length: Math.min(perListing, total - l) },
+            (_, i) => `${imageBase}/${l + i}.jpg`,
+          ),
+        });
+      const response = await fetch(`http://127.0.0.1:${port}/api/v1/listings/bulk`, {
+        method: 'POST',
+        headers: { 'X-API-Key': key.key, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ listings }),
+      });
+      const body = (await response.json()) as { results: { listing_id: string }[] };
+      if (response.status !== 201) throw new Error(`POST ${response.status}: ${JSON.stringify(body)}`);
+      listingIds.push(...body.results.map((r) => r.listing_id));
+    }
+    let peakRss = 0;
+    let analysed = 0;
+    while (analysed < total) {
+      await sleep(250);
+      peakRss = Math.max(peakRss, rssKb(stream.pid!)?.rss ?? 0);
+      const [row] = await queryRows<{ n: string }>(
+        clickhouse,
+        `SELECT count() AS n FROM listing_images WHERE account_id = {account:String}`,
+        { account: key.account_id },
+      );
+      analysed = Number(row?.n ?? 0);
+      if (Date.now() - started > 600_000) throw new Error(`only ${analysed}/${total} analysed after 10 min`);
+    }
+    const seconds = (Date.now() - started) / 1000;
+    const [stats] = await queryRows<Record<string, number>>(
+      clickhouse,
+      `SELECT countIf(outcome = 'decoded') AS decoded, quantile(0.5)(analyse_ms) AS p50,
+              quantile(0.95)(analyse_ms) AS p95, countIf(image_of NOT IN ('', 'Other')) AS tagged,
+              countIf(reused_photo = 1) AS reused
+       FROM listing_images FINAL WHERE account_id = {account:String}`,
+      { account: key.account_id },
+    );
+    const mem = rssKb(stream.pid!);
+    console.log(
+      `${total} photos (${listingIds.length} listings × ${perListing}) in ${seconds.toFixed(1)} s: ` +
+        `${(total / seconds).toFixed(1)} images/s with PHOTO_TAG_CONCURRENCY=${process.env.PHOTO_TAG_CONCURRENCY ?? 1}`,
+    );
+    console.log(
+      `decoded ${stats!.decoded}, tagged ${stats!.tagged}, reused ${stats!.reused}; analysis per photo ` +
+        `(decode + hash + tag, worker CPU) p50 ${stats!.p50} ms, p95 ${stats!.p95} ms`,
+    );
+    console.log(
+      `stream worker pid ${stream.pid}: resident ${Math.round((idle?.rss ?? 0) / 1024)} MB idle, ` +
+        `peak ${Math.round(peakRss / 1024)} MB while analysing, ${Math.round((mem?.rss ?? 0) / 1024)} MB after ` +
+        `(VmHWM ${Math.round((mem?.hwm ?? 0) / 1024)} MB)`,
+    );
+  } finally {
+    await stopChildren(children);
+    server.close();
+    await clickhouse.close();
+    redis.disconnect();
+  }
+}
+
+await main();
