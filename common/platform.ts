@@ -64,7 +64,11 @@ export function createPlatform(env: BaseEnv, logger: Logger, clientId: string): 
       if (!result.success) throw result.error;
     },
     redis: async () => {
-      await redis.ping();
+      // How close Redis is to its ceiling (noeviction: at maxmemory every write fails).
+      const info = await redis.info('memory');
+      const bytes = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? 0);
+      const mb = (n: number) => Math.round(n / 1048576);
+      return { used_memory_mb: mb(bytes('used_memory')), maxmemory_mb: mb(bytes('maxmemory')) };
     },
     stream_workers: async () => {
       const live = await workers.live();

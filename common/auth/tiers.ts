@@ -1,12 +1,16 @@
 // Tiers and what they allow: the ONE table behind authorization, image limits and rate limits.
 // docs/auth.md ("Tiers") renders it for the README; change both together.
 //
-// | tier       | permissions                                                  | images/listing | requests/min            |
-// |------------|--------------------------------------------------------------|----------------|-------------------------|
-// | free       | listings:write, usage:read, events:write                     | 5              | 60                      |
-// | pro        | free + webhooks:manage                                       | 15             | 60                      |
-// | business   | all (adds analytics:read)                                    | 30             | 60                      |
-// | enterprise | all                                                          | 50             | 60, or `--rate-limit N` |
+// | tier       | permissions                              | images/listing | requests/min            | listings/day | view events/day |
+// |------------|------------------------------------------|----------------|-------------------------|--------------|-----------------|
+// | free       | listings:write, usage:read, events:write | 5              | 60                      | 1,000        | 10,000          |
+// | pro        | free + webhooks:manage                   | 15             | 60                      | 10,000       | 100,000         |
+// | business   | all (adds analytics:read)                | 30             | 60                      | 100,000      | 1,000,000       |
+// | enterprise | all                                      | 50             | 60, or `--rate-limit N` | 1,000,000    | 10,000,000      |
+//
+// Daily quotas count per account and mode (UTC day) what stays in Redis and the warehouse: listings
+// created and view events accepted (ingest/quota.ts). A key with its own `--rate-limit N` has them
+// scaled by N / 60, so load tests measure capacity rather than the quota.
 export const tiers = ['free', 'pro', 'business', 'enterprise'] as const;
 export type Tier = (typeof tiers)[number];
 
@@ -26,6 +30,10 @@ export interface TierPolicy {
   requestsPerMinute: number;
   /** Only enterprise keys may be created with their own limit (`keys create --rate-limit N`). */
   customRateLimit: boolean;
+  /** Listings an account may create per UTC day and mode (duplicates and failures are free). */
+  listingsPerDay: number;
+  /** View events an account may have accepted per UTC day and mode. */
+  viewEventsPerDay: number;
 }
 
 /** Upper bound of `--rate-limit N`. */
@@ -39,23 +47,41 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     maxImagesPerListing: 5,
     requestsPerMinute: 60,
     customRateLimit: false,
+    listingsPerDay: 1_000,
+    viewEventsPerDay: 10_000,
   },
   pro: {
     permissions: ['listings:write', 'usage:read', 'events:write', 'webhooks:manage'],
     maxImagesPerListing: 15,
     requestsPerMinute: 60,
     customRateLimit: false,
+    listingsPerDay: 10_000,
+    viewEventsPerDay: 100_000,
   },
   business: {
     permissions: everything,
     maxImagesPerListing: 30,
     requestsPerMinute: 60,
     customRateLimit: false,
+    listingsPerDay: 100_000,
+    viewEventsPerDay: 1_000_000,
   },
   enterprise: {
     permissions: everything,
     maxImagesPerListing: 50,
     requestsPerMinute: 60,
     customRateLimit: true,
+    listingsPerDay: 1_000_000,
+    viewEventsPerDay: 10_000_000,
   },
 };
+
+/** A key's daily quota of `kind`: its tier's, scaled by its own rate limit when it has one. */
+export function dailyQuota(
+  key: { tier: Tier; rate_limit: number },
+  kind: 'listingsPerDay' | 'viewEventsPerDay',
+): number {
+  const policy = tierPolicies[key.tier];
+  const scale = Math.max(1, key.rate_limit / policy.requestsPerMinute);
+  return Math.round(policy[kind] * scale);
+}

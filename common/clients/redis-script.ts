@@ -9,7 +9,7 @@ export function redisScript(source: string) {
     /** The Lua source, for MULTI/pipeline calls (which cannot fall back from EVALSHA). */
     source,
     /** Same arguments as EVAL after the script: the number of keys, then keys and arguments. */
-    async run(redis: Redis, numKeys: number, ...keysAndArgs: (string | number)[]): Promise<unknown> {
+    async run(redis: Redis, numKeys: number, ...keysAndArgs: (string | number | Buffer)[]): Promise<unknown> {
       try {
         return await redis.evalsha(sha, numKeys, ...keysAndArgs);
       } catch (error) {

@@ -27,7 +27,7 @@ function paths(settings) {
   };
 }
 
-function redisConf(port, dir) {
+function redisConf(port, dir, maxmemoryMb) {
   return [
     `port ${port}`,
     'bind 127.0.0.1',
@@ -42,12 +42,49 @@ function redisConf(port, dir) {
     // RDB snapshots off: the AOF is the one source of truth (rewrites still use an RDB preamble,
     // so it stays compact), and no periodic fork + full dump competes for RAM and disk.
     'save ""',
-    // No maxmemory: keys, webhooks and listing owners must never be evicted.
+    ...memoryDirectives(maxmemoryMb).map(([name, value]) => `${name} ${value}`),
     // Listing owners live in 65,536 hashes (stream/listings/owners.ts): up to 512 fields per hash keep
     // the compact listpack encoding (~8 M listings before buckets outgrow it; default 128).
     'hash-max-listpack-entries 512',
     '',
   ].join('\n');
+}
+
+/**
+ * A memory ceiling, and never eviction: keys, webhooks and listing owners must never silently
+ * disappear. At the ceiling Redis refuses writes ("OOM command not allowed"), so requests that
+ * write get 503 while reads, revocations of keys and the rest of the machine keep working — instead
+ * of Redis growing until the kernel kills it (README, "Redis sizing"; the daily quotas of
+ * ingest/quota.ts keep any one account from getting there).
+ */
+function memoryDirectives(maxmemoryMb) {
+  return [
+    ['maxmemory', `${maxmemoryMb}mb`],
+    ['maxmemory-policy', 'noeviction'],
+  ];
+}
+
+/** One RESP command on a fresh connection (no client library); resolves with the raw reply. */
+function redisCommand(port, args) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ port, host: '127.0.0.1' });
+    let reply = '';
+    socket.setTimeout(2000, () => {
+      socket.destroy();
+      reject(new Error(`Redis on ${port} did not answer ${args[0]}`));
+    });
+    socket.once('connect', () =>
+      socket.write(`*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`),
+    );
+    socket.on('data', (chunk) => {
+      reply += chunk.toString();
+      if (reply.includes('\r\n')) {
+        socket.destroy();
+        resolve(reply);
+      }
+    });
+    socket.once('error', reject);
+  });
 }
 
 /** Raw RESP PING, so readiness needs no client library. `-LOADING` (AOF replay) is not ready. */
@@ -93,6 +130,11 @@ export async function startRedis(settings) {
   if (isOurServer(running, port)) {
     // Left running by an earlier run, or still replaying its AOF.
     await waitUntil('Redis', () => pingRedis(port), waitOptions(running));
+    // A server started before the memory ceiling existed (or with another REDIS_MAXMEMORY_MB) gets it now.
+    for (const [name, value] of memoryDirectives(settings.redis.maxmemoryMb)) {
+      const reply = await redisCommand(port, ['CONFIG', 'SET', name, value]);
+      if (!reply.startsWith('+OK')) throw new Error(`Redis: CONFIG SET ${name} failed: ${reply.trim()}`);
+    }
     log(COMPONENT, `reusing running server pid ${running} on ${port}`);
     return { url, startedPid: 0 };
   }
@@ -105,7 +147,7 @@ export async function startRedis(settings) {
 
   if (!commandExists('redis-server')) aptInstall(COMPONENT, ['redis-server']);
   fs.mkdirSync(p.dir, { recursive: true });
-  fs.writeFileSync(p.conf, redisConf(port, p.dir));
+  fs.writeFileSync(p.conf, redisConf(port, p.dir, settings.redis.maxmemoryMb));
   const pid = startDaemon({
     component: COMPONENT,
     command: 'redis-server',

@@ -7,7 +7,7 @@ export interface StackSettings {
   port: number;
   kafka: { external: string; port: number; controllerPort: number; version: string; heapMb: number };
   clickhouse: { external: string; httpPort: number; tcpPort: number };
-  redis: { external: string; port: number };
+  redis: { external: string; port: number; maxmemoryMb: number };
 }
 export function readSettings(
   env?: NodeJS.ProcessEnv,

@@ -15,6 +15,15 @@ function port(env, name, fallback) {
   return value;
 }
 
+function positiveInt(env, name, fallback) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
 /**
  * Ports default to a base (18000 for `npm start`, 28000 for `npm test`) plus a fixed offset per
  * component, so a second instance only needs RLS_PORT_BASE (or the individual *_PORT variables).
@@ -45,6 +54,7 @@ export function readSettings(env = process.env, { profile = 'start' } = {}) {
     redis: {
       external: env.REDIS_URL || '',
       port: port(env, 'REDIS_PORT', base + 379),
+      maxmemoryMb: positiveInt(env, 'REDIS_MAXMEMORY_MB', 1024),
     },
   };
 }

@@ -4,6 +4,7 @@
 // stored in it), and a listing another request is still publishing is answered with a retriable
 // 409, not "duplicate" — that publish may still fail, and then the listing would never exist.
 import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
+import { dailyQuota } from '../../common/auth/tiers.ts';
 import type { BatchStore } from '../../common/batches.ts';
 import { AppError, dependencyUnavailable } from '../../common/errors.ts';
 import type { Listing } from '../../common/domain/listing.ts';
@@ -17,12 +18,15 @@ import {
   type BulkCreateResponse,
   type ListingResult,
 } from './schemas.ts';
+import type { QuotaStore } from '../quota.ts';
 import type { SeenStore } from './seen-store.ts';
 import { validateListing } from './validate.ts';
 
 export interface BulkCreateDeps {
   seen: SeenStore;
   batches: BatchStore;
+  /** Daily quota of created listings per account and mode (ingest/quota.ts). */
+  quota: QuotaStore;
   /** Publishes the created listings (one message per request); rejects when Kafka is unavailable. */
   publish(head: ListingBatchHeader, items: { listing_id: string; listing: Listing }[]): Promise<void>;
   now?: () => number;
@@ -110,6 +114,20 @@ export async function bulkCreate(
   const failedIndexes = results.filter((r) => !r.success).map((r) => r.index);
   const duplicates = results.filter((r) => r.status === 'duplicate').length;
 
+  // Only listings this request creates count: duplicates and failed listings cost nothing.
+  const owner = { accountId: auth.account_id, mode } as const;
+  const at = new Date(now);
+  try {
+    await deps.quota.reserve(owner, 'listings', createdIds.length, dailyQuota(auth, 'listingsPerDay'), at);
+  } catch (error) {
+    await deps.seen.release(createdIds).catch(() => undefined);
+    throw error instanceof AppError ? error : dependencyUnavailable('redis', error);
+  }
+  const undo = () =>
+    Promise.all([
+      deps.seen.release(createdIds),
+      deps.quota.refund(owner, 'listings', createdIds.length, at),
+    ]).catch(() => undefined);
   try {
     await deps.batches.create({
       batch_id: batchId,
@@ -122,7 +140,7 @@ export async function bulkCreate(
       created_ids: createdIds,
     });
   } catch (error) {
-    await deps.seen.release(createdIds).catch(() => undefined);
+    await undo();
     throw dependencyUnavailable('redis', error);
   }
   if (fresh.length) {
@@ -133,7 +151,7 @@ export async function bulkCreate(
       );
     } catch (error) {
       // Nothing of this batch will be stored: the client gets a 503 and never sees its id.
-      await Promise.all([deps.seen.release(createdIds), deps.batches.remove(batchId)]).catch(() => undefined);
+      await Promise.all([undo(), deps.batches.remove(batchId).catch(() => undefined)]);
       throw dependencyUnavailable('kafka', error);
     }
   }

@@ -5,6 +5,8 @@ import { encodeListingBatch } from '../../common/domain/messages.ts';
 import { AppError } from '../../common/errors.ts';
 import { jsonBody } from '../../common/http/json-body.ts';
 import type { IngestContext } from '../context.ts';
+import { quotaStore } from '../quota.ts';
+import { resendReporter } from '../lifecycle/resends.ts';
 import { respond } from '../respond.ts';
 import { countListingOutcomes } from '../../common/usage/counters.ts';
 import { batchStatus } from './batch-status.ts';
@@ -14,9 +16,11 @@ export function createListingsRouter(ctx: IngestContext): Router {
   const router = Router();
   const guard = [authenticate(ctx.platform.keys), requirePermission('listings:write')];
   const topic = ctx.platform.topic('rls.listings.v1');
+  const reportResends = resendReporter(ctx);
   const deps: BulkCreateDeps = {
     seen: ctx.seen,
     batches: ctx.batches,
+    quota: quotaStore(ctx.platform.redis, ctx.platform.env.REDIS_KEY_PREFIX),
     async publish(head, items) {
       await ctx.listingPublisher.publish(
         topic,
@@ -34,6 +38,7 @@ export function createListingsRouter(ctx: IngestContext): Router {
       async () => {
         const outcome = await bulkCreate(deps, auth, req.body);
         await countListingOutcomes(ctx.platform, auth.id, outcome.response.summary); // usage statistics
+        await reportResends(auth.account_id, outcome.response); // expiry clock, returns (docs/lifecycle.md)
         if (outcome.status === 400) {
           throw new AppError(
             'all_listings_failed',

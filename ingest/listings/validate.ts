@@ -3,7 +3,16 @@
 // window), the locations dataset (location_id must exist) and coordinate pairs. Every rule runs,
 // so a client sees all the errors of a listing at once, not just the first.
 import { tierPolicies, type Tier } from '../../common/auth/tiers.ts';
-import { isInsideTanzania, listingSchema, type Listing } from '../../common/domain/listing.ts';
+import {
+  currencies,
+  isInsideTanzania,
+  listingSchema,
+  propertyTypes,
+  type Currency,
+  type Listing,
+  type PropertyType,
+} from '../../common/domain/listing.ts';
+import { implausibleRentLimit } from '../../common/domain/plausible-rent.ts';
 import { fieldErrors, type FieldError } from '../validation/field-errors.ts';
 import { locationExists } from './location-exists.ts';
 
@@ -60,6 +69,23 @@ function contextErrors(raw: Record<string, unknown>, ctx: ValidationContext): Fi
         field: 'location_id',
         code: 'unknown_location',
         message: `No location with id ${raw.location_id}`,
+      });
+    }
+  }
+  const type = raw.property_type;
+  const currency = raw.currency ?? 'TZS';
+  if (
+    typeof raw.price === 'number' &&
+    Number.isFinite(raw.price) && // Infinity and NaN are the schema's invalid_type already
+    (propertyTypes as readonly unknown[]).includes(type) &&
+    (currencies as readonly unknown[]).includes(currency)
+  ) {
+    const limit = implausibleRentLimit(type as PropertyType, raw.price, currency as Currency);
+    if (limit !== undefined) {
+      errors.push({
+        field: 'price',
+        code: 'implausible_price',
+        message: `price ${raw.price} ${String(currency)} is above the plausible monthly rent of a ${String(type)} (${limit} ${String(currency)}); check the amount and the currency`,
       });
     }
   }

@@ -1,28 +1,37 @@
-// POST /events/views as a service: validate each event, drop repeated client event ids (per
-// account and mode, in Redis, one pipeline), publish the rest to rls.views.v1 in one send.
-import type { Redis } from 'ioredis';
+// POST /events/views as a service: validate each event, keep only views of the caller's own
+// listings (unless the key has the portal role), drop repeated client event ids, cap views per
+// listing, viewer and day, count them against the account's daily quota, and publish the rest to
+// rls.views.v1 in one send (docs/ingest.md, "View events").
 import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
+import { dailyQuota } from '../../common/auth/tiers.ts';
 import type { ViewMessage } from '../../common/domain/messages.ts';
 import { AppError, dependencyUnavailable } from '../../common/errors.ts';
 import { newId } from '../../common/ids.ts';
 import { isTestMode } from '../listings/bulk-create.ts';
 import { CLOCK_SKEW_MS } from '../listings/validate.ts';
 import { fieldErrors, type FieldError } from '../validation/field-errors.ts';
+import type { ListingOwnership } from './ownership.ts';
 import {
   MAX_VIEW_EVENTS_PER_REQUEST,
   viewEventSchema,
   viewsBodySchema,
   type ViewsResponse,
 } from './schemas.ts';
+import { VIEWS_PER_VIEWER_DAY, viewerOf, type GuardedEvent, type ViewGuard } from './view-guard.ts';
 
 export const VIEW_MAX_AGE_MS = 365 * 24 * 3600_000;
-export const VIEW_EVENT_ID_TTL_SECONDS = 7 * 24 * 3600;
 
 export interface RecordViewsDeps {
-  redis: Redis;
-  prefix: string;
+  guard: ViewGuard;
+  ownership: ListingOwnership;
   publish(messages: ViewMessage[]): Promise<void>;
   now?: () => number;
+}
+
+interface Candidate {
+  index: number;
+  message: ViewMessage;
+  guarded: GuardedEvent;
 }
 
 export async function recordViews(
@@ -33,9 +42,10 @@ export async function recordViews(
   const envelope = parseEnvelope(body);
   const isTest = isTestMode(auth, envelope.test_mode);
   const now = deps.now?.() ?? Date.now();
-  const receivedAt = new Date(now).toISOString();
+  const at = new Date(now);
+  const receivedAt = at.toISOString();
   const rejected: ViewsResponse['rejected'] = [];
-  const valid: { message: ViewMessage; clientId: boolean }[] = [];
+  let candidates: Candidate[] = [];
   const seenInRequest = new Set<string>();
   let duplicates = 0;
 
@@ -43,14 +53,14 @@ export async function recordViews(
     const parsed = viewEventSchema.safeParse(raw);
     const errors: FieldError[] = parsed.success ? [] : fieldErrors(parsed.error.issues, raw);
     if (parsed.success && parsed.data.viewed_at !== undefined) {
-      const at = Date.parse(parsed.data.viewed_at);
-      if (at > now + CLOCK_SKEW_MS) {
+      const viewedAt = Date.parse(parsed.data.viewed_at);
+      if (viewedAt > now + CLOCK_SKEW_MS) {
         errors.push({
           field: 'viewed_at',
           code: 'in_future',
           message: 'viewed_at must not be in the future',
         });
-      } else if (at < now - VIEW_MAX_AGE_MS) {
+      } else if (viewedAt < now - VIEW_MAX_AGE_MS) {
         errors.push({
           field: 'viewed_at',
           code: 'too_old',
@@ -70,53 +80,97 @@ export async function recordViews(
       }
       seenInRequest.add(event.event_id);
     }
-    valid.push({
-      clientId: event.event_id !== undefined,
+    const viewedAt = event.viewed_at ? new Date(event.viewed_at).toISOString() : receivedAt;
+    const listingId = event.listing_id.toLowerCase();
+    candidates.push({
+      index,
       message: {
         v: 1,
         event_id: event.event_id ?? newId(),
-        listing_id: event.listing_id.toLowerCase(),
+        listing_id: listingId,
         account_id: auth.account_id,
         is_test: isTest,
-        viewed_at: event.viewed_at ? new Date(event.viewed_at).toISOString() : receivedAt,
+        viewed_at: viewedAt,
         received_at: receivedAt,
+      },
+      guarded: {
+        clientEventId: event.event_id,
+        listingId,
+        viewer: viewerOf(event.viewer_id, auth.id),
+        viewedDay: viewedAt.slice(0, 10),
       },
     });
   });
 
-  const dedupeKey = (eventId: string) =>
-    `${deps.prefix}view:${auth.account_id}:${isTest ? 'test' : 'live'}:${eventId}`;
-  const withClientIds = valid.filter((v) => v.clientId);
-  let claimedKeys: string[] = [];
-  let fresh = valid;
-  if (withClientIds.length) {
-    const pipeline = deps.redis.pipeline();
-    for (const v of withClientIds)
-      pipeline.set(dedupeKey(v.message.event_id), '1', 'EX', VIEW_EVENT_ID_TTL_SECONDS, 'NX');
-    const replies = await pipeline.exec().catch((error: unknown) => {
-      throw dependencyUnavailable('redis', error);
+  // Only the portal (the marketplace's own front end) may report views of any account's listings.
+  if (auth.role !== 'portal' && candidates.length) {
+    const owned = await deps.ownership.ownedBy(
+      candidates.map((c) => c.guarded.listingId),
+      auth.account_id,
+      isTest,
+    );
+    candidates = candidates.filter((c) => {
+      if (owned.has(c.guarded.listingId)) return true;
+      rejected.push({
+        index: c.index,
+        errors: [
+          {
+            field: 'listing_id',
+            code: 'not_found',
+            message: `No ${isTest ? 'test' : 'live'} listing ${c.guarded.listingId} of this account`,
+          },
+        ],
+      });
+      return false;
     });
-    if (!replies) throw dependencyUnavailable('redis', new Error('pipeline aborted'));
-    const repeated = new Set<ViewMessage>();
-    withClientIds.forEach((v, i) => {
-      const [error, reply] = replies[i]!;
-      if (error) throw dependencyUnavailable('redis', error);
-      if (reply === 'OK') claimedKeys.push(dedupeKey(v.message.event_id));
-      else repeated.add(v.message);
-    });
-    duplicates += repeated.size;
-    fresh = valid.filter((v) => !repeated.has(v.message));
   }
+
+  const owner = { accountId: auth.account_id, mode: isTest ? 'test' : 'live' } as const;
+  const limit = dailyQuota(auth, 'viewEventsPerDay');
+  const statuses = await deps.guard
+    .admit(
+      owner,
+      candidates.map((c) => c.guarded),
+      limit,
+      at,
+    )
+    .catch((error: unknown) => {
+      throw error instanceof AppError ? error : dependencyUnavailable('redis', error);
+    });
+  const fresh: Candidate[] = [];
+  candidates.forEach((c, i) => {
+    const status = statuses[i];
+    if (status === 'duplicate') duplicates++;
+    else if (status === 'capped') {
+      rejected.push({
+        index: c.index,
+        errors: [
+          {
+            field: 'listing_id',
+            code: 'view_cap_reached',
+            message: `At most ${VIEWS_PER_VIEWER_DAY} views of a listing per viewer and UTC day count; this viewer has them`,
+          },
+        ],
+      });
+    } else fresh.push(c);
+  });
   if (fresh.length) {
     try {
-      await deps.publish(fresh.map((v) => v.message));
+      await deps.publish(fresh.map((c) => c.message));
     } catch (error) {
-      // Un-claim so the client's retry of these event ids is not taken for a duplicate.
-      if (claimedKeys.length) await deps.redis.del(...claimedKeys).catch(() => undefined);
-      claimedKeys = [];
+      // Forget them again, so the client's retry of these event ids is not taken for duplicates.
+      await deps.guard
+        .release(
+          owner,
+          fresh.map((c) => c.guarded),
+          limit,
+          at,
+        )
+        .catch(() => undefined);
       throw dependencyUnavailable('kafka', error);
     }
   }
+  rejected.sort((a, b) => a.index - b.index);
   return { accepted: fresh.length, duplicates, rejected, test_mode: isTest };
 }
 

@@ -5,15 +5,18 @@ import type { ViewMessage } from '../../common/domain/messages.ts';
 import { jsonBody } from '../../common/http/json-body.ts';
 import type { IngestContext } from '../context.ts';
 import { respond } from '../respond.ts';
+import { listingOwnership } from './ownership.ts';
 import { recordViews, type RecordViewsDeps } from './record-views.ts';
+import { viewGuard } from './view-guard.ts';
 
 export function createViewsRouter(ctx: IngestContext): Router {
   const router = Router();
   const guard = [authenticate(ctx.platform.keys), requirePermission('events:write')];
   const topic = ctx.platform.topic('rls.views.v1');
+  const { redis, clickhouse, env } = ctx.platform;
   const deps: RecordViewsDeps = {
-    redis: ctx.platform.redis,
-    prefix: ctx.platform.env.REDIS_KEY_PREFIX,
+    guard: viewGuard(redis, env.REDIS_KEY_PREFIX),
+    ownership: listingOwnership({ clickhouse, redis, prefix: env.REDIS_KEY_PREFIX }),
     async publish(messages: ViewMessage[]) {
       await ctx.viewPublisher.publish(
         topic,

@@ -14,7 +14,17 @@ export const viewEventSchema = z
     event_id: text()
       .regex(/^[\x21-\x7e]{1,128}$/)
       .optional()
-      .meta({ description: 'Your id for the event; a repeated id (per account, 7 days) is skipped' }),
+      .meta({
+        description:
+          'Your id for the event; a repeated id (same listing and viewer, per account and mode, 24–48 h) is skipped',
+      }),
+    viewer_id: text()
+      .regex(/^[\x21-\x7e]{1,128}$/)
+      .optional()
+      .meta({
+        description:
+          'Who viewed (your session or user id; default: the API key). At most 3 views of a listing per viewer and UTC day count',
+      }),
   })
   .meta({ title: 'ViewEvent' });
 

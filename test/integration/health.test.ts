@@ -29,6 +29,9 @@ describe('health endpoints (happy)', () => {
       'redis',
       'stream_workers',
     ]);
+    // Redis' distance to its ceiling (maxmemory, noeviction; README "Redis sizing").
+    expect(health.body.components.redis.maxmemory_mb).toBeGreaterThan(0);
+    expect(health.body.components.redis.used_memory_mb).toBeGreaterThanOrEqual(0);
     const ready = await api('GET', '/readyz', { headers: operator });
     expect(ready.status).toBe(200);
     expect(Object.keys(ready.body.components).sort()).toEqual(['clickhouse', 'kafka', 'redis']);

@@ -9,6 +9,7 @@ import { listingSchema } from '../../common/domain/listing.ts';
 import { bulkCreate } from '../../ingest/listings/bulk-create.ts';
 import { listingFingerprint, listingIdFor } from '../../ingest/listings/fingerprint.ts';
 import { seenStore } from '../../ingest/listings/seen-store.ts';
+import { quotaStore } from '../../ingest/quota.ts';
 import { api, createTestKey, env, sampleListing, testRedis } from '../support/api.ts';
 
 /** The id the API derives for `listing` of `accountId` (ingest/listings/fingerprint.ts). */
@@ -85,6 +86,7 @@ describe('batch record before the publish (happy)', () => {
       {
         seen: seenStore(redis, env.REDIS_KEY_PREFIX),
         batches,
+        quota: quotaStore(redis, env.REDIS_KEY_PREFIX),
         // A stream that stores (and marks) the listings before the publish call even returns.
         async publish(head, items) {
           published = head.batch_id;
@@ -113,6 +115,7 @@ describe('batch record before the publish (happy)', () => {
       {
         seen: seenStore(redis, env.REDIS_KEY_PREFIX),
         batches,
+        quota: quotaStore(redis, env.REDIS_KEY_PREFIX),
         async publish(head) {
           attempted = head.batch_id;
           throw new Error('broker down');

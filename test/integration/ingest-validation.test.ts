@@ -100,6 +100,30 @@ describe('bulk validation (error)', () => {
     expect(limited.body.error.details.results[0].errors[0]).toMatchObject({ code: 'too_many_images' });
   });
 
+  it('refuses prices far above the plausible monthly rent of the type, in TZS and USD (issue 13)', async () => {
+    const { key } = await createTestKey();
+    const response = await api('POST', '/api/v1/listings/bulk', {
+      key,
+      body: {
+        listings: [
+          sampleListing({ property_type: 'apartment', price: 2e9 }),
+          sampleListing({ property_type: 'apartment', price: 500_000, currency: 'USD' }),
+          sampleListing({ property_type: 'room', price: 2e8 }),
+          sampleListing({ property_type: 'apartment', price: 9e8 }),
+          sampleListing({ property_type: 'commercial', price: 2e9 }),
+        ],
+      },
+    });
+    expect(response.status).toBe(201);
+    const r = response.body.results;
+    for (const i of [0, 1, 2]) {
+      expect(codesOf(r[i])).toEqual(['price:implausible_price']);
+      expect(r[i].errors[0].message).toMatch(/plausible/);
+    }
+    expect(r[3]).toMatchObject({ success: true });
+    expect(r[4]).toMatchObject({ success: true });
+  });
+
   it('answers 400 all_listings_failed in the error shape, with the per-listing results', async () => {
     const { key } = await createTestKey();
     const response = await api('POST', '/api/v1/listings/bulk', {

@@ -37,6 +37,21 @@ describe('validateListing', () => {
     ]);
   });
 
+  it('refuses a price above the plausible monthly rent of its type, in TZS and in USD (error)', () => {
+    const codes = (listing: object) => {
+      const result = validateListing({ ...valid, ...listing }, { tier: 'business', now });
+      return result.ok ? [] : result.errors.map((e) => `${e.field}:${e.code}`);
+    };
+    expect(codes({ property_type: 'apartment', price: 1e9 })).toEqual([]);
+    expect(codes({ property_type: 'apartment', price: 1e9 + 1 })).toEqual(['price:implausible_price']);
+    expect(codes({ property_type: 'apartment', price: 400_000, currency: 'USD' })).toEqual([]);
+    expect(codes({ property_type: 'apartment', price: 400_001, currency: 'USD' })).toEqual([
+      'price:implausible_price',
+    ]);
+    expect(codes({ property_type: 'room', price: 1e8 + 1 })).toEqual(['price:implausible_price']);
+    expect(codes({ property_type: 'land', price: 1e10 })).toEqual([]);
+  });
+
   it('applies the tier image limit from tiers.ts (error)', () => {
     const images = Array.from({ length: 16 }, (_, i) => `https://x.example/${i}.jpg`);
     expect(validateListing({ ...valid, images }, { tier: 'pro', now }).ok).toBe(false);

@@ -1,0 +1,97 @@
+// Daily quotas per account and mode (docs/auth.md, "Quotas"): listings created and view events
+// accepted per UTC day, by the calling key's tier (common/auth/tiers.ts). They bound what one
+// account can add to Redis and the warehouse in a day — Redis runs with maxmemory and noeviction,
+// so unbounded growth from one key would end in every request of every account failing.
+//
+// One hash per account, mode and day, `<prefix>quota:<account>:<mode>:<YYYY-MM-DD>` (fields
+// `listings`, `views`, and `view_buckets` of ingest/views/view-guard.ts), kept 49 h so yesterday's
+// is still readable. Reserving checks and adds in one script: concurrent requests on several
+// processes can never together pass the quota.
+import type { Redis } from 'ioredis';
+import type { KeyMode } from '../common/auth/api-key-format.ts';
+import { redisScript } from '../common/clients/redis-script.ts';
+import { AppError } from '../common/errors.ts';
+
+/** Today's hash stays until the end of tomorrow (UTC), whenever it was created. */
+export const QUOTA_TTL_SECONDS = 49 * 3600;
+
+export type QuotaKind = 'listings' | 'views';
+
+// KEYS[1] quota hash; ARGV[1] field, ARGV[2] amount, ARGV[3] limit, ARGV[4] ttl.
+// Returns {1, used after} when reserved, {0, used} when the amount does not fit.
+const reserveScript = redisScript(`
+local used = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
+local amount = tonumber(ARGV[2])
+if used + amount > tonumber(ARGV[3]) then return {0, used} end
+used = redis.call('HINCRBY', KEYS[1], ARGV[1], amount)
+if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[4]) end
+return {1, used}
+`);
+
+export function utcDay(at: Date): string {
+  return at.toISOString().slice(0, 10);
+}
+
+export function quotaKey(prefix: string, accountId: string, mode: KeyMode, day: string): string {
+  return `${prefix}quota:${accountId}:${mode}:${day}`;
+}
+
+/** The next UTC midnight, when every daily quota starts again. */
+export function nextReset(at: Date): Date {
+  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1));
+}
+
+export function quotaExceeded(
+  kind: QuotaKind,
+  detail: { limit: number; used: number; requested: number; at: Date },
+): AppError {
+  const what = kind === 'listings' ? 'listings created' : 'view events accepted';
+  const resetsAt = nextReset(detail.at);
+  const retryAfterSeconds = Math.max(1, Math.ceil((resetsAt.getTime() - detail.at.getTime()) / 1000));
+  const remaining = Math.max(0, detail.limit - detail.used);
+  return new AppError(
+    'quota_exceeded',
+    `Daily quota of ${detail.limit} ${what} per account and mode reached (${remaining} left today, ` +
+      `this request needs ${detail.requested}); it resets at 00:00 UTC`,
+    {
+      retriable: true,
+      retryAfterSeconds,
+      details: {
+        quota: kind === 'listings' ? 'listings_per_day' : 'view_events_per_day',
+        limit: detail.limit,
+        used: detail.used,
+        requested: detail.requested,
+        resets_at: resetsAt.toISOString(),
+      },
+    },
+  );
+}
+
+export function quotaStore(redis: Redis, prefix: string) {
+  return {
+    /** Adds `amount` to today's count of `kind`, or throws 429 quota_exceeded (nothing added). */
+    async reserve(
+      owner: { accountId: string; mode: KeyMode },
+      kind: QuotaKind,
+      amount: number,
+      limit: number,
+      at = new Date(),
+    ): Promise<void> {
+      if (amount <= 0) return;
+      const key = quotaKey(prefix, owner.accountId, owner.mode, utcDay(at));
+      const [ok, used] = (await reserveScript.run(redis, 1, key, kind, amount, limit, QUOTA_TTL_SECONDS)) as [
+        number,
+        number,
+      ];
+      if (ok !== 1) throw quotaExceeded(kind, { limit, used, requested: amount, at });
+    },
+
+    /** Gives back what a failed request reserved (its listings were never published). */
+    async refund(owner: { accountId: string; mode: KeyMode }, kind: QuotaKind, amount: number, at: Date) {
+      if (amount <= 0) return;
+      await redis.hincrby(quotaKey(prefix, owner.accountId, owner.mode, utcDay(at)), kind, -amount);
+    },
+  };
+}
+
+export type QuotaStore = ReturnType<typeof quotaStore>;

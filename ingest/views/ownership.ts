@@ -1,0 +1,90 @@
+// Whose listing a view is for (issue 13): keys without the portal role may post views only of their
+// own account's listings in the same mode, so no account can steer the market's demand figures
+// with views of other accounts' listings. A listing is known once stored (ClickHouse
+// `listing_lookup`, by primary key) or, in the seconds before that, from the ingest API's own
+// records (its `seen` key names the batch, whose record names the account and mode).
+//
+// Ownership of an id never changes (the id is derived from account and mode), so confirmed ids are
+// cached in the process; unknown ids are not (the listing may be stored a moment later).
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { Redis } from 'ioredis';
+import { queryRows } from '../../common/clients/clickhouse.ts';
+import { dependencyUnavailable } from '../../common/errors.ts';
+
+export interface OwnershipDeps {
+  clickhouse: ClickHouseClient;
+  redis: Redis;
+  prefix: string;
+  cacheSize?: number;
+}
+
+export function listingOwnership(deps: OwnershipDeps) {
+  const maxEntries = deps.cacheSize ?? 100_000;
+  const known = new Map<string, string>(); // listing id → "account|0/1", insertion order = age
+
+  function remember(id: string, owner: string) {
+    known.delete(id);
+    known.set(id, owner);
+    if (known.size > maxEntries) known.delete(known.keys().next().value!);
+  }
+
+  async function fromWarehouse(ids: string[]): Promise<Map<string, string>> {
+    const rows = await queryRows<{ id: string; account_id: string; is_test: number }>(
+      deps.clickhouse,
+      `SELECT toString(listing_id) AS id, account_id, is_test FROM listing_lookup
+       WHERE listing_id IN {ids:Array(UUID)} LIMIT 1 BY listing_id`,
+      { ids },
+    ).catch((error: unknown) => {
+      throw dependencyUnavailable('clickhouse', error);
+    });
+    return new Map(rows.map((r) => [r.id, `${r.account_id}|${Number(r.is_test)}`]));
+  }
+
+  /** Listings accepted by the API but maybe not stored yet: seen key → batch → its account and mode. */
+  async function fromRecentBatches(ids: string[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    try {
+      const batches = await deps.redis.mget(ids.map((id) => `${deps.prefix}seen:${id}`));
+      const confirmed = ids
+        .map((id, i) => ({ id, batch: batches[i] }))
+        .filter((e): e is { id: string; batch: string } => !!e.batch && !e.batch.startsWith('p:'));
+      if (!confirmed.length) return found;
+      const pipeline = deps.redis.pipeline();
+      for (const e of confirmed) pipeline.hmget(`${deps.prefix}batch:${e.batch}`, 'account_id', 'is_test');
+      const replies = (await pipeline.exec()) ?? [];
+      confirmed.forEach((e, i) => {
+        const [error, fields] = replies[i] ?? [];
+        const [account, isTest] = (fields as (string | null)[] | undefined) ?? [];
+        if (!error && account && isTest) found.set(e.id, `${account}|${isTest}`);
+      });
+    } catch (error) {
+      throw dependencyUnavailable('redis', error);
+    }
+    return found;
+  }
+
+  return {
+    /** The subset of `ids` (lower-case UUIDs) that are listings of `accountId` in that mode. */
+    async ownedBy(ids: string[], accountId: string, isTest: boolean): Promise<Set<string>> {
+      const wanted = `${accountId}|${isTest ? 1 : 0}`;
+      const unique = [...new Set(ids)];
+      const owners = new Map<string, string>();
+      for (const id of unique) {
+        const owner = known.get(id);
+        if (owner !== undefined) owners.set(id, owner);
+      }
+      let missing = unique.filter((id) => !owners.has(id));
+      if (missing.length) {
+        for (const [id, owner] of await fromWarehouse(missing)) {
+          owners.set(id, owner);
+          remember(id, owner);
+        }
+        missing = missing.filter((id) => !owners.has(id));
+      }
+      if (missing.length) for (const [id, owner] of await fromRecentBatches(missing)) owners.set(id, owner);
+      return new Set(unique.filter((id) => owners.get(id) === wanted));
+    },
+  };
+}
+
+export type ListingOwnership = ReturnType<typeof listingOwnership>;
