@@ -1,6 +1,7 @@
 // The analytics API on its own (npm run start:analytics).
 import { parseEnv } from '../common/env.ts';
 import { createApiApp, listen } from '../common/http/app.ts';
+import { createPages } from '../common/http/pages.ts';
 import { createOpenApiRegistry } from '../common/openapi/registry.ts';
 import { createOpenApiRouter } from '../common/openapi/router.ts';
 import { startPlatform } from '../common/platform.ts';
@@ -18,6 +19,7 @@ await runProcess('analytics', async (logger) => {
     logger,
     routers: [createOpenApiRouter(openapi), createAnalyticsRouter(ctx, openapi)],
     openapi,
+    pages: (registry) => createPages(['docs'], registry),
     health: platform.health,
     readiness: platform.readiness(['clickhouse', 'redis']),
   });

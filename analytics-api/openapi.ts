@@ -4,15 +4,18 @@ import { z } from 'zod';
 import { citySlugs } from '../common/domain/cities.ts';
 import { propertyTypes } from '../common/domain/listing.ts';
 import type { OpenApiRegistry } from '../common/openapi/registry.ts';
-import { MAX_BOUNDS_AREA_KM2 } from './geo/bounds.ts';
+import { BOUNDS_PATTERN, MAX_BOUNDS_AREA_KM2 } from './geo/bounds.ts';
+import { MAX_YEAR, MIN_YEAR, PERIOD_PATTERN } from './period.ts';
 import { trends } from './rules.ts';
 
-const period = {
+/** The `period` query parameter of every analytics endpoint: exactly what periodSchema accepts. */
+export const periodParameter = {
   name: 'period',
   in: 'query' as const,
-  description: 'Quarter YYYY-Qn (UTC); default: the current quarter',
-  schema: z.string().regex(/^\d{4}-Q[1-4]$/),
+  description: `Quarter YYYY-Qn (UTC), ${MIN_YEAR}-Q1 to ${MAX_YEAR}-Q4; default: the current quarter`,
+  schema: z.string().regex(new RegExp(PERIOD_PATTERN)),
 };
+const period = periodParameter;
 const cacheHeader = { 'X-Cache': 'hit, miss or off: whether the answer came from the analytics cache' };
 
 export const pricingResponseSchema = z.object({
@@ -80,8 +83,12 @@ export function registerAnalyticsPaths(registry: OpenApiRegistry): void {
         name: 'bounds',
         in: 'query',
         required: true,
-        description: 'minLng,minLat,maxLng,maxLat (west,south,east,north — GeoJSON bbox order)',
-        schema: z.string(),
+        description:
+          'minLng,minLat,maxLng,maxLat (west,south,east,north — GeoJSON bbox order), decimal degrees: ' +
+          'longitudes -180..180 and latitudes -90..90, west < east (no antimeridian crossing), ' +
+          `south < north, at most ${MAX_BOUNDS_AREA_KM2} km², and not so long and thin that its H3 covering ` +
+          'would read more than 100,000 km². Any other box is a 400 invalid_parameter naming the rule.',
+        schema: z.string().regex(new RegExp(BOUNDS_PATTERN)).meta({ format: 'bbox' }),
       },
       { name: 'type', in: 'query', schema: z.enum(propertyTypes) },
       period,

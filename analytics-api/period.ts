@@ -11,6 +11,9 @@ export interface Quarter {
 export const MIN_YEAR = 1971;
 export const MAX_YEAR = 2100;
 
+/** Exactly the labels periodSchema accepts, as a pattern for the OpenAPI document (1971-Q1 … 2100-Q4). */
+export const PERIOD_PATTERN = '^(197[1-9]|19[89][0-9]|20[0-9]{2}|2100)-Q[1-4]$';
+
 export const periodSchema = z
   .string()
   .regex(/^\d{4}-Q[1-4]$/, 'must look like 2024-Q3')

@@ -4,6 +4,7 @@ import { createAnalyticsContext } from '../analytics-api/context.ts';
 import { createAnalyticsRouter } from '../analytics-api/router.ts';
 import { baseEnvSchema, envFields, parseEnv } from '../common/env.ts';
 import { createApiApp, listen } from '../common/http/app.ts';
+import { createPages } from '../common/http/pages.ts';
 import { createOpenApiRegistry } from '../common/openapi/registry.ts';
 import { createOpenApiRouter } from '../common/openapi/router.ts';
 import { startPlatform } from '../common/platform.ts';
@@ -27,6 +28,7 @@ await runProcess('gateway', async (logger) => {
       createAnalyticsRouter(analytics, openapi),
     ],
     openapi,
+    pages: (registry) => createPages(['docs'], registry),
     health: platform.health,
     readiness: platform.readiness(['kafka', 'clickhouse', 'redis']),
   });

@@ -35,6 +35,17 @@ export function registerIngestPaths(registry: OpenApiRegistry): void {
   });
   registry.register({
     method: 'get',
+    path: '/listings/bulk',
+    operationId: 'keyStatus',
+    summary: "The key's status, limits, current rate-limit window and usage (spec 4.2)",
+    description:
+      'Key (never the plaintext), limits, requests and listings today / this month. See docs/auth.md.',
+    tags: ['listings'],
+    responses: { 200: { description: 'Key status and usage' } },
+    errors: [503],
+  });
+  registry.register({
+    method: 'get',
     path: '/listings/batches/{batch_id}',
     operationId: 'getBatch',
     summary: 'Status of a bulk batch: processing until every created listing is stored',
@@ -48,6 +59,10 @@ export function registerIngestPaths(registry: OpenApiRegistry): void {
     path: '/events/views',
     operationId: 'recordViews',
     summary: 'Record up to 1,000 listing views (topic rls.views.v1)',
+    description:
+      "Views of the account's own listings in the request's mode only (others: rejected entry not_found), " +
+      'unless the key has the portal role; at most 3 views per listing, viewer and UTC day count ' +
+      '(view_cap_reached); accepted events count against the daily quota (429 quota_exceeded). See docs/ingest.md.',
     tags: ['events'],
     parameters: [idempotencyKey],
     requestBody: viewsBodyDocSchema,
@@ -55,37 +70,5 @@ export function registerIngestPaths(registry: OpenApiRegistry): void {
       202: { description: 'Accepted; invalid events listed by index', schema: viewsResponseSchema },
     },
     errors: [400, 409, 413, 415, 422, 503],
-  });
-  const operatorNote =
-    'Body {"status"} only; with X-Operator-Token (OPERATOR_TOKEN) also the components, lag and errors';
-  registry.register({
-    method: 'get',
-    path: '/healthz',
-    operationId: 'health',
-    summary:
-      'Readiness of Kafka, ClickHouse, Redis and the stream workers (served at /healthz, outside /api/v1)',
-    description: operatorNote,
-    tags: ['meta'],
-    auth: false,
-    responses: { 200: { description: 'All components ok' }, 503: { description: 'A component is failing' } },
-  });
-  registry.register({
-    method: 'get',
-    path: '/readyz',
-    operationId: 'ready',
-    summary: "Readiness of this process's own dependencies (served at /readyz, outside /api/v1)",
-    description: operatorNote,
-    tags: ['meta'],
-    auth: false,
-    responses: { 200: { description: 'Ready' }, 503: { description: 'A dependency is failing' } },
-  });
-  registry.register({
-    method: 'get',
-    path: '/livez',
-    operationId: 'live',
-    summary: 'The process answers (served at /livez, outside /api/v1); no dependency is checked',
-    tags: ['meta'],
-    auth: false,
-    responses: { 200: { description: 'Alive' } },
   });
 }

@@ -13,7 +13,14 @@ const EARTH_RADIUS_KM = 6371.0088;
 
 export type BoundsResult = { ok: true; bounds: Bounds; areaKm2: number } | { ok: false; message: string };
 
-const decimal = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)\s*$/;
+const DECIMAL = '\\s*[-+]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)\\s*';
+const decimal = new RegExp(`^${DECIMAL}$`);
+/**
+ * The grammar parseBounds accepts (four comma-separated decimals), for the OpenAPI document. The
+ * rest (ranges, west < east, south < north, the area and shape caps) no pattern can say: the
+ * document names them with the custom format `bbox` and the 400 they get.
+ */
+export const BOUNDS_PATTERN = `^${DECIMAL}(,${DECIMAL}){3}$`;
 
 export function parseBounds(raw: unknown): BoundsResult {
   if (typeof raw !== 'string')

@@ -8,7 +8,8 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.ts';
 import { createPathMatcher } from '../openapi/paths.ts';
-import type { OpenApiRegistry } from '../openapi/registry.ts';
+import { registerOpsPaths } from '../openapi/ops-paths.ts';
+import { createOpenApiRegistry, type OpenApiRegistry } from '../openapi/registry.ts';
 import { accessLog } from './access-log.ts';
 import { cors } from './cors.ts';
 import { errorHandler, notFound } from './errors.ts';
@@ -33,19 +34,20 @@ export interface ApiAppOptions {
   operatorToken?: string;
   /** The document the routers registered in: route labels of the metrics, 405 for other methods. */
   openapi?: OpenApiRegistry;
-  /** Pages served outside /api/v1 without a key (/docs, /dashboard), with their path templates. */
-  pages?: { router: Router; paths: Record<string, string[]> };
+  /** Pages served outside /api/v1 without a key (/docs, /dashboard); they register their paths. */
+  pages?: (openapi: OpenApiRegistry) => Router;
 }
-
-/** Paths every API process serves outside /api/v1, and their methods. */
-const opsPaths = { '/healthz': ['GET'], '/livez': ['GET'], '/readyz': ['GET'], '/metrics': ['GET'] };
 
 export function createApiApp(options: ApiAppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', 'loopback');
-  const paths = createPathMatcher(options.openapi, API_PREFIX, { ...opsPaths, ...options.pages?.paths });
+  const openapi =
+    options.openapi ?? createOpenApiRegistry({ title: 'Rental Listings Service', version: '1' });
+  registerOpsPaths(openapi);
+  const pages = options.pages?.(openapi);
+  const paths = createPathMatcher(openapi, API_PREFIX);
   app.use(requestId);
   app.use(accessLog(options.logger, paths));
   app.use(cors);
@@ -58,7 +60,7 @@ export function createApiApp(options: ApiAppOptions): express.Express {
   );
   app.use(metricsRoute());
   app.use(methodNotAllowed(paths));
-  if (options.pages) app.use(options.pages.router);
+  if (pages) app.use(pages);
   for (const router of options.routers) app.use(API_PREFIX, router);
   app.use(notFound);
   app.use(errorHandler(options.logger));

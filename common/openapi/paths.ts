@@ -6,7 +6,7 @@ import type { OpenApiRegistry } from './registry.ts';
 export interface PathMatch {
   /** The template as documented, with the API prefix: /api/v1/listings/batches/{batch_id}. */
   template: string;
-  /** Upper-case methods declared for every template the path matches (HEAD with GET). */
+  /** Upper-case methods declared for the template (HEAD with GET). */
   methods: string[];
 }
 
@@ -15,25 +15,21 @@ export interface PathMatcher {
 }
 
 /**
- * `prefix` is where the registry's paths are served (/api/v1); `extra` are paths served outside it
- * (/healthz, /metrics, /docs …) with their methods. Built on first use: routers register their paths
- * while the app is assembled, before the first request.
+ * `prefix` is where the registry's paths are served (/api/v1), except operations served outside it
+ * (/healthz, /metrics, /docs …). Built on first use: routers register their paths while the app is
+ * assembled, before the first request.
  */
-export function createPathMatcher(
-  registry: OpenApiRegistry | undefined,
-  prefix: string,
-  extra: Record<string, string[]> = {},
-): PathMatcher {
+export function createPathMatcher(registry: OpenApiRegistry, prefix: string): PathMatcher {
   let compiled: { regex: RegExp; template: string; methods: Set<string>; literal: number }[] | undefined;
 
   function compile() {
     const byTemplate = new Map<string, Set<string>>();
-    for (const { method, path } of registry?.operations() ?? []) {
-      const methods = byTemplate.get(prefix + path) ?? new Set<string>();
+    for (const { method, path, outsideApiPrefix } of registry.operations()) {
+      const template = outsideApiPrefix ? path : prefix + path;
+      const methods = byTemplate.get(template) ?? new Set<string>();
       methods.add(method.toUpperCase());
-      byTemplate.set(prefix + path, methods);
+      byTemplate.set(template, methods);
     }
-    for (const [path, methods] of Object.entries(extra)) byTemplate.set(path, new Set(methods));
     return [...byTemplate]
       .map(([template, methods]) => {
         if (methods.has('GET')) methods.add('HEAD');
@@ -42,12 +38,8 @@ export function createPathMatcher(
           .map((part) => (part.startsWith('{') ? '([^/]+)' : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
           .join('');
         // More literal characters first: /listings/bulk is a better name than /listings/{listing_id}.
-        return {
-          regex: new RegExp(`^${source}/?$`),
-          template,
-          methods,
-          literal: template.replace(/\{[^}]+\}/g, '').length,
-        };
+        const literal = template.replace(/\{[^}]+\}/g, '').length;
+        return { regex: new RegExp(`^${source}/?$`), template, methods, literal };
       })
       .sort((a, b) => b.literal - a.literal);
   }
@@ -55,10 +47,10 @@ export function createPathMatcher(
   return {
     match(path) {
       compiled ??= compile();
-      const hits = compiled.filter((entry) => entry.regex.test(path));
-      if (!hits.length) return undefined;
-      const methods = new Set(hits.flatMap((hit) => [...hit.methods]));
-      return { template: hits[0]!.template, methods: [...methods].sort() };
+      // The most literal template wins, as in OpenAPI: /listings/status (POST) is not
+      // /listings/{listing_id} (GET), so a GET to it is a 405, not a lookup of listing "status".
+      const best = compiled.find((entry) => entry.regex.test(path));
+      return best && { template: best.template, methods: [...best.methods].sort() };
     },
   };
 }

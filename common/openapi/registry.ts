@@ -24,10 +24,21 @@ export interface OperationSpec {
   tags?: string[];
   /** False for the few endpoints that need no X-API-Key. */
   auth?: boolean;
+  /** Served at `path` itself, not under /api/v1 (health, metrics, pages): an operation-level server. */
+  outsideApiPrefix?: boolean;
   parameters?: ParameterSpec[];
   requestBody?: z.ZodType;
   /** Success responses by status; error responses (shared shape) are listed by status code only. */
-  responses: Record<number, { description: string; schema?: z.ZodType; headers?: Record<string, string> }>;
+  responses: Record<
+    number,
+    {
+      description: string;
+      schema?: z.ZodType;
+      headers?: Record<string, string>;
+      /** A body that is not JSON (text/plain, text/html): its media type, documented as a string. */
+      mediaType?: string;
+    }
+  >;
   errors?: number[];
 }
 
@@ -40,7 +51,7 @@ const errorDescriptions: Record<number, string> = {
   413: 'Request body too large',
   415: 'Content-Type is not application/json',
   422: 'Idempotency-Key reused with a different body',
-  429: 'Rate limit exceeded',
+  429: 'Rate limit or daily quota exceeded (rate_limited, quota_exceeded)',
   503: 'A dependency is unavailable; retry later',
 };
 
@@ -77,7 +88,9 @@ export function createOpenApiRegistry(info: { title: string; version: string; de
             : {}),
           ...(response.schema
             ? { content: { 'application/json': { schema: jsonSchema(response.schema, 'output') } } }
-            : {}),
+            : response.mediaType
+              ? { content: { [response.mediaType]: { schema: { type: 'string' } } } }
+              : {}),
         };
       }
       const errorStatuses = new Set([...(op.auth === false ? [] : [401, 403, 429]), ...(op.errors ?? [])]);
@@ -90,6 +103,7 @@ export function createOpenApiRegistry(info: { title: string; version: string; de
         ...(op.description ? { description: op.description } : {}),
         ...(op.tags ? { tags: op.tags } : {}),
         ...(op.auth === false ? { security: [] } : {}),
+        ...(op.outsideApiPrefix ? { servers: [{ url: '/', description: 'outside /api/v1' }] } : {}),
         ...(op.parameters?.length
           ? {
               parameters: op.parameters.map((p) => ({
@@ -133,8 +147,12 @@ export function createOpenApiRegistry(info: { title: string; version: string; de
 
   return {
     /** Every registered operation's method and path (for routing checks and metric labels). */
-    operations(): { method: Method; path: string }[] {
-      return operations.map(({ method, path }) => ({ method, path }));
+    operations(): { method: Method; path: string; outsideApiPrefix: boolean }[] {
+      return operations.map(({ method, path, outsideApiPrefix }) => ({
+        method,
+        path,
+        outsideApiPrefix: !!outsideApiPrefix,
+      }));
     },
     register(operation: OperationSpec): void {
       if (operations.some((o) => o.path === operation.path && o.method === operation.method)) {

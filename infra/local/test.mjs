@@ -2,6 +2,7 @@
 // in its own state directory and ports (so it can run beside `npm start`). Extra arguments go to
 // vitest (e.g. `npm test -- test/unit`). RLS_KEEP_STACK=1 leaves the stack running afterwards.
 import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { build } from '../build.mjs';
 import { ensureDependencies } from './bootstrap.mjs';
 import { readSettings, repoRoot } from './settings.mjs';
@@ -9,6 +10,7 @@ import { readSettings, repoRoot } from './settings.mjs';
 await ensureDependencies();
 const { log } = await import('./processes.mjs');
 const { startStack } = await import('./stack.mjs');
+const { ensureSchemathesis } = await import('./schemathesis.mjs');
 
 function run(command, args, env = {}) {
   return new Promise((resolve) => {
@@ -34,9 +36,12 @@ try {
   // The services under test run dist/ (what ships); a quick run tolerates type errors elsewhere in
   // the work tree (tsc still emits), the full run fails on them in the checks above anyway.
   const built = build({ allowTypeErrors: quick });
-  built.catch(() => undefined); // awaited below, after the stack is up
+  // The OpenAPI conformance test's Schemathesis, in a cached virtualenv (first run: ~1 min of pip).
+  const schemathesis = ensureSchemathesis(settings);
+  for (const step of [built, schemathesis]) step.catch(() => undefined); // awaited below
   stack = await startStack(settings);
   await built;
+  const schemathesisPython = await schemathesis;
   const checksCode = await checks;
   if (checksCode !== 0) log('test', 'lint, format or type check failed');
   const testEnv = {
@@ -52,6 +57,9 @@ try {
     // gets PORT + 10, where the metrics tests read it.
     STREAM_METRICS_PORT: '0',
     RLS_TEST_STREAM_METRICS_PORT: process.env.STREAM_METRICS_PORT || String(settings.port + 10),
+    RLS_SCHEMATHESIS_PYTHON: schemathesisPython,
+    // Artifacts of the run a person may want to look at (the dashboard's screenshot, Schemathesis's report).
+    RLS_TEST_ARTIFACTS_DIR: path.join(settings.stateDir, 'artifacts'),
   };
   let vitestCode = await run('npx', ['vitest', 'run', ...vitestArgs], testEnv);
   // The fault phase stops components and kills workers, so it runs alone, after the main suite.

@@ -26,6 +26,18 @@ export const webhookRecordSchema = z.object({
 const createdSchema = webhookRecordSchema.extend({
   secret: z.string().describe('whsec_<base64>; shown only in this response'),
 });
+// The URL as the server reads it: an absolute http(s) URL. Whether it may be called (https for live
+// keys, public addresses after DNS resolution) is decided when it is registered: a 400 naming why.
+const registerBodyDocSchema = registerBodySchema.extend({
+  url: z
+    .string()
+    .max(2048)
+    .regex(/^[Hh][Tt][Tt][Pp][Ss]?:\/\/[^\s/?#]+([/?#]\S*)?$/)
+    .meta({
+      format: 'uri',
+      description: 'http(s) URL; https for live keys; must resolve to public addresses',
+    }),
+});
 const idParam = { name: 'id', in: 'path' as const, schema: z.string() };
 
 export function registerWebhookPaths(registry: OpenApiRegistry): void {
@@ -38,7 +50,7 @@ export function registerWebhookPaths(registry: OpenApiRegistry): void {
     description:
       'https required for live keys; the URL must resolve to public addresses (see docs/webhooks.md, SSRF policy).',
     tags,
-    requestBody: registerBodySchema,
+    requestBody: registerBodyDocSchema,
     responses: { 201: { description: 'The webhook, with its secret', schema: createdSchema } },
     errors: [400, 409, 415, 503],
   });

@@ -1,0 +1,2 @@
+import type { StackSettings } from './settings.mjs';
+export function ensureSchemathesis(settings: StackSettings): Promise<string>;
