@@ -29,6 +29,21 @@ export default tseslint.config(
     },
   },
   {
+    // The pages' browser scripts (web/): plain ES modules run by the browser, not Node.
+    files: ['web/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        sessionStorage: 'readonly',
+        URLSearchParams: 'readonly',
+        Intl: 'readonly',
+        SwaggerUIBundle: 'readonly',
+      },
+    },
+  },
+  {
     files: ['test/**', 'bench/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
