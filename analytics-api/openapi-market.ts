@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { citySlugs } from '../common/domain/cities.ts';
 import { propertyTypes } from '../common/domain/listing.ts';
 import type { OpenApiRegistry } from '../common/openapi/registry.ts';
-import { MAX_SEASONALITY_MONTHS } from './params.ts';
+import { periodParameter } from './openapi.ts';
+import { MAX_SEASONALITY_MONTHS, SEASONALITY_MONTHS_PATTERN } from './params.ts';
 
 const days = z.number().nullable();
 const velocityFigures = {
@@ -102,12 +103,7 @@ export const seasonalityResponseSchema = z.object({
 
 const city = { name: 'city', in: 'query' as const, required: true, schema: z.enum(citySlugs) };
 const type = { name: 'type', in: 'query' as const, required: true, schema: z.enum(propertyTypes) };
-const period = {
-  name: 'period',
-  in: 'query' as const,
-  description: 'Quarter YYYY-Qn (UTC); default: the current quarter',
-  schema: z.string().regex(/^\d{4}-Q[1-4]$/),
-};
+const period = periodParameter; // exactly the quarters the server accepts
 const cacheHeader = { 'X-Cache': 'hit, miss or off: whether the answer came from the analytics cache' };
 const tiers = 'Tiers business and enterprise (permission analytics:read).';
 
@@ -137,7 +133,7 @@ export function registerMarketPaths(registry: OpenApiRegistry): void {
         name: 'months',
         in: 'query',
         description: `Length of the series, 1–${MAX_SEASONALITY_MONTHS} (default 24)`,
-        schema: z.string().regex(/^\d+$/),
+        schema: z.string().regex(new RegExp(SEASONALITY_MONTHS_PATTERN)),
       },
       {
         name: 'end',

@@ -28,6 +28,8 @@ export interface SeasonalityParams {
 
 export const DEFAULT_SEASONALITY_MONTHS = 24;
 export const MAX_SEASONALITY_MONTHS = 60;
+/** Exactly the `months` values parseSeasonalityParams accepts (1–60, up to three digits), for OpenAPI. */
+export const SEASONALITY_MONTHS_PATTERN = '^(0{0,2}[1-9]|0?[1-5][0-9]|0?60)$';
 
 export interface HeatmapParams {
   bounds: Bounds;

@@ -2,6 +2,7 @@
 // exactly what the server's parsers accept, so a generated "valid" value is never refused.
 import { describe, expect, it } from 'vitest';
 import { BOUNDS_PATTERN, parseBounds } from '../../analytics-api/geo/bounds.ts';
+import { parseSeasonalityParams, SEASONALITY_MONTHS_PATTERN } from '../../analytics-api/params.ts';
 import { PERIOD_PATTERN, periodSchema } from '../../analytics-api/period.ts';
 
 describe('OpenAPI parameter patterns', () => {
@@ -37,6 +38,28 @@ describe('OpenAPI parameter patterns', () => {
     ]) {
       expect(pattern.test(raw), raw).toBe(true);
       expect(parseBounds(raw).ok, raw).toBe(true);
+    }
+  });
+
+  it('happy: seasonality months pattern accepts exactly the lengths the parser accepts', () => {
+    const pattern = new RegExp(SEASONALITY_MONTHS_PATTERN);
+    const accepted = (months: string) => {
+      try {
+        parseSeasonalityParams({ city: 'arusha', type: 'house', months });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let n = 0; n <= 1000; n++) {
+      for (const months of [
+        String(n),
+        String(n).padStart(2, '0'),
+        String(n).padStart(3, '0'),
+        String(n).padStart(4, '0'),
+      ]) {
+        expect(pattern.test(months), months).toBe(accepted(months));
+      }
     }
   });
 });
