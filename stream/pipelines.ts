@@ -15,6 +15,7 @@ import { createListingsHandler } from './listings/handler.ts';
 import { listingOwners } from './listings/owners.ts';
 import { ensureOwnersBuilt } from './listings/owners-rebuild.ts';
 import { createStatusHandler } from './lifecycle/handler.ts';
+import { resendMarks } from '../common/lifecycle/resend-marks.ts';
 import { readListingStates } from '../common/lifecycle/states.ts';
 import { listingStatesTable, listingStatusChangesTable } from '../common/warehouse/lifecycle.ts';
 import { startOffsetConsumer, type RunningConsumer } from './offset-consumer.ts';
@@ -105,6 +106,8 @@ export async function startPipelines(
       quarantine: createQuarantine(quarantineWriter, producer, deadLetters, 'status'),
       fx: fxTable(env.FX_USD_TZS),
       logger,
+      // A listing that left the market is news again when re-sent today (common/lifecycle/resend-marks.ts).
+      onLeft: (ids) => resendMarks(platform.redis, env.REDIS_KEY_PREFIX).forget(ids),
     }),
     writers: [changesWriter, statesWriter],
     logger: logger.child({ consumer: 'status' }),

@@ -92,9 +92,25 @@ export async function readListingStates(
   return out;
 }
 
-/** The query of every state of one account and mode (snapshots, expiry): a full scan, background only. */
-export const accountStatesSql = `${stateSelect}
-  WHERE account_id = {account:String} AND is_test = {isTest:UInt8}`;
+/**
+ * The account's listings on the market in one mode (snapshots). A scan of listing_states, which is
+ * sorted for the analytics, not by account: fine for a snapshot's completion, not for a hot path.
+ */
+export async function readActiveStock(
+  clickhouse: ClickHouseClient,
+  accountId: string,
+  isTest: boolean,
+): Promise<{ listing_id: string; external_id: string }[]> {
+  const result = await clickhouse.query({
+    query: `SELECT toString(listing_id) AS listing_id, external_id
+            FROM (SELECT listing_id, external_id, status FROM listing_states FINAL
+                  WHERE account_id = {account:String} AND is_test = {isTest:UInt8})
+            WHERE status IN ('active', 'under_contract')`,
+    query_params: { account: accountId, isTest: isTest ? 1 : 0 },
+    format: 'JSONEachRow',
+  });
+  return result.json();
+}
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

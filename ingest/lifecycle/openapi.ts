@@ -1,7 +1,25 @@
 // The lifecycle paths in the OpenAPI document (common/openapi/registry.ts); rules in docs/lifecycle.md.
 import { z } from 'zod';
 import type { OpenApiRegistry } from '../../common/openapi/registry.ts';
-import { statusBodyDocSchema, statusResponseSchema, storedListingSchema } from './schemas.ts';
+import {
+  snapshotRecordSchema,
+  statusBodyDocSchema,
+  statusResponseSchema,
+  storedListingSchema,
+} from './schemas.ts';
+import { snapshotPartSchema } from './snapshots.ts';
+
+const snapshotId = {
+  name: 'snapshot_id',
+  in: 'path' as const,
+  schema: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/),
+};
+const testMode = {
+  name: 'test_mode',
+  in: 'query' as const,
+  description: "true: a live key addresses the account's test-mode snapshot (test keys always do)",
+  schema: z.enum(['true', 'false']),
+};
 
 export function registerLifecyclePaths(registry: OpenApiRegistry): void {
   registry.register({
@@ -28,6 +46,42 @@ export function registerLifecyclePaths(registry: OpenApiRegistry): void {
     requestBody: statusBodyDocSchema,
     responses: { 200: { description: 'Accepted (some or all updates)', schema: statusResponseSchema } },
     errors: [400, 409, 413, 415, 422, 503],
+  });
+  registry.register({
+    method: 'post',
+    path: '/listings/snapshots',
+    operationId: 'submitSnapshotPart',
+    summary: 'One part of a complete snapshot: the external_ids of every listing on the market',
+    description:
+      'When the last part arrives, the listings on the market with an external_id missing from the ' +
+      'snapshot are withdrawn (source snapshot) — unless that is more than 30 % of the stock: the ' +
+      'snapshot is then held until POST /listings/snapshots/{snapshot_id}/confirm. A part sent twice ' +
+      'counts once. Tiers: all (permission listings:write). See docs/lifecycle.md.',
+    tags: ['listings'],
+    requestBody: snapshotPartSchema,
+    responses: { 202: { description: 'The snapshot so far (or its outcome)', schema: snapshotRecordSchema } },
+    errors: [400, 413, 415, 503],
+  });
+  registry.register({
+    method: 'get',
+    path: '/listings/snapshots/{snapshot_id}',
+    operationId: 'getSnapshot',
+    summary: 'A snapshot: parts received, outcome (applied or held), stock and withdrawals',
+    tags: ['listings'],
+    parameters: [snapshotId, testMode],
+    responses: { 200: { description: 'The snapshot', schema: snapshotRecordSchema } },
+    errors: [404, 503],
+  });
+  registry.register({
+    method: 'post',
+    path: '/listings/snapshots/{snapshot_id}/confirm',
+    operationId: 'confirmSnapshot',
+    summary: 'Apply a held snapshot (it would withdraw more than 30 % of the stock)',
+    description: 'An applied snapshot is answered as it is; one still collecting is a 400.',
+    tags: ['listings'],
+    parameters: [snapshotId, testMode],
+    responses: { 200: { description: 'The snapshot, applied', schema: snapshotRecordSchema } },
+    errors: [400, 404, 503],
   });
   registry.register({
     method: 'get',

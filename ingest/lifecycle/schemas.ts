@@ -115,3 +115,20 @@ export const storedListingSchema = z
   })
   .meta({ title: 'StoredListing' });
 export type StoredListing = z.infer<typeof storedListingSchema>;
+
+export const snapshotRecordSchema = z
+  .object({
+    snapshot_id: z.string(),
+    status: z
+      .enum(['collecting', 'computing', 'applied', 'held'])
+      .meta({ description: 'held: would withdraw more than 30 % of the stock; POST …/confirm applies it' }),
+    parts: z.number().int(),
+    parts_received: z.array(z.number().int()),
+    external_ids: z.number().int().meta({ description: 'Distinct external ids declared so far' }),
+    created_at: z.iso.datetime(),
+    completed_at: z.iso.datetime().optional(),
+    active: z.number().int().optional().meta({ description: 'Listings on the market when it completed' }),
+    withdrawn: z.number().int().optional().meta({ description: 'Of those, left out of the snapshot' }),
+    confirmed_at: z.iso.datetime().optional(),
+  })
+  .meta({ title: 'Snapshot' });

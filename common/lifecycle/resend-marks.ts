@@ -1,0 +1,46 @@
+// Which listings were re-sent today (Redis, one key per listing, 24 h). Bulk create reports a
+// listing to the status stream as re-sent (it restarts the expiry clock, and returns a listing that
+// had left the market) at most once a day per listing, so a feed that pushes its whole inventory
+// every hour does not turn into one status item per listing per push. When a listing leaves the
+// market the stream forgets its mark, so re-sending it the same day still brings it back.
+import type { Redis } from 'ioredis';
+import { redisScript } from '../clients/redis-script.ts';
+
+export const RESEND_MARK_SECONDS = 24 * 3600;
+const CHUNK = 500;
+
+// KEYS: one mark per listing; ARGV[1]: lifetime. Returns the 1-based positions newly set.
+const markScript = redisScript(`
+local out = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('SET', key, '1', 'NX', 'EX', ARGV[1]) then out[#out + 1] = i end
+end
+return out
+`);
+
+export function resendMarks(redis: Redis, prefix: string) {
+  const key = (listingId: string) => `${prefix}lifecycle:resent:${listingId}`;
+  return {
+    /** Marks `ids` as re-sent today; returns those that were not marked yet. */
+    async mark(ids: readonly string[]): Promise<string[]> {
+      const fresh: string[] = [];
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        const chunk = ids.slice(i, i + CHUNK);
+        const set = (await markScript.run(
+          redis,
+          chunk.length,
+          ...chunk.map(key),
+          RESEND_MARK_SECONDS,
+        )) as number[];
+        for (const position of set) fresh.push(chunk[position - 1]!);
+      }
+      return fresh;
+    },
+    /** Forgets the marks of `ids` (they left the market, or their report could not be published). */
+    async forget(ids: readonly string[]): Promise<void> {
+      for (let i = 0; i < ids.length; i += CHUNK) await redis.del(...ids.slice(i, i + CHUNK).map(key));
+    },
+  };
+}
+
+export type ResendMarks = ReturnType<typeof resendMarks>;

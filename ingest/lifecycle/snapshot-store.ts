@@ -1,0 +1,164 @@
+// Snapshots in Redis (docs/lifecycle.md, "Snapshots"): per account, mode and snapshot id, a record
+// (hash), the part numbers received (set) and the external ids declared (set). Parts arrive in any
+// order; the request that completes the set claims the computation atomically, so two final parts
+// racing each other compute once. Collecting snapshots live 24 h from their first part; a finished
+// one is kept 7 days (its outcome, and the withdrawals of a held snapshot awaiting confirmation).
+import type { Redis } from 'ioredis';
+import { redisScript } from '../../common/clients/redis-script.ts';
+
+export const COLLECTING_TTL_SECONDS = 24 * 3600;
+export const FINISHED_TTL_SECONDS = 7 * 24 * 3600;
+
+export type SnapshotStatus = 'collecting' | 'computing' | 'applied' | 'held';
+
+export interface SnapshotRecord {
+  snapshot_id: string;
+  status: SnapshotStatus;
+  parts: number;
+  parts_received: number[];
+  external_ids: number;
+  created_at: string;
+  completed_at?: string;
+  /** On completion: the account's listings on the market, and those the snapshot leaves out. */
+  active?: number;
+  withdrawn?: number;
+  confirmed_at?: string;
+}
+
+// KEYS: record, parts set, ids set. ARGV: parts, part, ttl, created_at, then the external ids.
+// Returns {state, received parts count}: state 'mismatch' (other parts count), 'done' (finished
+// already), 'complete' (this part completed it: the caller computes), 'collecting'.
+const addPartScript = redisScript(`
+local parts = redis.call('HGET', KEYS[1], 'parts')
+if parts and parts ~= ARGV[1] then return {'mismatch', 0} end
+if not parts then
+  redis.call('HSET', KEYS[1], 'parts', ARGV[1], 'status', 'collecting', 'created_at', ARGV[4])
+  redis.call('EXPIRE', KEYS[1], ARGV[3])
+end
+local status = redis.call('HGET', KEYS[1], 'status')
+if status ~= 'collecting' then return {'done', redis.call('SCARD', KEYS[2])} end
+if redis.call('SADD', KEYS[2], ARGV[2]) == 1 then
+  for i = 5, #ARGV, 1000 do
+    redis.call('SADD', KEYS[3], unpack(ARGV, i, math.min(i + 999, #ARGV)))
+  end
+end
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+if #ARGV >= 5 then redis.call('EXPIRE', KEYS[3], ARGV[3]) end
+local received = redis.call('SCARD', KEYS[2])
+if received == tonumber(ARGV[1]) then
+  redis.call('HSET', KEYS[1], 'status', 'computing')
+  return {'complete', received}
+end
+return {'collecting', received}
+`);
+
+// KEYS: record, withdrawals list. ARGV: now. A held snapshot becomes applied (confirmed).
+const confirmScript = redisScript(`
+if redis.call('HGET', KEYS[1], 'status') ~= 'held' then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'applied', 'confirmed_at', ARGV[1])
+redis.call('DEL', KEYS[2])
+return 1
+`);
+
+export function snapshotStore(redis: Redis, prefix: string) {
+  const keys = (account: string, isTest: boolean, id: string) => {
+    const base = `${prefix}snapshot:${account}:${isTest ? 'test' : 'live'}:${id}`;
+    return { record: base, parts: `${base}:parts`, ids: `${base}:ids`, withdraw: `${base}:withdraw` };
+  };
+  return {
+    keys,
+    async addPart(
+      account: string,
+      isTest: boolean,
+      id: string,
+      part: { part: number; parts: number; externalIds: string[]; now: string },
+    ): Promise<{ state: 'mismatch' | 'done' | 'complete' | 'collecting'; received: number }> {
+      const k = keys(account, isTest, id);
+      const [state, received] = (await addPartScript.run(
+        redis,
+        3,
+        k.record,
+        k.parts,
+        k.ids,
+        part.parts,
+        part.part,
+        COLLECTING_TTL_SECONDS,
+        part.now,
+        ...part.externalIds,
+      )) as [string, number];
+      return { state: state as 'mismatch' | 'done' | 'complete' | 'collecting', received: Number(received) };
+    },
+    /** Which of `externalIds` the snapshot declared. */
+    async declared(account: string, isTest: boolean, id: string, externalIds: string[]): Promise<boolean[]> {
+      const out: boolean[] = [];
+      for (let i = 0; i < externalIds.length; i += 1_000) {
+        const chunk = externalIds.slice(i, i + 1_000);
+        const flags = await redis.smismember(keys(account, isTest, id).ids, ...chunk);
+        out.push(...flags.map((f) => f === 1));
+      }
+      return out;
+    },
+    async read(account: string, isTest: boolean, id: string): Promise<SnapshotRecord | null> {
+      const k = keys(account, isTest, id);
+      const [fields, parts, ids] = await Promise.all([
+        redis.hgetall(k.record),
+        redis.smembers(k.parts),
+        redis.scard(k.ids),
+      ]);
+      if (!fields.parts) return null;
+      const number = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+      return {
+        snapshot_id: id,
+        status: fields.status as SnapshotStatus,
+        parts: Number(fields.parts),
+        parts_received: parts.map(Number).sort((a, b) => a - b),
+        external_ids: fields.external_ids !== undefined ? Number(fields.external_ids) : ids,
+        created_at: fields.created_at!,
+        ...(fields.completed_at ? { completed_at: fields.completed_at } : {}),
+        ...(fields.active !== undefined
+          ? { active: number(fields.active), withdrawn: number(fields.withdrawn) }
+          : {}),
+        ...(fields.confirmed_at ? { confirmed_at: fields.confirmed_at } : {}),
+      };
+    },
+    /** Records the outcome; a held snapshot keeps its withdrawals for the confirmation. */
+    async finish(
+      account: string,
+      isTest: boolean,
+      id: string,
+      outcome: { status: 'applied' | 'held'; completedAt: string; active: number; withdraw: string[] },
+    ): Promise<void> {
+      const k = keys(account, isTest, id);
+      const multi = redis.multi();
+      multi.hset(k.record, {
+        status: outcome.status,
+        completed_at: outcome.completedAt,
+        active: outcome.active,
+        withdrawn: outcome.withdraw.length,
+        external_ids: await redis.scard(k.ids),
+      });
+      if (outcome.status === 'held' && outcome.withdraw.length) multi.rpush(k.withdraw, ...outcome.withdraw);
+      multi.del(k.ids);
+      for (const key of [k.record, k.parts, k.withdraw]) multi.expire(key, FINISHED_TTL_SECONDS);
+      await multi.exec();
+    },
+    /** Back to collecting after a failed computation, so the final part can be sent again. */
+    async reopen(account: string, isTest: boolean, id: string, part: number): Promise<void> {
+      const k = keys(account, isTest, id);
+      await redis.multi().hset(k.record, 'status', 'collecting').srem(k.parts, part).exec();
+    },
+    /** A held snapshot's withdrawals (null when it is not held). */
+    async pendingWithdrawals(account: string, isTest: boolean, id: string): Promise<string[] | null> {
+      const k = keys(account, isTest, id);
+      if ((await redis.hget(k.record, 'status')) !== 'held') return null;
+      return redis.lrange(k.withdraw, 0, -1);
+    },
+    /** Held → applied, once its withdrawals are published. */
+    async markConfirmed(account: string, isTest: boolean, id: string, now: string): Promise<void> {
+      const k = keys(account, isTest, id);
+      await confirmScript.run(redis, 2, k.record, k.withdraw, now);
+    },
+  };
+}
+
+export type SnapshotStore = ReturnType<typeof snapshotStore>;
