@@ -54,6 +54,11 @@ export interface OutboundClientOptions {
   userAgent?: string;
   /** Gets the detail of refusals (what a host resolved to), which callers never see. */
   logger?: Logger;
+  /**
+   * Runs each connection in a slot of its resolved address (politeness per server, whatever names
+   * point at it: image checks). Time spent waiting for the slot is not part of the call's deadline.
+   */
+  connectSlot?: <T>(address: string, task: () => Promise<T>) => Promise<T>;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
@@ -72,17 +77,18 @@ export function createOutboundClient(options: OutboundClientOptions): OutboundCl
     }
   }
 
+  function sendInSlot(target: CheckedTarget, req: Omit<OutboundRequest, 'url'>): Promise<OutboundResponse> {
+    if (!options.connectSlot) return send(target, req, userAgent);
+    return options.connectSlot(target.address, () => send(target, req, userAgent));
+  }
+
   async function request(req: OutboundRequest): Promise<OutboundResponse> {
     const started = Date.now();
     const target = await check(req.url, { timeoutMs: req.timeoutMs });
-    return send(target, { ...req, timeoutMs: req.timeoutMs - (Date.now() - started) }, userAgent);
+    return sendInSlot(target, { ...req, timeoutMs: req.timeoutMs - (Date.now() - started) });
   }
 
-  return {
-    check,
-    request,
-    send: (target, req) => send(target, req, userAgent),
-  };
+  return { check, request, send: sendInSlot };
 }
 
 function send(

@@ -15,8 +15,8 @@ import { startOffsetConsumer, type BatchContext, type BatchHandler } from '../of
 import { createClickHouseWriter, type Row } from '../sink/clickhouse-writer.ts';
 import { checkImage } from './check.ts';
 import type { ImageCheckerEnv } from './env.ts';
-import { createLimiter } from './limiter.ts';
 import { photoEnvSchema } from './photo-env.ts';
+import { createImagePools } from './pools.ts';
 import { createPhotoAnalyser } from './photos.ts';
 import { imageResolver } from './resolver.ts';
 import { imageSummaryStore } from './summary.ts';
@@ -27,22 +27,16 @@ function hasImages(rawListing: unknown): boolean {
   return Array.isArray(images) && images.length > 0;
 }
 
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return '';
-  }
-}
-
 export async function startImageChecker(platform: Platform, env: ImageCheckerEnv, logger: Logger) {
+  // Fair shares per account, and a limit per resolved address (pools.ts).
+  const pools = createImagePools(env);
   const outbound = createOutboundClient({
     policy: outboundPolicyFromEnv(),
     resolver: imageResolver,
     userAgent: 'RentalListingsService/1 (+image-check)',
     logger: logger.child({ component: 'image-checker' }),
+    connectSlot: pools.perAddress,
   });
-  const limiter = createLimiter(env.IMAGE_CHECK_CONCURRENCY, env.IMAGE_CHECK_PER_HOST);
   const summary = imageSummaryStore(platform.redis, env.REDIS_KEY_PREFIX);
   const writer = createClickHouseWriter(platform.clickhouse, {
     table: imageChecksTable.name,
@@ -76,7 +70,7 @@ export async function startImageChecker(platform: Platform, env: ImageCheckerEnv
     );
     return Promise.all(
       images.map(async (url, index) => {
-        const result = await limiter.run(hostOf(url), () =>
+        const result = await pools.accounts.run(message.account_id, () =>
           checkImage(outbound, url, env.IMAGE_CHECK_TIMEOUT_MS),
         );
         const photo = await photos.analyse({
@@ -84,7 +78,7 @@ export async function startImageChecker(platform: Platform, env: ImageCheckerEnv
           index,
           url,
           checkOk: result.is_ok === 1,
-          schedule: (task) => limiter.run(hostOf(url), task),
+          schedule: (task) => pools.accounts.run(message.account_id, task),
           timeoutMs: env.IMAGE_CHECK_TIMEOUT_MS,
           retry: context.retry,
         });
@@ -144,7 +138,7 @@ export async function startImageChecker(platform: Platform, env: ImageCheckerEnv
      * for as long as a large single-host queue takes.
      */
     async stop() {
-      limiter.abort(new Error('image checker stopping'));
+      pools.abort(new Error('image checker stopping'));
       photos.abort(new Error('image checker stopping'));
       await consumer.stop();
       await photos.close();

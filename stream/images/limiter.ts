@@ -60,13 +60,13 @@ export function createLimiter(total: number, perKey: number) {
   };
 }
 
-interface Waiting {
+export interface Waiting {
   start: () => void;
   reject: (error: Error) => void;
 }
 
 /** FIFO of waiting tasks with O(1) take (Array#shift copies large arrays). */
-class Fifo {
+export class Fifo {
   private items: Waiting[] = [];
   private head = 0;
   get size(): number {

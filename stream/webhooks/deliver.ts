@@ -12,7 +12,7 @@ import {
 } from '../../common/outbound/index.ts';
 import type { WebhookStore } from '../../common/webhooks/store.ts';
 import type { ClickHouseWriter } from '../sink/clickhouse-writer.ts';
-import type { DeliveryQueue } from './queue.ts';
+import type { Claimed, DeliveryQueue } from './queue.ts';
 import { retryDelayMs } from './schedule.ts';
 import { deliveryHeaders } from './signing.ts';
 
@@ -42,7 +42,8 @@ export function createDeliverer(deps: DeliverDeps) {
   }
 
   /** Runs one claimed delivery to its next state. */
-  return async function attempt(id: string, token: string): Promise<Outcome> {
+  return async function attempt(claimed: Claimed, token: string): Promise<Outcome> {
+    const { id } = claimed;
     const startedAt = new Date();
     const delivery = await queue.get(id);
     const base = {
@@ -52,7 +53,7 @@ export function createDeliverer(deps: DeliverDeps) {
       next_attempt_at: null,
     };
     if (!delivery || delivery.state === 'done') {
-      await queue.finish(id, token, { done: true }, delivery?.attempt ?? 0, startedAt.toISOString());
+      await queue.finish(claimed, token, { done: true }, delivery?.attempt ?? 0, startedAt.toISOString());
       return 'dropped';
     }
     const firstAttemptAt = delivery.first_attempt_at ?? startedAt.toISOString();
@@ -69,7 +70,7 @@ export function createDeliverer(deps: DeliverDeps) {
     };
     if (!webhook || webhook.status !== 'enabled') {
       // Deleted or disabled since the event: it receives nothing more.
-      await queue.finish(id, token, { done: true }, delivery.attempt, firstAttemptAt);
+      await queue.finish(claimed, token, { done: true }, delivery.attempt, firstAttemptAt);
       record({
         ...row,
         attempt: delivery.attempt,
@@ -107,13 +108,13 @@ export function createDeliverer(deps: DeliverDeps) {
     const at = now.toISOString();
 
     if (status >= 200 && status < 300) {
-      await queue.finish(id, token, { done: true }, attempts, firstAttemptAt);
+      await queue.finish(claimed, token, { done: true }, attempts, firstAttemptAt);
       await webhooks.recordSuccess(webhook.id, at);
       record({ ...row, ...timing, outcome: 'succeeded' });
       return 'succeeded';
     }
     if (status === 410) {
-      await queue.finish(id, token, { done: true }, attempts, firstAttemptAt);
+      await queue.finish(claimed, token, { done: true }, attempts, firstAttemptAt);
       await webhooks.disable(webhook.id, 'receiver answered 410 Gone', at);
       record({ ...row, ...timing, outcome: 'gone' });
       logger.info('webhook disabled: 410', { webhook_id: webhook.id });
@@ -122,7 +123,7 @@ export function createDeliverer(deps: DeliverDeps) {
     await webhooks.recordFailure(webhook.id, at, error);
     const delay = retryDelayMs(deps.schedule, attempts + 1, retryAfter);
     if (delay === undefined) {
-      await queue.finish(id, token, { done: true }, attempts, firstAttemptAt);
+      await queue.finish(claimed, token, { done: true }, attempts, firstAttemptAt);
       record({ ...row, ...timing, outcome: 'failed' });
       // The whole schedule (about three days by default) failed, with no success since it began.
       const latest = await webhooks.get(webhook.id);
@@ -137,7 +138,7 @@ export function createDeliverer(deps: DeliverDeps) {
       return 'failed';
     }
     const nextDueAt = now.getTime() + delay;
-    await queue.finish(id, token, { done: false, nextDueAt }, attempts, firstAttemptAt);
+    await queue.finish(claimed, token, { done: false, nextDueAt }, attempts, firstAttemptAt);
     record({ ...row, ...timing, outcome: 'retrying', next_attempt_at: new Date(nextDueAt).toISOString() });
     return 'retrying';
   };

@@ -35,5 +35,7 @@ export const webhookWorkerEnvSchema = z.object({
     }),
   WEBHOOK_TIMEOUT_MS: envFields.positiveInt.max(15_000).default(15_000),
   WEBHOOK_CONCURRENCY: envFields.positiveInt.default(16),
+  /** Attempts in flight per account and worker: one account's slow receiver holds no more (queue.ts). */
+  WEBHOOK_PER_ACCOUNT_CONCURRENCY: envFields.positiveInt.default(4),
 });
 export type WebhookWorkerEnv = z.infer<typeof webhookWorkerEnvSchema>;

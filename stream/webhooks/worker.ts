@@ -14,6 +14,8 @@ import { createFanout } from './fanout.ts';
 import { deliveryQueue } from './queue.ts';
 
 const IDLE_POLL_MS = 100;
+/** How often the single due set of earlier versions is checked for deliveries to move (queue.ts). */
+const LEGACY_CHECK_MS = 60_000;
 
 export async function startWebhookWorker(
   platform: Platform,
@@ -26,6 +28,12 @@ export async function startWebhookWorker(
   const batches = batchStore(platform.redis, prefix);
   const webhooks = webhookStore(platform.redis, prefix);
   const queue = deliveryQueue(platform.redis, prefix);
+  let legacyCheckedAt = 0;
+  async function moveLegacyDeliveries(): Promise<void> {
+    legacyCheckedAt = Date.now();
+    const moved = await queue.moveLegacy();
+    if (moved) logger.info('moved deliveries of the single due set to per-account sets', { moved });
+  }
   const fanout = createFanout({
     redis: platform.redis,
     prefix,
@@ -53,9 +61,13 @@ export async function startWebhookWorker(
     logger,
   });
   await fanout.ensureGroup();
+  await moveLegacyDeliveries();
 
   let stopped = false;
   const inFlight = new Set<Promise<unknown>>();
+  // Per account: the worker's slots are shared fairly (queue.ts), WEBHOOK_PER_ACCOUNT_CONCURRENCY each.
+  const inFlightPer = new Map<string, number>();
+  const perAccount = Math.min(env.WEBHOOK_PER_ACCOUNT_CONCURRENCY, env.WEBHOOK_CONCURRENCY);
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   async function loop(name: string, step: () => Promise<boolean>) {
@@ -75,20 +87,31 @@ export async function startWebhookWorker(
   const deliveryLoop = loop('delivery', async () => {
     const room = env.WEBHOOK_CONCURRENCY - inFlight.size;
     if (room <= 0) return false;
-    const { ids, token } = await queue.claim(room);
-    for (const id of ids) {
-      const running = attempt(id, token)
+    if (Date.now() - legacyCheckedAt > LEGACY_CHECK_MS) await moveLegacyDeliveries();
+    const running = (account: string) => inFlightPer.get(account) ?? 0;
+    const { claimed, token } = await queue.claim(room, (account) => perAccount - running(account), running);
+    for (const delivery of claimed) {
+      inFlightPer.set(delivery.account, running(delivery.account) + 1);
+      const task = attempt(delivery, token)
         .then((outcome) => webhookDeliveries.inc({ outcome }))
         .catch((error) => {
           webhookDeliveries.inc({ outcome: 'error' });
-          logger.warn('delivery attempt failed', { delivery_id: id, ...errorFields(error) });
+          logger.warn('delivery attempt failed', { delivery_id: delivery.id, ...errorFields(error) });
         })
-        .finally(() => inFlight.delete(running));
-      inFlight.add(running);
+        .finally(() => {
+          inFlight.delete(task);
+          const left = running(delivery.account) - 1;
+          if (left > 0) inFlightPer.set(delivery.account, left);
+          else inFlightPer.delete(delivery.account);
+        });
+      inFlight.add(task);
     }
-    return ids.length > 0;
+    return claimed.length > 0;
   });
-  logger.info('webhook delivery running', { schedule_ms: env.WEBHOOK_RETRY_SCHEDULE_MS });
+  logger.info('webhook delivery running', {
+    schedule_ms: env.WEBHOOK_RETRY_SCHEDULE_MS,
+    per_account: perAccount,
+  });
 
   return {
     async stop() {

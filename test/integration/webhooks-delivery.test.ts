@@ -1,11 +1,14 @@
 // Webhook delivery against a real receiver on 127.0.0.1 (the test run sets
 // OUTBOUND_ALLOW_CIDRS=127.0.0.0/8 and WEBHOOK_RETRY_SCHEDULE_MS=0,500,1500,3000).
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { batchStore } from '../../common/batches.ts';
 import { queryRows } from '../../common/clients/clickhouse.ts';
 import { api, createTestKey, env, eventually, testClickHouse, testRedis } from '../support/api.ts';
+import { deliveryQueue } from '../../stream/webhooks/queue.ts';
 import { startReceiver, type Receiver } from './webhooks-receiver.ts';
 
 const receivers: Receiver[] = [];
@@ -221,5 +224,79 @@ describe('webhook delivery (error)', () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 3_000)); // past the 500 ms retry
     expect(r.received).toHaveLength(1);
+  });
+});
+
+describe('webhook delivery fairness (issue 13 item 11)', () => {
+  it("one account's hanging receiver holds at most its share of the worker; another account is served at once", async () => {
+    // Account A: 30 events for a receiver that accepts the connection and never answers (each
+    // attempt waits out WEBHOOK_TIMEOUT_MS, 15 s). Before per-account shares, the worker's 16
+    // slots all went to A's deliveries (the oldest due) and B's waited behind them for ≥ 15 s.
+    let open = 0;
+    let peak = 0;
+    const hanging = http.createServer((req) => {
+      open++;
+      peak = Math.max(peak, open);
+      req.on('close', () => open--);
+    });
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    const a = await createTestKey();
+    const b = await createTestKey();
+    const hookA = await register(a.key, `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/hook`);
+    const fast = await receiver();
+    await register(b.key, fast.url);
+    const batches = batchStore(await testRedis(), env.REDIS_KEY_PREFIX);
+    const completed = (account_id: string) =>
+      batches.create({
+        batch_id: randomUUID(),
+        account_id,
+        is_test: false,
+        total: 1,
+        duplicates: 1,
+        failed_indexes: [],
+        created_ids: [], // nothing to store: completed at once, one event in the outbox
+      });
+    try {
+      for (let i = 0; i < 30; i++) await completed(a.account_id);
+      await eventually(async () => (peak > 0 ? true : undefined), 10_000, "A's first attempts");
+      const started = Date.now();
+      await completed(b.account_id);
+      await waitFor(fast, 1, 10_000);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(peak).toBeLessThanOrEqual(4); // WEBHOOK_PER_ACCOUNT_CONCURRENCY (one worker in this phase)
+    } finally {
+      await api('DELETE', `/api/v1/webhooks/${hookA.id}`, { key: a.key }); // its pending deliveries are dropped
+      hanging.closeAllConnections();
+      await new Promise<void>((resolve) => hanging.close(() => resolve()));
+    }
+  }, 60_000);
+});
+
+describe('delivery queue upgrade (issue 13 item 11)', () => {
+  it('moves deliveries of the single due set of earlier versions into per-account sets, keeping due times', async () => {
+    const redis = await testRedis();
+    const prefix = `test:${randomUUID().slice(0, 8)}:`;
+    const queue = deliveryQueue(redis, prefix);
+    const id = `msg_${randomUUID().replace(/-/g, '')}`;
+    // What an earlier version left behind: the delivery hash and its id in `<prefix>webhook:due`.
+    await redis.hset(`${prefix}webhook:delivery:${id}`, { id, account_id: 'acct_x', state: 'pending' });
+    await redis.zadd(`${prefix}webhook:due`, 1_000, id, 2_000, 'msg_gone');
+    expect(await queue.moveLegacy()).toBe(2);
+    expect(await redis.zcard(`${prefix}webhook:due`)).toBe(0);
+    expect(await redis.zscore(queue.dueKey('acct_x'), id)).toBe('1000');
+    expect(await redis.zscore(queue.indexKey, 'acct_x')).toBe('1000');
+    const { claimed } = await queue.claim(
+      10,
+      () => 4,
+      () => 0,
+      5_000,
+    );
+    expect(claimed).toEqual([{ id, account: 'acct_x' }]); // the gone one was only dropped
+    await redis.del(
+      `${prefix}webhook:delivery:${id}`,
+      queue.dueKey('acct_x'),
+      queue.indexKey,
+      `${prefix}webhook:leases`,
+    );
   });
 });

@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAddressPolicy, createOutboundClient, type Resolver } from '../../common/outbound/index.ts';
 import { checkImage } from '../../stream/images/check.ts';
+import { createFairPool } from '../../stream/images/fair-pool.ts';
 import { createLimiter } from '../../stream/images/limiter.ts';
+import { createImagePools } from '../../stream/images/pools.ts';
 
 let server: http.Server;
 let port = 0;
@@ -135,5 +137,118 @@ describe('image check limiter', () => {
     await expect(limiter.run('b', async () => 'late')).rejects.toThrow('stopping');
     release();
     await expect(running).resolves.toBe('done');
+  });
+});
+
+describe('fair image pools (issue 13 item 11)', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('a newcomer starts at once while another account has a long queue; a lone account keeps share slots free', async () => {
+    const pool = createFairPool(8, 2);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const busy = Array.from({ length: 50 }, () => pool.run('a', () => gate));
+    await sleep(0);
+    expect(pool.running('a')).toBe(6); // 8 − 2 kept free
+    let started = false;
+    const newcomer = pool.run('b', async () => {
+      started = true;
+    });
+    await newcomer;
+    expect(started).toBe(true);
+    release();
+    await Promise.all(busy);
+  });
+
+  it('slots that free up go to accounts below their share first, until every busy account has its share', async () => {
+    const pool = createFairPool(8, 2);
+    const gates = new Map<string, (() => void)[]>();
+    const run = (key: string) =>
+      pool.run(
+        key,
+        () => new Promise<void>((resolve) => gates.set(key, [...(gates.get(key) ?? []), resolve])),
+      );
+    const keys = ['a', 'b', 'c', 'd'];
+    const all = keys.flatMap((key) => Array.from({ length: 5 }, () => run(key)));
+    const counts = () => keys.map((key) => pool.running(key));
+    await sleep(0);
+    // a came first and borrowed idle slots (8 − 2 kept free); b, c took their share and the rest.
+    expect(counts()).toEqual([5, 2, 1, 0]);
+    const finishOneOf = async (key: string) => {
+      gates.get(key)!.shift()!();
+      await sleep(0);
+    };
+    await finishOneOf('a'); // → c (below its share, its turn first)
+    await finishOneOf('a'); // → d
+    await finishOneOf('a'); // → d
+    expect(counts()).toEqual([2, 2, 2, 2]);
+    await finishOneOf('b'); // everyone at its share, no room to lend (2 kept free): turns
+    const late = run('e');
+    await finishOneOf('c'); // → e, new and below its share, before a, b, c or d get more
+    expect(pool.running('e')).toBe(1);
+    for (let round = 0; round < 20; round++) {
+      for (const resolvers of gates.values()) while (resolvers.length) resolvers.shift()!();
+      await sleep(0);
+    }
+    await Promise.all([...all, late]);
+  });
+
+  it('limits requests per resolved address, whatever names point at it, and keeps other accounts moving', async () => {
+    // Tenant A: twenty images under twenty names of one hanging server (wildcard DNS); tenant B: one
+    // image on another server. Keyed on the host name, A's names each got a limit, A held every slot
+    // and B waited for one of A's requests to end (a whole timeout in production).
+    let open = 0;
+    let peak = 0;
+    const hanging = http.createServer((_req, res) => {
+      open++;
+      peak = Math.max(peak, open);
+      setTimeout(() => {
+        open--;
+        res.writeHead(200, { 'content-type': 'image/jpeg' }).end();
+      }, 1_000);
+    });
+    const fast = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end());
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => fast.listen(0, '127.0.0.2', resolve));
+    const slowPort = (hanging.address() as AddressInfo).port;
+    const fastPort = (fast.address() as AddressInfo).port;
+    const pools = createImagePools({
+      IMAGE_CHECK_CONCURRENCY: 16,
+      IMAGE_CHECK_PER_ACCOUNT: 4,
+      IMAGE_CHECK_PER_HOST: 2,
+    });
+    const wildcard: Resolver = async (name) => {
+      if (name.endsWith('.wild.test')) return [{ address: '127.0.0.1', family: 4 }];
+      if (name === 'b.example.test') return [{ address: '127.0.0.2', family: 4 }];
+      throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+    };
+    const client = createOutboundClient({
+      policy: createAddressPolicy(['127.0.0.0/8']),
+      resolver: wildcard,
+      connectSlot: pools.perAddress,
+    });
+    const tenantA = Array.from({ length: 20 }, (_, i) =>
+      pools.accounts.run('acct-a', () =>
+        checkImage(client, `http://a${i}.wild.test:${slowPort}/x.jpg`, 5_000),
+      ),
+    );
+    try {
+      await sleep(50);
+      const started = Date.now();
+      const tenantB = await pools.accounts.run('acct-b', () =>
+        checkImage(client, `http://b.example.test:${fastPort}/b.png`, 5_000),
+      );
+      expect(tenantB.is_ok).toBe(1);
+      expect(Date.now() - started).toBeLessThan(500); // not behind A's one-second requests
+      await sleep(1_200);
+      expect(peak).toBe(2); // twenty names, one address: two at a time
+    } finally {
+      pools.abort(new Error('test over'));
+      await Promise.allSettled(tenantA);
+      for (const server of [hanging, fast]) {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    }
   });
 });
