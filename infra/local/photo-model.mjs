@@ -4,12 +4,15 @@
 // its own virtualenv with pinned numpy + onnx (requirements.txt, no torch), and the ONNX file it
 // writes must have the sha256 below, so every machine serves the same model. Everything lands in
 // <cacheDir>/photo-model/; later starts find the file and return at once. Dependency-free.
+// `npm run --silent photo-model` provisions it alone and prints its path (for PHOTO_MODEL_PATH on
+// servers that do not run infra/local).
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { aptInstall, commandExists, log } from './processes.mjs';
-import { repoRoot } from './settings.mjs';
+import { fileURLToPath } from 'node:url';
+import { readSettings, repoRoot } from './settings.mjs';
 
 export const PHOTO_MODEL_SHA256 = '33630d2a099cfad6f9b5c1f486a295686f93eee809ac4048d1a8d633b7b40031';
 const conf = path.join(repoRoot, 'infra/local/photo-model');
@@ -97,4 +100,13 @@ export async function ensurePhotoModel(settings) {
   }
   log('photo-model', `model ready in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${target}`);
   return target;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  try {
+    process.stdout.write(`${await ensurePhotoModel(readSettings(process.env))}\n`);
+  } catch (error) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
 }
