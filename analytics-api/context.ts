@@ -3,15 +3,20 @@ import { parseEnv } from '../common/env.ts';
 import type { Platform } from '../common/platform.ts';
 import { createAnswerCache, type AnswerCache } from './cache.ts';
 import { analyticsSettingsSchema } from './env.ts';
+import { accuracySource } from './services/estimate-accuracy.ts';
+import type { EstimateDeps } from './services/estimate.ts';
 
 export interface AnalyticsContext {
   platform: Platform;
   cache: AnswerCache;
+  /** Rent estimates: ClickHouse, the latest backtest's accuracy, the USD rate. */
+  estimates: EstimateDeps;
   close(): Promise<void>;
 }
 
 export interface AnalyticsOptions {
   cacheTtlSeconds?: number;
+  usdTzs?: number;
 }
 
 /** Options default to the process environment (ANALYTICS_CACHE_TTL_SECONDS), parsed once here. */
@@ -19,12 +24,19 @@ export async function createAnalyticsContext(
   platform: Platform,
   options: AnalyticsOptions = {},
 ): Promise<AnalyticsContext> {
-  const ttl = options.cacheTtlSeconds ?? parseEnv(analyticsSettingsSchema).ANALYTICS_CACHE_TTL_SECONDS;
+  const settings = parseEnv(analyticsSettingsSchema);
+  const ttl = options.cacheTtlSeconds ?? settings.ANALYTICS_CACHE_TTL_SECONDS;
   const cache = createAnswerCache({
     redis: platform.redis,
     keyPrefix: platform.env.REDIS_KEY_PREFIX,
     ttlSeconds: ttl,
     logger: platform.logger,
   });
-  return { platform, cache, close: async () => undefined };
+  const estimates: EstimateDeps = {
+    clickhouse: platform.clickhouse,
+    // The backtest runs daily; its latest run is re-read once per cache lifetime (≥ 1 s).
+    accuracy: accuracySource(platform.clickhouse, Math.max(1, ttl)),
+    usdTzs: options.usdTzs ?? settings.FX_USD_TZS,
+  };
+  return { platform, cache, estimates, close: async () => undefined };
 }

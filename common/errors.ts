@@ -11,6 +11,7 @@ export const errorCodes = {
   all_listings_failed: 400,
   invalid_parameter: 400,
   idempotency_key_reused: 422,
+  insufficient_comparables: 422,
   idempotency_in_progress: 409,
   listing_in_progress: 409,
   missing_api_key: 401,

@@ -7,6 +7,8 @@ export interface ClickHouseConfig {
   username: string;
   password: string;
   database: string;
+  /** Default 30 s; longer for batch jobs that read millions of rows (the estimate's backtest). */
+  requestTimeoutMs?: number;
 }
 
 export function createClickHouse(config: ClickHouseConfig): ClickHouseClient {
@@ -15,7 +17,7 @@ export function createClickHouse(config: ClickHouseConfig): ClickHouseClient {
     username: config.username,
     password: config.password,
     database: config.database,
-    request_timeout: 30_000,
+    request_timeout: config.requestTimeoutMs ?? 30_000,
     compression: { request: false, response: true },
     // The client logs every failed request at ERROR; our callers log with context instead.
     log: { level: 127 as never },

@@ -6,6 +6,7 @@ import {
   neighbourhoodQuarterStatsTable,
 } from './aggregates.ts';
 import { apiKeyUsageTable } from './api-key-usage.ts';
+import { estimateAccuracyTable } from './estimate-accuracy.ts';
 import { imageChecksTable } from './image-checks.ts';
 import { keyAuditEventsTable } from './key-audit-events.ts';
 import { listingStatesTable, listingStatusChangesTable } from './lifecycle.ts';
@@ -19,6 +20,7 @@ import {
   marketDailyFlowsTable,
   marketExitDaysTable,
 } from './market-flows.ts';
+import { rentComparablesTable } from './rent-comparables.ts';
 import type { TableRef } from './table.ts';
 import { viewEventsTable } from './view-events.ts';
 import { webhookDeliveriesTable } from './webhook-deliveries.ts';
@@ -42,4 +44,6 @@ export const warehouseTables: readonly TableRef[] = [
   marketCohortDaysTable,
   accountQuarterFlowsTable,
   cityMonthPricesTable,
+  rentComparablesTable,
+  estimateAccuracyTable,
 ];

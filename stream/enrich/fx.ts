@@ -2,11 +2,12 @@
 // in every row (fx_rate_to_tzs), so a later rate change never rewrites history and analysts can
 // recompute. USD/TZS defaults to 2,500 (Bank of Tanzania mid-rate order of magnitude, 2024-25) and is
 // set per deployment with FX_USD_TZS.
+import { DEFAULT_USD_TZS } from '../../common/domain/fx.ts';
 import type { Currency } from '../../common/domain/listing.ts';
 
 export type FxTable = Record<Currency, number>;
 
-export const DEFAULT_USD_TZS = 2_500;
+export { DEFAULT_USD_TZS };
 
 export function fxTable(usdToTzs: number = DEFAULT_USD_TZS): FxTable {
   if (!Number.isFinite(usdToTzs) || usdToTzs <= 0) throw new Error(`bad USD/TZS rate ${usdToTzs}`);

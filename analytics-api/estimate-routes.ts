@@ -1,0 +1,48 @@
+// HTTP of the rent estimates (docs/analytics.md, "Rent estimates"): a point's estimate (contract)
+// and a stored listing's for its owner. Same key rules, tier permission, cache and error shape as
+// pricing; the numbers come from services/estimate.ts.
+import type { RequestHandler, Response, Router } from 'express';
+import { authOf, requirePermission } from '../common/auth/authenticate.ts';
+import type { CacheOutcome } from './cache.ts';
+import type { AnalyticsContext } from './context.ts';
+import { parseCurrency, parseEstimateParams } from './estimate-params.ts';
+import { pointEstimateAnswer } from './services/estimate.ts';
+import { listingEstimateAnswer } from './services/listing-estimate.ts';
+
+export function addEstimateRoutes(router: Router, ctx: AnalyticsContext, auth: RequestHandler): void {
+  router.get('/analytics/estimate', auth, requirePermission('analytics:read'), async (req, res) => {
+    const p = parseEstimateParams(req.query);
+    const mode = authOf(req).mode;
+    const key = `estimate:${mode}:${p.latitude},${p.longitude}:${p.type}:${p.bedrooms ?? '-'}:${p.bathrooms ?? '-'}:${p.areaSqm ?? '-'}:${p.currency}`;
+    send(
+      res,
+      await ctx.cache.getOrCompute(key, () => pointEstimateAnswer(ctx.estimates, p, mode === 'test')),
+    );
+  });
+
+  router.get(
+    '/listings/:listing_id/estimate',
+    auth,
+    requirePermission('analytics:read'),
+    async (req, res) => {
+      const auth = authOf(req);
+      const currency = parseCurrency(req.query);
+      const testMode = req.query.test_mode === 'true';
+      const id = String(req.params.listing_id).toLowerCase();
+      // Per account: the answer holds the account's own listing.
+      const key = `listing-estimate:${auth.mode}:${auth.account_id}:${id}:${testMode}:${currency}`;
+      send(
+        res,
+        await ctx.cache.getOrCompute(key, () =>
+          listingEstimateAnswer(ctx.estimates, auth, id, { currency, testMode }),
+        ),
+      );
+    },
+  );
+}
+
+function send(res: Response, answer: { value: unknown; cache: CacheOutcome }): void {
+  res.setHeader('X-Cache', answer.cache);
+  res.setHeader('Cache-Control', 'private, max-age=0');
+  res.json(answer.value);
+}

@@ -1,0 +1,259 @@
+// Rent estimate for a point (GET /analytics/estimate) and for a stored listing (listing-estimate.ts):
+// comparables from ClickHouse, the method of common/estimate/method.ts, the interval and accuracy of
+// the latest backtest (docs/analytics.md, "Rent estimates"). Amounts are TZS inside (each listing's
+// price_tzs, converted at the rate stored with it) and the asked currency outside.
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { Currency, PropertyType } from '../../common/domain/listing.ts';
+import { resolveByPoint } from '../../common/domain/locations.ts';
+import { AppError } from '../../common/errors.ts';
+import {
+  AREA_RATIO_LIMIT,
+  BEDROOM_TOLERANCE,
+  bedroomClass,
+  estimateRent,
+  MAX_AGE_DAYS,
+  MAX_COMPARABLES,
+  MAX_RADIUS_KM,
+  mergeNearest,
+  MIN_COMPARABLES,
+  RECENT_DAYS,
+  SECONDS_PER_DAY,
+  selectComparables,
+  type Candidate,
+  type Selection,
+  type Subject,
+} from '../../common/estimate/method.ts';
+import type { EstimateParams } from '../estimate-params.ts';
+import { diskCells } from '../geo/h3-disk.ts';
+import { nearbyComparables, type ComparableRow } from '../queries/estimate.ts';
+import { round3 } from '../rules.ts';
+import type { AccuracyAnswer, AccuracySource } from './estimate-accuracy.ts';
+
+/**
+ * Radii of the ClickHouse searches: 2 km answers the 1 and 2 km steps (almost every request in a
+ * city), 10 km the rest. Each reads only the cells of its disk.
+ */
+const PROBE_RADII_KM = [2, MAX_RADIUS_KM] as const;
+
+export const ESTIMATE_DEFINITION =
+  'Asking-rent estimate: the weighted median of the asking rents of the nearest similar listings of ' +
+  'the same type and mode (±1 bedroom, floor area within 1.5×; rents adjusted to the unit’s size), ' +
+  'widening 1 → 2 → 5 → 10 km over 90, then 365 days until 5 are found. Asking rents, not agreed ' +
+  'rents. The interval and accuracy come from the latest backtest of the segment (docs/analytics.md).';
+
+export interface EstimateSubject extends Subject {
+  type: PropertyType;
+  /** City slug of the accuracy segment; '' outside the ten cities. */
+  city: string;
+}
+
+export interface EstimateDeps {
+  clickhouse: ClickHouseClient;
+  accuracy: AccuracySource;
+  /** USD→TZS rate for answers in USD. */
+  usdTzs: number;
+}
+
+export interface EstimateAnswer {
+  estimate: {
+    rent: number;
+    low: number;
+    high: number;
+    currency: Currency;
+    kind: 'asking_rent';
+    interval_target: number | null;
+    interval_calibrated: boolean;
+  };
+  radius_km: number;
+  max_age_days: number;
+  comparables: {
+    listing_id: string;
+    price: number;
+    distance_km: number;
+    days_old: number;
+    bedrooms: number | null;
+    bathrooms: number | null;
+    area_sqm: number | null;
+    similarity: number;
+  }[];
+  accuracy: AccuracyAnswer;
+  subject: {
+    latitude: number;
+    longitude: number;
+    property_type: PropertyType;
+    bedrooms: number | null;
+    bathrooms: number | null;
+    area_sqm: number | null;
+    city: string | null;
+  };
+  usd_tzs: number;
+  definition: string;
+}
+
+export interface EstimateOptions {
+  isTest: boolean;
+  currency: Currency;
+  /** The subject listing and its fingerprint, left out of its own comparables. */
+  exclude?: { listingId: string; fingerprint: bigint };
+  /** Reference time (default now); the backtest consistency test sets a past origin. */
+  now?: Date;
+}
+
+/** Whole thousands of shillings, whole dollars: rents are quoted so. */
+export function quote(tzs: number, currency: Currency, usdTzs: number): number {
+  return currency === 'USD' ? Math.round(tzs / usdTzs) : Math.round(tzs / 1000) * 1000;
+}
+
+export async function estimateAnswer(
+  deps: EstimateDeps,
+  subject: EstimateSubject,
+  options: EstimateOptions,
+): Promise<EstimateAnswer> {
+  const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
+  const segment = { city: subject.city, type: subject.type, bedrooms: bedroomClass(subject.bedrooms) };
+  const accuracy = deps.accuracy.forSegment(options.isTest, segment);
+  accuracy.catch(() => undefined); // awaited below; a failure must not be unhandled meanwhile
+  const selection = await searchComparables(deps.clickhouse, subject, options, now);
+  if (selection.kind !== 'found') {
+    throw insufficient(subject, selection.kind === 'insufficient' ? selection.searched : []);
+  }
+  const point = estimateRent(subject, selection.used, selection.step);
+  const { answer, interval } = await accuracy;
+  const [low, high] = interval
+    ? [point.rentTzs * interval.low, point.rentTzs * interval.high]
+    : [point.spreadLowTzs, point.spreadHighTzs];
+  const money = (tzs: number) => quote(tzs, options.currency, deps.usdTzs);
+  const price = (tzs: number) =>
+    options.currency === 'USD' ? Math.round((tzs / deps.usdTzs) * 100) / 100 : tzs;
+  return {
+    estimate: {
+      rent: money(point.rentTzs),
+      // Not widened to hold the estimate: the factors are the backtest's, so is the coverage.
+      low: money(low),
+      high: money(high),
+      currency: options.currency,
+      kind: 'asking_rent',
+      interval_target: interval ? answer.interval_target : null,
+      interval_calibrated: interval !== null,
+    },
+    radius_km: selection.step.radiusKm,
+    max_age_days: selection.step.maxAgeDays,
+    comparables: point.comparables.map(({ candidate: c, similarity }) => ({
+      listing_id: c.listingId,
+      price: price(c.priceTzs),
+      distance_km: round3(c.distanceKm),
+      days_old: Math.floor(c.ageDays),
+      bedrooms: c.bedrooms,
+      bathrooms: c.bathrooms,
+      area_sqm: c.areaSqm,
+      similarity: round3(similarity),
+    })),
+    accuracy: answer,
+    subject: {
+      latitude: subject.latitude,
+      longitude: subject.longitude,
+      property_type: subject.type,
+      bedrooms: subject.bedrooms,
+      bathrooms: subject.bathrooms,
+      area_sqm: subject.areaSqm,
+      city: subject.city || null,
+    },
+    usd_tzs: deps.usdTzs,
+    definition: ESTIMATE_DEFINITION,
+  };
+}
+
+/** The method's search through ClickHouse: the 2 km probe, and the 10 km one when it must widen. */
+async function searchComparables(
+  clickhouse: ClickHouseClient,
+  subject: EstimateSubject,
+  options: EstimateOptions,
+  now: number,
+): Promise<Selection> {
+  let selection: Selection = { kind: 'needs_wider' };
+  for (const radiusKm of PROBE_RADII_KM) {
+    const { rows } = await nearbyComparables.run(clickhouse, {
+      isTest: options.isTest,
+      type: subject.type,
+      latitude: subject.latitude,
+      longitude: subject.longitude,
+      cells: diskCells(subject.latitude, subject.longitude, radiusKm),
+      radiusKm,
+      from: now - MAX_AGE_DAYS * SECONDS_PER_DAY,
+      to: now,
+      recentFrom: now - RECENT_DAYS * SECONDS_PER_DAY,
+      bedrooms: subject.bedrooms,
+      bedroomTolerance: BEDROOM_TOLERANCE,
+      areaSqm: subject.areaSqm,
+      areaRatio: AREA_RATIO_LIMIT,
+      excludeId: options.exclude?.listingId ?? null,
+      excludeFingerprint: options.exclude?.fingerprint ?? null,
+      limit: MAX_COMPARABLES,
+    });
+    const candidate = (row: ComparableRow): Candidate => ({
+      listingId: row.listing_id,
+      listedAt: row.listed_at,
+      distanceKm: row.distance_km,
+      ageDays: (now - row.listed_at) / SECONDS_PER_DAY,
+      bedrooms: row.bedrooms,
+      bathrooms: row.bathrooms,
+      areaSqm: row.area_sqm,
+      priceTzs: row.price_tzs,
+      tieHi: row.tie_hi,
+      tieLo: row.tie_lo,
+    });
+    const recent = rows.filter((row) => row.recent === 1).map(candidate);
+    const older = rows.filter((row) => row.recent === 0).map(candidate);
+    selection = selectComparables({ recent, all: mergeNearest(recent, older), searchedKm: radiusKm });
+    if (selection.kind !== 'needs_wider') return selection;
+  }
+  return selection;
+}
+
+function insufficient(
+  subject: EstimateSubject,
+  searched: { radius_km: number; max_age_days: number; comparables: number }[],
+): AppError {
+  const widest = searched[searched.length - 1];
+  return new AppError(
+    'insufficient_comparables',
+    `Fewer than ${MIN_COMPARABLES} comparable ${subject.type} listings` +
+      (widest
+        ? ` (${widest.comparables} found within ${widest.radius_km} km listed in the last ${widest.max_age_days} days)`
+        : '') +
+      '; no estimate',
+    {
+      retriable: false,
+      details: {
+        min_comparables: MIN_COMPARABLES,
+        property_type: subject.type,
+        bedrooms: subject.bedrooms,
+        area_sqm: subject.areaSqm,
+        similarity: `same type and mode; bedrooms ±${BEDROOM_TOLERANCE} when given; floor area within ${AREA_RATIO_LIMIT}× when both are known`,
+        searched,
+      },
+    },
+  );
+}
+
+/** GET /analytics/estimate: the point's city (as the stream places coordinates) names its segment. */
+export function pointEstimateAnswer(
+  deps: EstimateDeps,
+  params: EstimateParams,
+  isTest: boolean,
+): Promise<EstimateAnswer> {
+  const place = resolveByPoint(params.latitude, params.longitude);
+  return estimateAnswer(
+    deps,
+    {
+      type: params.type,
+      city: place?.city ?? '',
+      latitude: params.latitude,
+      longitude: params.longitude,
+      bedrooms: params.bedrooms,
+      bathrooms: params.bathrooms,
+      areaSqm: params.areaSqm,
+    },
+    { isTest, currency: params.currency },
+  );
+}

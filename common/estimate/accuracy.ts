@@ -1,0 +1,242 @@
+// The backtest's figures from its per-listing results: accuracy per segment (city × type ×
+// bedrooms) and pooled levels, the naive baseline's, and the interval calibration. Pure: the
+// integration tests recompute them by hand.
+//
+// Interval: the residual of a listing is ln(actual / estimate); a level's interval factors are
+// exp of the 10th and 90th percentiles of its residuals (an 80 % interval), taken from the first
+// level of the listing's chain (segment → city × type → type → all) with at least
+// MIN_CALIBRATION estimates. The published factors use every month; the measured coverage uses,
+// for each month's listings, factors computed from the other months only (leave one month out),
+// so it is the coverage a new month gets, not a fit to itself.
+import { INTERVAL_TARGET } from './method.ts';
+
+export const MIN_CALIBRATION = 30;
+export const levels = ['segment', 'city_type', 'type', 'all'] as const;
+export type Level = (typeof levels)[number];
+
+export interface Segment {
+  city: string;
+  type: string;
+  bedrooms: string;
+}
+
+/** The keys of a segment's chain, finest first: segment, city × type, type, all. */
+export function chainOf(s: Segment): string[] {
+  return [`${s.city}|${s.type}|${s.bedrooms}`, `${s.city}|${s.type}|*`, `*|${s.type}|*`, '*|*|*'];
+}
+
+/** One mode's per-listing results; estimate/baseline NaN when the method could not estimate. */
+export class ResultLog {
+  readonly segments: Segment[] = [];
+  private readonly segmentIds = new Map<string, number>();
+  segment: number[] = [];
+  month: number[] = [];
+  actual: number[] = [];
+  estimate: number[] = [];
+  baseline: number[] = [];
+
+  push(segment: Segment, month: number, actual: number, estimate: number, baseline: number): void {
+    const key = chainOf(segment)[0]!;
+    let id = this.segmentIds.get(key);
+    if (id === undefined) {
+      id = this.segments.length;
+      this.segments.push(segment);
+      this.segmentIds.set(key, id);
+    }
+    this.segment.push(id);
+    this.month.push(month);
+    this.actual.push(actual);
+    this.estimate.push(estimate);
+    this.baseline.push(baseline);
+  }
+
+  get length(): number {
+    return this.actual.length;
+  }
+}
+
+export interface AccuracyFigures {
+  city: string;
+  property_type: string;
+  bedrooms: string;
+  level: Level;
+  subjects: number;
+  n: number;
+  median_ape: number | null;
+  within_10pct: number | null;
+  within_20pct: number | null;
+  interval_target: number;
+  interval_coverage: number | null;
+  interval_low: number;
+  interval_high: number;
+  interval_level: Level | 'none';
+  baseline_n: number;
+  baseline_median_ape: number | null;
+  baseline_within_10pct: number | null;
+  baseline_within_20pct: number | null;
+  paired_n: number;
+  paired_median_ape: number | null;
+  paired_baseline_median_ape: number | null;
+}
+
+export const ape = (actual: number, predicted: number): number => Math.abs(predicted - actual) / actual;
+
+/** Exact median: the middle value, or the mean of the two middle values. */
+export function median(values: number[]): number | null {
+  if (!values.length) return null;
+  const sorted = Float64Array.from(values).sort();
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+const share = (values: number[], limit: number): number | null =>
+  values.length ? values.filter((v) => v <= limit).length / values.length : null;
+
+/** Nearest-rank percentile of sorted values. */
+const percentile = (sorted: Float64Array, p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
+const LOW_P = (1 - INTERVAL_TARGET) / 2;
+const HIGH_P = 1 - LOW_P;
+
+function factors(residuals: number[]): { low: number; high: number } {
+  const sorted = Float64Array.from(residuals).sort();
+  return { low: Math.exp(percentile(sorted, LOW_P)), high: Math.exp(percentile(sorted, HIGH_P)) };
+}
+
+export function accuracyFigures(log: ResultLog): AccuracyFigures[] {
+  // Residuals per key and month, and the listings of every key.
+  const members = new Map<string, number[]>();
+  const residuals = new Map<string, Map<number, number[]>>();
+  const chains = log.segments.map(chainOf);
+  for (let i = 0; i < log.length; i++) {
+    const estimated = !Number.isNaN(log.estimate[i]!);
+    for (const key of chains[log.segment[i]!]!) {
+      let list = members.get(key);
+      if (!list) members.set(key, (list = []));
+      list.push(i);
+      if (!estimated) continue;
+      let byMonth = residuals.get(key);
+      if (!byMonth) residuals.set(key, (byMonth = new Map()));
+      let month = byMonth.get(log.month[i]!);
+      if (!month) byMonth.set(log.month[i]!, (month = []));
+      month.push(Math.log(log.actual[i]! / log.estimate[i]!));
+    }
+  }
+  const all = (key: string) => [...(residuals.get(key)?.values() ?? [])].flat();
+  const published = new Map<string, { low: number; high: number } | null>();
+  const publishedOf = (key: string) => {
+    if (!published.has(key)) {
+      const values = all(key);
+      published.set(key, values.length >= MIN_CALIBRATION ? factors(values) : null);
+    }
+    return published.get(key)!;
+  };
+  const withoutMonth = new Map<string, { low: number; high: number } | null>();
+  const withoutMonthOf = (key: string, month: number) => {
+    const memo = `${key}#${month}`;
+    if (!withoutMonth.has(memo)) {
+      const values = [...(residuals.get(key) ?? new Map<number, number[]>()).entries()]
+        .filter(([m]) => m !== month)
+        .flatMap(([, v]) => v);
+      withoutMonth.set(memo, values.length >= MIN_CALIBRATION ? factors(values) : null);
+    }
+    return withoutMonth.get(memo)!;
+  };
+  // Per estimated listing: inside its leave-one-month-out interval (1), outside (0), none (-1).
+  const covered = new Int8Array(log.length).fill(-1);
+  for (let i = 0; i < log.length; i++) {
+    if (Number.isNaN(log.estimate[i]!)) continue;
+    for (const key of chains[log.segment[i]!]!) {
+      const f = withoutMonthOf(key, log.month[i]!);
+      if (!f) continue;
+      const ratio = log.actual[i]! / log.estimate[i]!;
+      covered[i] = ratio >= f.low && ratio <= f.high ? 1 : 0;
+      break;
+    }
+  }
+
+  const figures: AccuracyFigures[] = [];
+  for (const [key, list] of members) {
+    const [city, type, bedrooms] = key.split('|') as [string, string, string];
+    const level: Level =
+      bedrooms !== '*' ? 'segment' : city !== '*' ? 'city_type' : type !== '*' ? 'type' : 'all';
+    const estimateApes: number[] = [];
+    const baselineApes: number[] = [];
+    const pairedEstimate: number[] = [];
+    const pairedBaseline: number[] = [];
+    let coveredCount = 0;
+    let calibrated = 0;
+    for (const i of list) {
+      const actual = log.actual[i]!;
+      const e = log.estimate[i]!;
+      const b = log.baseline[i]!;
+      if (!Number.isNaN(e)) estimateApes.push(ape(actual, e));
+      if (!Number.isNaN(b)) baselineApes.push(ape(actual, b));
+      if (!Number.isNaN(e) && !Number.isNaN(b)) {
+        pairedEstimate.push(ape(actual, e));
+        pairedBaseline.push(ape(actual, b));
+      }
+      if (covered[i]! >= 0) {
+        calibrated++;
+        coveredCount += covered[i]!;
+      }
+    }
+    // This row's published interval: its own key or the first coarser one with enough estimates.
+    const chain = chainOf({ city, type, bedrooms }).slice(levels.indexOf(level));
+    const source = chain.find((k) => publishedOf(k) !== null);
+    const interval = source ? publishedOf(source)! : null;
+    figures.push({
+      city,
+      property_type: type,
+      bedrooms,
+      level,
+      subjects: list.length,
+      n: estimateApes.length,
+      median_ape: median(estimateApes),
+      within_10pct: share(estimateApes, 0.1),
+      within_20pct: share(estimateApes, 0.2),
+      interval_target: INTERVAL_TARGET,
+      interval_coverage: calibrated ? coveredCount / calibrated : null,
+      interval_low: interval?.low ?? 1,
+      interval_high: interval?.high ?? 1,
+      interval_level: source ? levels[levels.indexOf(level) + chain.indexOf(source)]! : 'none',
+      baseline_n: baselineApes.length,
+      baseline_median_ape: median(baselineApes),
+      baseline_within_10pct: share(baselineApes, 0.1),
+      baseline_within_20pct: share(baselineApes, 0.2),
+      paired_n: pairedEstimate.length,
+      paired_median_ape: median(pairedEstimate),
+      paired_baseline_median_ape: median(pairedBaseline),
+    });
+  }
+  // A run always has its 'all' row, so the endpoint can tell "measured, nothing to measure" from
+  // "never measured".
+  if (!figures.length) figures.push(emptyFigures());
+  return figures;
+}
+
+function emptyFigures(): AccuracyFigures {
+  return {
+    city: '*',
+    property_type: '*',
+    bedrooms: '*',
+    level: 'all',
+    subjects: 0,
+    n: 0,
+    median_ape: null,
+    within_10pct: null,
+    within_20pct: null,
+    interval_target: INTERVAL_TARGET,
+    interval_coverage: null,
+    interval_low: 1,
+    interval_high: 1,
+    interval_level: 'none',
+    baseline_n: 0,
+    baseline_median_ape: null,
+    baseline_within_10pct: null,
+    baseline_within_20pct: null,
+    paired_n: 0,
+    paired_median_ape: null,
+    paired_baseline_median_ape: null,
+  };
+}
