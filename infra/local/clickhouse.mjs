@@ -5,7 +5,6 @@
 // compiled with gcc on first use and cached under the cache directory, keyed by its source and
 // the library it links. Data, config and logs live under the state directory; listeners bind to
 // 127.0.0.1 only, and besides `default` (loopback only) there is the read-only user `analyst`.
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -17,6 +16,7 @@ import {
   isAlive,
   log,
   readPid,
+  runCommand,
   startDaemon,
   stopPid,
   tailFile,
@@ -157,7 +157,7 @@ function libraryDir() {
 }
 
 /** Compiles launcher.c once per (source, library) into the cache directory. */
-function launcherBinary(settings) {
+async function launcherBinary(settings) {
   const lib = libraryDir();
   const version = JSON.parse(fs.readFileSync(path.join(lib, 'package.json'), 'utf8')).version;
   const source = fs.readFileSync(LAUNCHER_SOURCE);
@@ -167,10 +167,10 @@ function launcherBinary(settings) {
   if (!commandExists('gcc')) aptInstall(COMPONENT, ['gcc', 'libc6-dev']);
   fs.mkdirSync(path.dirname(binary), { recursive: true });
   const partial = `${binary}.${process.pid}.tmp`; // parallel stacks may compile at once
-  execFileSync(
+  await runCommand(
     'gcc',
     ['-O2', '-Wall', '-o', partial, LAUNCHER_SOURCE, `-L${lib}`, '-lchdb', `-Wl,-rpath,${lib}`, '-lpthread'],
-    { stdio: 'inherit' },
+    { inheritStderr: true },
   );
   fs.renameSync(partial, binary);
   log(COMPONENT, `built launcher ${binary} against ${LIBRARY_PACKAGE}@${version}`);
@@ -239,8 +239,9 @@ export async function startClickHouse(settings) {
       );
   }
 
-  const binary = launcherBinary(settings);
-  for (const dir of [p.dir, p.data, p.tmp, p.userFiles, settings.logDir]) fs.mkdirSync(dir, { recursive: true });
+  const binary = await launcherBinary(settings);
+  for (const dir of [p.dir, p.data, p.tmp, p.userFiles, settings.logDir])
+    fs.mkdirSync(dir, { recursive: true });
   // Regenerated on every start so port or password changes apply; the data directory is kept.
   fs.writeFileSync(p.config, configXml(settings, p));
   fs.writeFileSync(p.users, usersXml());

@@ -1,7 +1,6 @@
 // A real single-node Kafka broker (KRaft, combined broker+controller) run from the Apache Kafka
 // jars on Maven Central, since no distribution tarball can be downloaded here.
 // Kafka 3.x and 4.x both work (settings.kafka.version); they differ only in the log4j binding.
-import { execFileSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,6 +11,7 @@ import {
   isAlive,
   log,
   readPid,
+  runCommand,
   startDaemon,
   stopPid,
   tcpOpen,
@@ -51,7 +51,7 @@ function paths(settings) {
  * pom, so editing the pom re-resolves; otherwise re-runs are instant.
  * Returns how long the download took (0 when cached).
  */
-export function ensureKafkaJars(settings) {
+export async function ensureKafkaJars(settings) {
   const p = paths(settings);
   if (!commandExists('java')) aptInstall('kafka', ['openjdk-17-jre-headless']);
   const stamp = `${settings.kafka.version} ${p.profile} ${createHash('sha256').update(fs.readFileSync(p.pom)).digest('hex')}`;
@@ -75,7 +75,7 @@ export function ensureKafkaJars(settings) {
   ];
   try {
     // Output captured: with -q it is only stray ANSI codes, unless it fails.
-    execFileSync('mvn', args, { stdio: 'pipe', encoding: 'utf8' });
+    await runCommand('mvn', args);
   } catch (error) {
     const output = `${error.stdout ?? ''}${error.stderr ?? ''}`;
     const errors = output
@@ -217,7 +217,7 @@ export async function startKafka(settings) {
       );
     }
   }
-  ensureKafkaJars(settings);
+  await ensureKafkaJars(settings);
   fs.mkdirSync(p.data, { recursive: true });
   fs.mkdirSync(settings.logDir, { recursive: true });
   fs.writeFileSync(p.props, serverProperties(settings, p));
@@ -225,7 +225,7 @@ export async function startKafka(settings) {
   if (!fs.existsSync(p.clusterId)) fs.writeFileSync(p.clusterId, clusterIdFromUuid(randomUUID()));
   if (!fs.existsSync(path.join(p.data, 'meta.properties'))) {
     const clusterId = fs.readFileSync(p.clusterId, 'utf8').trim();
-    execFileSync(
+    await runCommand(
       'java',
       javaArgs(settings, p, 'kafka.tools.StorageTool', [
         'format',
@@ -235,7 +235,7 @@ export async function startKafka(settings) {
         p.props,
         '--ignore-formatted',
       ]),
-      { stdio: ['ignore', 'ignore', 'inherit'], env: javaEnv() },
+      { env: javaEnv(), inheritStderr: true },
     );
   }
   const pid = startDaemon({

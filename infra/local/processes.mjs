@@ -42,6 +42,31 @@ export function startDaemon({ component, command, args, logFile, pidFile, env = 
   return child.pid;
 }
 
+/**
+ * Runs a command to completion without blocking the event loop (the stack starts its components in
+ * parallel: a synchronous Maven download or compile would freeze every other component's readiness
+ * polling past its deadline). Resolves with the output; rejects with an Error carrying `stdout`,
+ * `stderr` and `status`.
+ */
+export function runCommand(command, args, { env = process.env, cwd, inheritStderr = false } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      env,
+      cwd,
+      stdio: ['ignore', 'pipe', inheritStderr ? 'inherit' : 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
+    child.stderr?.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (status) => {
+      if (status === 0) return resolve({ stdout, stderr });
+      reject(Object.assign(new Error(`${command} exited with ${status}`), { stdout, stderr, status }));
+    });
+  });
+}
+
 /** Polls `probe` until it resolves truthy; fails naming the component and its log. */
 export async function waitUntil(
   component,
@@ -62,6 +87,14 @@ export async function waitUntil(
       lastError = error;
     }
     if (!last) await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+  // One last probe: the deadline may have passed while this process was busy, not the component.
+  if (!pid || isAlive(pid)) {
+    try {
+      if (await probe()) return;
+    } catch (error) {
+      lastError = error;
+    }
   }
   const why = pid && !isAlive(pid) ? 'the process exited' : `not ready after ${timeoutMs} ms`;
   const tail = logFile ? tailFile(logFile, 20) : '';

@@ -61,7 +61,7 @@ async function main() {
   let downloadMs = 0;
   let started;
   const ok = await step('jars + first start', async () => {
-    downloadMs = ensureKafkaJars(settings);
+    downloadMs = await ensureKafkaJars(settings);
     const t0 = Date.now();
     started = await startKafka(settings);
     const startMs = Date.now() - t0;
