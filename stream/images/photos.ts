@@ -50,6 +50,11 @@ export async function createPhotoAnalyser(
   const model = env.PHOTO_MODEL_PATH ? await loadPhotoModel(env.PHOTO_MODEL_PATH) : undefined;
   if (!model) logger.warn('PHOTO_MODEL_PATH is not set: photos are decoded and hashed but not tagged');
   const cpu = createLimiter(env.PHOTO_TAG_CONCURRENCY, env.PHOTO_TAG_CONCURRENCY);
+  // Photos held in memory at once (downloading, waiting for the CPU, being analysed): downloads
+  // finish faster than the CPU analyses, and a batch can hold thousands of images, so without this
+  // their bodies (up to PHOTO_MAX_BYTES each) would pile up. At most half of them per account.
+  const held = heldPhotos(env.PHOTO_TAG_CONCURRENCY);
+  const buffers = createLimiter(held, Math.max(1, held / 2));
   const reuse = reuseFinder(deps.clickhouse, env.PHOTO_REUSE_MAX_DISTANCE);
 
   async function analyse(input: AnalyseInput): Promise<PhotoRow> {
@@ -80,33 +85,8 @@ export async function createPhotoAnalyser(
       Object.assign(row, { outcome: 'not_checked', error: 'the image check did not find an image' });
       return;
     }
-    const fetched = await input.schedule(() =>
-      fetchPhoto(deps.outbound, input.url, { maxBytes: env.PHOTO_MAX_BYTES, timeoutMs: input.timeoutMs }),
-    );
-    if (!fetched.ok) {
-      Object.assign(row, { outcome: fetched.outcome, error: fetched.error });
-      return;
-    }
-    row.bytes = fetched.body.length;
-    const analysed = await cpu.run('cpu', async () => {
-      const started = performance.now();
-      const decoded = await decodePhoto(fetched.body, {
-        maxPixels: env.PHOTO_MAX_PIXELS,
-        minSide: env.PHOTO_MIN_SIDE,
-      });
-      if (!decoded.ok) return { decoded, ms: performance.now() - started };
-      const { photo } = decoded;
-      const hashes = { phash: phash(photo.hashGrey), mirrored: phash(photo.hashGrey, true) };
-      let tagError = '';
-      let tags: ReturnType<typeof roomTags> | undefined;
-      try {
-        if (model) tags = roomTags(await model.classify(photo.modelRgb), env.PHOTO_TAG_THRESHOLD);
-      } catch (error) {
-        tagError = `tagging failed: ${(error as Error).message}`.slice(0, 500);
-        logger.warn('photo tagging failed', { url: input.url, error: tagError });
-      }
-      return { decoded, photo, hashes, tags, tagError, ms: performance.now() - started };
-    });
+    const analysed = await buffers.run(row.account_id, () => fetchAndAnalyse(row, input));
+    if (!analysed) return;
     row.analyse_ms = Math.round(analysed.ms);
     if (!analysed.decoded.ok) {
       Object.assign(row, { outcome: analysed.decoded.outcome, error: analysed.decoded.error });
@@ -154,11 +134,43 @@ export async function createPhotoAnalyser(
       });
   }
 
+  /** Download and analysis of one photo; undefined when the download failed (row says why). */
+  async function fetchAndAnalyse(row: PhotoRow, input: AnalyseInput) {
+    const fetched = await input.schedule(() =>
+      fetchPhoto(deps.outbound, input.url, { maxBytes: env.PHOTO_MAX_BYTES, timeoutMs: input.timeoutMs }),
+    );
+    if (!fetched.ok) {
+      Object.assign(row, { outcome: fetched.outcome, error: fetched.error });
+      return undefined;
+    }
+    row.bytes = fetched.body.length;
+    return cpu.run('cpu', async () => {
+      const started = performance.now();
+      const decoded = await decodePhoto(fetched.body, {
+        maxPixels: env.PHOTO_MAX_PIXELS,
+        minSide: env.PHOTO_MIN_SIDE,
+      });
+      if (!decoded.ok) return { decoded, ms: performance.now() - started };
+      const { photo } = decoded;
+      const hashes = { phash: phash(photo.hashGrey), mirrored: phash(photo.hashGrey, true) };
+      let tagError = '';
+      let tags: ReturnType<typeof roomTags> | undefined;
+      try {
+        if (model) tags = roomTags(await model.classify(photo.modelRgb), env.PHOTO_TAG_THRESHOLD);
+      } catch (error) {
+        tagError = `tagging failed: ${(error as Error).message}`.slice(0, 500);
+        logger.warn('photo tagging failed', { url: input.url, error: tagError });
+      }
+      return { decoded, photo, hashes, tags, tagError, ms: performance.now() - started };
+    });
+  }
+
   return {
     analyse,
     /** Photos not started yet are dropped at once (shutdown), like the checker's waiting checks. */
     abort(error: Error) {
       cpu.abort(error);
+      buffers.abort(error);
     },
     async close() {
       await model?.release();
@@ -200,4 +212,12 @@ function emptyRow(): Omit<
     reused_distance: 0,
     analyse_ms: 0,
   };
+}
+
+/**
+ * Photos a worker holds in memory at once: 8 per CPU slot, so a few slow image servers do not leave
+ * the CPU idle, and at most 8 × PHOTO_MAX_BYTES (80 MiB) of bodies at the defaults.
+ */
+export function heldPhotos(tagConcurrency: number): number {
+  return 8 * tagConcurrency;
 }
