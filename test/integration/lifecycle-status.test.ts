@@ -2,7 +2,7 @@
 // (history rows, current state, v_current_listings). Each test uses fresh accounts.
 import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../common/clients/clickhouse.ts';
-import { api, createTestKey, testClickHouse } from '../support/api.ts';
+import { api, createTestKey, eventually, testClickHouse } from '../support/api.ts';
 import {
   daysAgo,
   historyOf,
@@ -11,6 +11,7 @@ import {
   pushListings,
   waitForStatus,
 } from './lifecycle-support.ts';
+import { publish } from './stream-support.ts';
 
 const DAY = 86_400_000;
 
@@ -202,6 +203,48 @@ describe('listing status (errors)', () => {
     const empty = await api('POST', '/api/v1/listings/status', { key, body: { updates: [] } });
     expect(empty.status).toBe(400);
     expect(empty.body.error.code).toBe('validation_failed');
+  });
+});
+
+describe('listing status (stream)', () => {
+  it('quarantines an item dated before the stored change, or for a listing of another account', async () => {
+    const owner = await createTestKey();
+    const [id] = await pushListings(owner.key, [{ listed_at: daysAgo(20) }]);
+    await postStatus(owner.key, [{ listing_id: id, status: 'under_contract', at: daysAgo(2) }]);
+    await waitForStatus(owner.key, id!, 'under_contract');
+    // What a producer writing to Kafka directly could send: an older change, and someone else's listing.
+    const message = (account: string, at: string) => ({
+      key: account,
+      value: JSON.stringify({
+        v: 1,
+        kind: 'status',
+        source: 'api',
+        account_id: account,
+        is_test: false,
+        received_at: new Date().toISOString(),
+        items: [{ listing_id: id, status: 'rented', at }],
+      }),
+    });
+    const stranger = `stranger-${id}`;
+    await publish('rls.listing-status.v1', [
+      message(owner.account_id, daysAgo(5)),
+      message(stranger, daysAgo(1)),
+    ]);
+    const errors = await eventually(
+      async () => {
+        const found = await queryRows<{ error: string }>(
+          testClickHouse(),
+          `SELECT error FROM quarantine WHERE source = 'status' AND position(payload, {id:String}) > 0 ORDER BY error`,
+          { id },
+        );
+        return found.length >= 2 ? found.map((r) => r.error) : undefined;
+      },
+      20_000,
+      'two quarantined status items',
+    );
+    expect(errors[0]).toMatch(/is before the listing's last status change/);
+    expect(errors[1]).toBe('unknown listing for this account and mode');
+    expect((await historyOf(id!)).map((h) => h.status)).toEqual(['under_contract']);
   });
 });
 
