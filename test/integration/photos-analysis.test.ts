@@ -261,6 +261,8 @@ describe('photo analysis (happy, error, security)', () => {
     );
     const firstStatus = await api('GET', `/api/v1/listings/batches/${own.batchId}`, { key: first.key });
     expect(firstStatus.body.photos).toMatchObject({ analysed: 9, decoded: 5, undecodable: 3 });
-    expect(firstStatus.body.photos.tags).toMatchObject({ Kitchen: 1, LivingRoom: 1 });
+    // kitchen.jpg and living-room.jpg; the generated pictures may come out as anything or Other.
+    expect(firstStatus.body.photos.tags.Kitchen).toBeGreaterThanOrEqual(1);
+    expect(firstStatus.body.photos.tags.LivingRoom).toBeGreaterThanOrEqual(1);
   });
 });
