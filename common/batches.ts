@@ -1,9 +1,11 @@
 // Batch bookkeeping shared by the ingest API (creates batches) and the stream (marks listings
 // stored). A batch is `completed` once every listing it created is stored; the transition happens
 // once, atomically in Redis, and appends a `listings.batch.completed` event to the outbox stream
-// that webhook delivery reads. Replays are harmless: marking an id stored twice changes nothing.
+// that webhook delivery reads (never capped: common/webhooks/outbox.ts). Replays are harmless:
+// marking an id stored twice changes nothing.
 import type { Redis } from 'ioredis';
 import { redisScript } from './clients/redis-script.ts';
+import { OUTBOX_SUFFIX } from './webhooks/outbox.ts';
 
 export const BATCH_TTL_SECONDS = 7 * 24 * 3600;
 
@@ -44,7 +46,7 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 for i = 2, #ARGV do redis.call('SREM', KEYS[2], ARGV[i]) end
 if redis.call('SCARD', KEYS[2]) > 0 or redis.call('HGET', KEYS[1], 'status') == 'completed' then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'completed', 'completed_at', ARGV[1])
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', '100000', '*',
+redis.call('XADD', KEYS[3], '*',
   'type', 'listings.batch.completed', 'batch_id', redis.call('HGET', KEYS[1], 'batch_id'),
   'account_id', redis.call('HGET', KEYS[1], 'account_id'), 'at', ARGV[1])
 return 1
@@ -53,7 +55,7 @@ return 1
 export function batchStore(redis: Redis, prefix: string) {
   const hashKey = (id: string) => `${prefix}batch:${id}`;
   const pendingKey = (id: string) => `${prefix}batch:${id}:pending`;
-  const outboxKey = `${prefix}outbox`;
+  const outboxKey = `${prefix}${OUTBOX_SUFFIX}`;
 
   return {
     outboxKey,
@@ -86,9 +88,6 @@ export function batchStore(redis: Redis, prefix: string) {
       } else {
         tx.xadd(
           outboxKey,
-          'MAXLEN',
-          '~',
-          '100000',
           '*',
           'type',
           'listings.batch.completed',

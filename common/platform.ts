@@ -10,6 +10,7 @@ import { createRedis, redisReady } from './clients/redis.ts';
 import type { BaseEnv } from './env.ts';
 import { createHealthCheck, type HealthCheck, type Probe } from './health.ts';
 import type { Logger } from './logger.ts';
+import { OUTBOX_SUFFIX, outboxStats } from './webhooks/outbox.ts';
 import { topicName, type TopicName } from './topics.ts';
 import { workerRegistry } from './worker-registry.ts';
 
@@ -73,7 +74,9 @@ export function createPlatform(env: BaseEnv, logger: Logger, clientId: string): 
     stream_workers: async () => {
       const live = await workers.live();
       if (!live.length) throw new Error('no stream worker has reported in the last 15 s');
-      return { workers: live.length, consumers: summarizeLag(live) };
+      // Events waiting for their webhook deliveries (common/webhooks/outbox.ts): reported, never failing.
+      const outbox = await outboxStats(redis, `${env.REDIS_KEY_PREFIX}${OUTBOX_SUFFIX}`);
+      return { workers: live.length, consumers: summarizeLag(live), webhook_outbox: outbox };
     },
   };
 

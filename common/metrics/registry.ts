@@ -55,6 +55,12 @@ export const webhookDeliveries = new Counter({
   registers,
 });
 
+export const webhookOutboxBacklog = new Gauge({
+  name: 'webhook_outbox_backlog',
+  help: 'Webhook events in the Redis outbox not yet turned into deliveries (unread + pending), as last measured by this worker',
+  registers,
+});
+
 type LagSource = () => Record<string, number>;
 const lagSources = new Map<string, LagSource>();
 

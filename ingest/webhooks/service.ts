@@ -89,11 +89,9 @@ export function webhookService(deps: WebhookServiceDeps) {
       const eventId = newId();
       const at = new Date().toISOString();
       await redisCall(() =>
+        // Never capped: a cap drops unread events (common/webhooks/outbox.ts).
         deps.redis.xadd(
           deps.outboxKey,
-          'MAXLEN',
-          '~',
-          '100000',
           '*',
           'type',
           'webhook.test',

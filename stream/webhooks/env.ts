@@ -37,5 +37,7 @@ export const webhookWorkerEnvSchema = z.object({
   WEBHOOK_CONCURRENCY: envFields.positiveInt.default(16),
   /** Attempts in flight per account and worker: one account's slow receiver holds no more (queue.ts). */
   WEBHOOK_PER_ACCOUNT_CONCURRENCY: envFields.positiveInt.default(4),
+  /** Outbox events without deliveries yet at which the worker warns (outbox-watch.ts). */
+  WEBHOOK_OUTBOX_WARN_BACKLOG: envFields.positiveInt.default(10_000),
 });
 export type WebhookWorkerEnv = z.infer<typeof webhookWorkerEnvSchema>;

@@ -6,11 +6,12 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { BatchStore } from '../../common/batches.ts';
 import { readPhotoSummary } from '../../common/photos/batch-summary.ts';
+import { OUTBOX_GROUP } from '../../common/webhooks/outbox.ts';
 import type { WebhookStore, StoredWebhook } from '../../common/webhooks/store.ts';
 import { batchCompletedEvent, imageSummary, testEvent, type WebhookEvent } from './events.ts';
 import type { DeliveryQueue } from './queue.ts';
 
-export const OUTBOX_GROUP = 'webhooks';
+export { OUTBOX_GROUP } from '../../common/webhooks/outbox.ts';
 const CLAIM_IDLE_MS = 60_000;
 
 type Entry = [id: string, fields: string[] | null];

@@ -11,9 +11,12 @@ import { createClickHouseWriter } from '../sink/clickhouse-writer.ts';
 import { createDeliverer } from './deliver.ts';
 import type { WebhookWorkerEnv } from './env.ts';
 import { createFanout } from './fanout.ts';
+import { createOutboxWatch } from './outbox-watch.ts';
 import { deliveryQueue } from './queue.ts';
 
 const IDLE_POLL_MS = 100;
+/** How often the outbox is trimmed and its backlog measured (outbox-watch.ts). */
+const OUTBOX_WATCH_MS = 10_000;
 /** How often the single due set of earlier versions is checked for deliveries to move (queue.ts). */
 const LEGACY_CHECK_MS = 60_000;
 
@@ -83,7 +86,20 @@ export async function startWebhookWorker(
     }
   }
 
-  const fanoutLoop = loop('outbox fan-out', async () => (await fanout.poll()) >= 0);
+  const outboxWatch = createOutboxWatch({
+    redis: platform.redis,
+    outboxKey: batches.outboxKey,
+    warnAtBacklog: env.WEBHOOK_OUTBOX_WARN_BACKLOG,
+    logger,
+  });
+  let watchedAt = 0;
+  const fanoutLoop = loop('outbox fan-out', async () => {
+    if (Date.now() - watchedAt >= OUTBOX_WATCH_MS) {
+      watchedAt = Date.now();
+      await outboxWatch.tick();
+    }
+    return (await fanout.poll()) >= 0;
+  });
   const deliveryLoop = loop('delivery', async () => {
     const room = env.WEBHOOK_CONCURRENCY - inFlight.size;
     if (room <= 0) return false;
