@@ -45,26 +45,36 @@ function run(command, args, options = {}) {
   });
 }
 
-/** The converter's virtualenv, one per pinned requirements file (its hash names the directory). */
+/**
+ * The converter's virtualenv, one per pinned requirements file (its hash names the directory). Built
+ * in a directory of its own and renamed into place, so stacks starting together never install into
+ * the same one (`bin/python` finds its packages relative to itself, so the move is safe).
+ */
 async function converterPython(dir) {
   const requirements = path.join(conf, 'requirements.txt');
   const pins = createHash('sha256').update(fs.readFileSync(requirements)).digest('hex').slice(0, 12);
   const venv = path.join(dir, `venv-${pins}`);
   const python = path.join(venv, 'bin', 'python');
-  if (fs.existsSync(path.join(venv, '.complete'))) return python;
+  if (fs.existsSync(python)) return python;
   if (!commandExists('python3')) aptInstall('photo-model', ['python3', 'python3-venv']);
-  fs.rmSync(venv, { recursive: true, force: true });
+  const building = `${venv}.tmp-${process.pid}`;
+  fs.rmSync(building, { recursive: true, force: true });
   try {
-    await run('python3', ['-m', 'venv', venv]);
+    await run('python3', ['-m', 'venv', building]);
   } catch {
     // Debian's python3 ships venv (ensurepip) separately.
     aptInstall('photo-model', ['python3-venv']);
-    fs.rmSync(venv, { recursive: true, force: true });
-    await run('python3', ['-m', 'venv', venv]);
+    fs.rmSync(building, { recursive: true, force: true });
+    await run('python3', ['-m', 'venv', building]);
   }
   log('photo-model', 'installing the converter (numpy, onnx) into its virtualenv');
-  await run(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements]);
-  fs.writeFileSync(path.join(venv, '.complete'), '');
+  const pip = ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements];
+  await run(path.join(building, 'bin', 'python'), pip);
+  try {
+    fs.renameSync(building, venv);
+  } catch {
+    fs.rmSync(building, { recursive: true, force: true }); // another start finished first
+  }
   return python;
 }
 
