@@ -16,6 +16,7 @@ import { listingOwners } from './listings/owners.ts';
 import { ensureOwnersBuilt } from './listings/owners-rebuild.ts';
 import { createStatusHandler } from './lifecycle/handler.ts';
 import { resendMarks } from '../common/lifecycle/resend-marks.ts';
+import { reportRepushed } from './lifecycle/repushed.ts';
 import { readListingStates } from '../common/lifecycle/states.ts';
 import { listingStatesTable, listingStatusChangesTable } from '../common/warehouse/lifecycle.ts';
 import { startOffsetConsumer, type RunningConsumer } from './offset-consumer.ts';
@@ -70,6 +71,8 @@ export async function startPipelines(
       quarantine: createQuarantine(quarantineWriter, producer, deadLetters, 'listings'),
       fx: fxTable(env.FX_USD_TZS),
       markStored: (batchId, ids) => batches.markStored(batchId, ids),
+      reportRepushed: (repushed) =>
+        reportRepushed(producer, platform.topic('rls.listing-status.v1'), repushed, logger),
     }),
     // The quarantine writer is drained by the last consumer to stop (views).
     writers: [listingsWriter],

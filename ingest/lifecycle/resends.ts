@@ -1,8 +1,11 @@
 // Re-sent listings → the status stream (docs/lifecycle.md, "Re-sends"): every listing a bulk request
-// accepted (created or duplicate) is reported as seen, at most once a day per listing
+// answered as a duplicate (it was pushed before) is reported as seen, at most once a day per listing
 // (resend-marks.ts). The stream restarts its expiry clock, or returns it to the market if it had
-// left. Best effort: the listings themselves are already accepted, so a failure here is logged and
-// the marks are forgotten (the next push reports them again) instead of failing the request.
+// left. New listings are not reported: storing them starts their clock (and a listing published
+// again after the duplicate window, which bulk create cannot recognise, is reported by the stream
+// when it skips it as already stored). Best effort: the listings themselves are already accepted, so
+// a failure here is logged and the marks are forgotten (the next push reports them again) instead
+// of failing the request.
 import type { StatusMessage } from '../../common/domain/lifecycle.ts';
 import { resendMarks, type ResendMarks } from '../../common/lifecycle/resend-marks.ts';
 import type { Logger } from '../../common/logger.ts';
@@ -56,6 +59,6 @@ export function resendReporter(ctx: IngestContext) {
     reportResends(
       deps,
       { account_id: accountId, is_test: response.summary.test_mode, received_at: new Date().toISOString() },
-      response.results.flatMap((r) => (r.success && r.listing_id ? [r.listing_id] : [])),
+      response.results.flatMap((r) => (r.status === 'duplicate' && r.listing_id ? [r.listing_id] : [])),
     );
 }

@@ -24,6 +24,11 @@ export interface ListingsHandlerDeps {
   fx: FxTable;
   /** batchStore(...).markStored */
   markStored(batchId: string, listingIds: string[]): Promise<unknown>;
+  /**
+   * Listings published again after they were stored (bulk create's duplicate window had passed):
+   * a re-send for the listing lifecycle (docs/lifecycle.md, "Re-sends"). Best effort.
+   */
+  reportRepushed?(listings: ListingMessage[]): Promise<void>;
 }
 
 export function createListingsHandler(deps: ListingsHandlerDeps): BatchHandler {
@@ -65,10 +70,12 @@ export function createListingsHandler(deps: ListingsHandlerDeps): BatchHandler {
       const owners = await context.retry('claiming listing ids', () => deps.owners.claim(claims));
       const rows: Row[] = [];
       const source = new Map<Row, { provenance: Provenance; value: ListingMessage }>();
+      const repushed: ListingMessage[] = [];
       valid.forEach((v, i) => {
         // Owned by another position: stored (or being stored) from there. The first in a batch wins.
         if (owners[i] !== claims[i]!.position) {
           done.push(v.value);
+          repushed.push(v.value);
           return;
         }
         const row = listingRow(v.value, v.provenance, storedAt, deps.fx);
@@ -94,6 +101,7 @@ export function createListingsHandler(deps: ListingsHandlerDeps): BatchHandler {
       }
       for (const row of rows) if (!refused.has(row)) done.push(source.get(row)!.value);
       await markBatches(done, context);
+      if (repushed.length && deps.reportRepushed) await deps.reportRepushed(repushed);
     },
   };
 }

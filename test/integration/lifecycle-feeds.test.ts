@@ -15,7 +15,7 @@ import {
   pushListings,
   waitForStatus,
 } from './lifecycle-support.ts';
-import { publish } from './stream-support.ts';
+import { listingMessage, publish } from './stream-support.ts';
 
 const DAY = 86_400_000;
 
@@ -231,5 +231,27 @@ describe('re-sends', () => {
     const relist = await last(late!);
     expect(relist).toMatchObject({ source: 'resend', transition: 'relist' });
     expect(Date.parse(relist.spell_started_at)).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('also when bulk create no longer knows the listing: the stream reports what it skips as stored', async () => {
+    const { key, account_id } = await createTestKey();
+    const [id] = await pushListings(key, [{ external_id: 'old-unit' }]);
+    await postStatus(key, [{ listing_id: id, status: 'withdrawn' }]);
+    await waitForStatus(key, id!, 'withdrawn');
+    // Published again as new (after bulk create's 30-day duplicate window, say).
+    await publish('rls.listings.v1', [
+      {
+        key: id!,
+        value: JSON.stringify(
+          listingMessage(
+            account_id,
+            sampleListing({ external_id: 'old-unit' }),
+            id as `${string}-${string}-${string}-${string}-${string}`,
+          ),
+        ),
+      },
+    ]);
+    await waitForStatus(key, id!, 'active');
+    expect((await historyOf(id!)).at(-1)).toMatchObject({ source: 'resend', transition: 'return' });
   });
 });
