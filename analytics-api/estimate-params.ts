@@ -16,7 +16,8 @@ export interface EstimateParams {
 
 type Problem = { parameter: string; message: string; allowed?: readonly string[] };
 
-const DECIMAL = /^-?\d{1,4}(\.\d{1,12})?$/;
+/** Plain decimals as any client prints a double (no exponent, at most 20 places). */
+const DECIMAL = /^-?\d{1,3}(\.\d{1,20})?$/;
 const WHOLE = /^\d{1,4}$/;
 
 function number(

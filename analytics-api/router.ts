@@ -4,7 +4,9 @@ import { Router, type Response } from 'express';
 import { authenticate, authOf, requirePermission } from '../common/auth/authenticate.ts';
 import type { OpenApiRegistry } from '../common/openapi/registry.ts';
 import type { AnalyticsContext } from './context.ts';
+import { addEstimateRoutes } from './estimate-routes.ts';
 import { registerAnalyticsPaths } from './openapi.ts';
+import { registerEstimatePaths } from './openapi-estimate.ts';
 import { registerMarketPaths } from './openapi-market.ts';
 import { parseHeatmapParams, parsePricingParams, parseSeasonalityParams } from './params.ts';
 import { periodLabel } from './period.ts';
@@ -20,6 +22,7 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
   if (openapi) {
     registerAnalyticsPaths(openapi);
     registerMarketPaths(openapi);
+    registerEstimatePaths(openapi);
   }
   const auth = authenticate(ctx.platform.keys);
   const clickhouse = ctx.platform.clickhouse;
@@ -75,6 +78,8 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
       ),
     );
   });
+
+  addEstimateRoutes(router, ctx, auth); // rent estimates (docs/analytics.md, "Rent estimates")
 
   return router;
 }

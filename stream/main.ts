@@ -10,6 +10,7 @@ import { runProcess } from '../common/run.ts';
 import { HEARTBEAT_INTERVAL_MS, workerRegistry } from '../common/worker-registry.ts';
 import { startUsageRollup } from '../common/usage/scheduler.ts';
 import { startKeyAuditFlush } from '../common/auth/key-audit-schedule.ts';
+import { startEstimateBacktest } from '../common/estimate/backtest-schedule.ts';
 import { streamEnvSchema } from './env.ts';
 import { startOpsServer } from './ops-server.ts';
 import { startPipelines } from './pipelines.ts';
@@ -55,6 +56,7 @@ await runProcess('stream', async (logger) => {
   }, HEARTBEAT_INTERVAL_MS);
   const usageRollup = startUsageRollup(platform, process.env); // Redis usage counters → ClickHouse
   const keyAudit = startKeyAuditFlush(platform, process.env); // queued key audit events → ClickHouse
+  const estimateBacktest = startEstimateBacktest(platform, process.env); // daily → estimate_accuracy
   const ops = await startOpsServer({
     port: env.STREAM_METRICS_PORT,
     platform,
@@ -69,6 +71,7 @@ await runProcess('stream', async (logger) => {
       await ops.close();
       await usageRollup.stop();
       await keyAudit.stop();
+      await estimateBacktest.stop();
       // In parallel, so one slow consumer does not eat the others' share of the shutdown deadline.
       // Listings and status before views: the views consumer drains the shared quarantine writer.
       await Promise.all([

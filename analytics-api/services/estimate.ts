@@ -20,6 +20,8 @@ import {
   SECONDS_PER_DAY,
   selectComparables,
   type Candidate,
+  type PointEstimate,
+  type SearchStep,
   type Selection,
   type Subject,
 } from '../../common/estimate/method.ts';
@@ -109,15 +111,10 @@ export async function estimateAnswer(
   subject: EstimateSubject,
   options: EstimateOptions,
 ): Promise<EstimateAnswer> {
-  const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
   const segment = { city: subject.city, type: subject.type, bedrooms: bedroomClass(subject.bedrooms) };
   const accuracy = deps.accuracy.forSegment(options.isTest, segment);
   accuracy.catch(() => undefined); // awaited below; a failure must not be unhandled meanwhile
-  const selection = await searchComparables(deps.clickhouse, subject, options, now);
-  if (selection.kind !== 'found') {
-    throw insufficient(subject, selection.kind === 'insufficient' ? selection.searched : []);
-  }
-  const point = estimateRent(subject, selection.used, selection.step);
+  const { step, point } = await estimatePoint(deps.clickhouse, subject, options);
   const { answer, interval } = await accuracy;
   const [low, high] = interval
     ? [point.rentTzs * interval.low, point.rentTzs * interval.high]
@@ -136,8 +133,8 @@ export async function estimateAnswer(
       interval_target: interval ? answer.interval_target : null,
       interval_calibrated: interval !== null,
     },
-    radius_km: selection.step.radiusKm,
-    max_age_days: selection.step.maxAgeDays,
+    radius_km: step.radiusKm,
+    max_age_days: step.maxAgeDays,
     comparables: point.comparables.map(({ candidate: c, similarity }) => ({
       listing_id: c.listingId,
       price: price(c.priceTzs),
@@ -163,11 +160,28 @@ export async function estimateAnswer(
   };
 }
 
+/**
+ * The unrounded estimate in TZS and the step that found its comparables, or a 422 when no step
+ * holds 5 (the backtest's consistency test compares this with the backtest's own search).
+ */
+export async function estimatePoint(
+  clickhouse: ClickHouseClient,
+  subject: EstimateSubject,
+  options: Pick<EstimateOptions, 'isTest' | 'exclude' | 'now'>,
+): Promise<{ step: SearchStep; point: PointEstimate }> {
+  const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
+  const selection = await searchComparables(clickhouse, subject, options, now);
+  if (selection.kind !== 'found') {
+    throw insufficient(subject, selection.kind === 'insufficient' ? selection.searched : []);
+  }
+  return { step: selection.step, point: estimateRent(subject, selection.used, selection.step) };
+}
+
 /** The method's search through ClickHouse: the 2 km probe, and the 10 km one when it must widen. */
 async function searchComparables(
   clickhouse: ClickHouseClient,
   subject: EstimateSubject,
-  options: EstimateOptions,
+  options: Pick<EstimateOptions, 'isTest' | 'exclude'>,
   now: number,
 ): Promise<Selection> {
   let selection: Selection = { kind: 'needs_wider' };

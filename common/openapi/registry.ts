@@ -50,7 +50,7 @@ const errorDescriptions: Record<number, string> = {
   409: 'Conflict (e.g. a request with this Idempotency-Key is in progress)',
   413: 'Request body too large',
   415: 'Content-Type is not application/json',
-  422: 'Idempotency-Key reused with a different body',
+  422: 'Idempotency-Key reused with a different body; rent estimates: fewer than 5 comparables (insufficient_comparables)',
   429: 'Rate limit or daily quota exceeded (rate_limited, quota_exceeded)',
   503: 'A dependency is unavailable; retry later',
 };
