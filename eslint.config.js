@@ -40,6 +40,7 @@ export default tseslint.config(
         URLSearchParams: 'readonly',
         Intl: 'readonly',
         SwaggerUIBundle: 'readonly',
+        Option: 'readonly',
       },
     },
   },

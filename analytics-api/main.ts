@@ -19,7 +19,7 @@ await runProcess('analytics', async (logger) => {
     logger,
     routers: [createOpenApiRouter(openapi), createAnalyticsRouter(ctx, openapi)],
     openapi,
-    pages: (registry) => createPages(['docs'], registry),
+    pages: (registry) => createPages(['docs', 'dashboard'], registry),
     health: platform.health,
     readiness: platform.readiness(['clickhouse', 'redis']),
   });

@@ -7,6 +7,7 @@ import type { OpenApiRegistry } from '../common/openapi/registry.ts';
 import { BOUNDS_PATTERN, MAX_BOUNDS_AREA_KM2 } from './geo/bounds.ts';
 import { MAX_YEAR, MIN_YEAR, PERIOD_PATTERN } from './period.ts';
 import { trends } from './rules.ts';
+import { GEOJSON_MEDIA_TYPE, heatmapFormats, heatmapGeoJsonSchema } from './services/heatmap-geojson.ts';
 
 /** The `period` query parameter of every analytics endpoint: exactly what periodSchema accepts. */
 export const periodParameter = {
@@ -40,19 +41,19 @@ export const pricingResponseSchema = z.object({
   ),
 });
 
+const heatmapCellSchema = z.object({
+  h3_index: z.string().describe('H3 resolution-8 cell (hex), for drawing the hexagon'),
+  lat: z.number().describe('Cell centre'),
+  lng: z.number().describe('Cell centre'),
+  demand_score: z.number(),
+  avg_price: z.number().describe('TZS'),
+  listing_count: z.number().int(),
+  views_per_listing: z.number(),
+});
+
 export const heatmapResponseSchema = z.object({
   grid_size: z.literal('500m'),
-  cells: z.array(
-    z.object({
-      h3_index: z.string().describe('H3 resolution-8 cell (hex), for drawing the hexagon'),
-      lat: z.number().describe('Cell centre'),
-      lng: z.number().describe('Cell centre'),
-      demand_score: z.number(),
-      avg_price: z.number().describe('TZS'),
-      listing_count: z.number().int(),
-      views_per_listing: z.number(),
-    }),
-  ),
+  cells: z.array(heatmapCellSchema),
 });
 
 export function registerAnalyticsPaths(registry: OpenApiRegistry): void {
@@ -92,8 +93,21 @@ export function registerAnalyticsPaths(registry: OpenApiRegistry): void {
       },
       { name: 'type', in: 'query', schema: z.enum(propertyTypes) },
       period,
+      {
+        name: 'format',
+        in: 'query',
+        description: `json (default): {grid_size, cells}; geojson: a FeatureCollection of the hexagons (${GEOJSON_MEDIA_TYPE})`,
+        schema: z.enum(heatmapFormats),
+      },
     ],
-    responses: { 200: { description: 'Heatmap', schema: heatmapResponseSchema, headers: cacheHeader } },
+    responses: {
+      200: {
+        description: 'Heatmap',
+        schema: heatmapResponseSchema,
+        alternatives: { [GEOJSON_MEDIA_TYPE]: heatmapGeoJsonSchema(heatmapCellSchema) },
+        headers: cacheHeader,
+      },
+    },
     errors: [400, 503],
   });
 }

@@ -10,7 +10,8 @@ import { registerEstimatePaths } from './openapi-estimate.ts';
 import { registerMarketPaths } from './openapi-market.ts';
 import { parseHeatmapParams, parsePricingParams, parseSeasonalityParams } from './params.ts';
 import { periodLabel } from './period.ts';
-import { heatmapAnswer } from './services/heatmap.ts';
+import { heatmapAnswer, type HeatmapAnswer } from './services/heatmap.ts';
+import { GEOJSON_MEDIA_TYPE, heatmapGeoJson, parseHeatmapFormat } from './services/heatmap-geojson.ts';
 import { marketShareAnswer } from './services/market-share.ts';
 import { pricingAnswer } from './services/pricing.ts';
 import { seasonalityAnswer } from './services/seasonality.ts';
@@ -38,6 +39,7 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
   });
 
   router.get('/analytics/heatmap', auth, requirePermission('analytics:read'), async (req, res) => {
+    const format = parseHeatmapFormat(req.query.format);
     const params = parseHeatmapParams(req.query);
     const mode = authOf(req).mode;
     const b = params.bounds;
@@ -45,7 +47,13 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
     const answer = await ctx.cache.getOrCompute(key, () =>
       heatmapAnswer(clickhouse, params, mode === 'test'),
     );
-    send(res, answer);
+    // One cached answer per box; the GeoJSON is drawn from it on the way out.
+    if (format === 'geojson') {
+      res.type(GEOJSON_MEDIA_TYPE);
+      send(res, { value: heatmapGeoJson(answer.value as HeatmapAnswer), cache: answer.cache });
+    } else {
+      send(res, answer);
+    }
   });
 
   // Listing lifecycle metrics (docs/analytics.md): velocity, seasonality, market share.

@@ -28,7 +28,7 @@ await runProcess('gateway', async (logger) => {
       createAnalyticsRouter(analytics, openapi),
     ],
     openapi,
-    pages: (registry) => createPages(['docs'], registry),
+    pages: (registry) => createPages(['docs', 'dashboard'], registry),
     health: platform.health,
     readiness: platform.readiness(['kafka', 'clickhouse', 'redis']),
   });

@@ -37,6 +37,8 @@ export interface OperationSpec {
       headers?: Record<string, string>;
       /** A body that is not JSON (text/plain, text/html): its media type, documented as a string. */
       mediaType?: string;
+      /** Other media types the same status may answer with, each with its schema (GeoJSON …). */
+      alternatives?: Record<string, z.ZodType>;
     }
   >;
   errors?: number[];
@@ -87,7 +89,17 @@ export function createOpenApiRegistry(info: { title: string; version: string; de
               }
             : {}),
           ...(response.schema
-            ? { content: { 'application/json': { schema: jsonSchema(response.schema, 'output') } } }
+            ? {
+                content: {
+                  'application/json': { schema: jsonSchema(response.schema, 'output') },
+                  ...Object.fromEntries(
+                    Object.entries(response.alternatives ?? {}).map(([type, schema]) => [
+                      type,
+                      { schema: jsonSchema(schema, 'output') },
+                    ]),
+                  ),
+                },
+              }
             : response.mediaType
               ? { content: { [response.mediaType]: { schema: { type: 'string' } } } }
               : {}),

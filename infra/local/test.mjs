@@ -42,6 +42,10 @@ try {
   stack = await startStack(settings);
   await built;
   const schemathesisPython = await schemathesis;
+  // The dashboard's browser test drives Debian's Chromium (apt-get on the first run, synchronous:
+  // after the stack's probes, not during them).
+  const { ensureChromium } = await import('./chromium.mjs');
+  ensureChromium();
   const checksCode = await checks;
   if (checksCode !== 0) log('test', 'lint, format or type check failed');
   const testEnv = {

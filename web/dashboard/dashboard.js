@@ -1,0 +1,176 @@
+// The analytics dashboard: the user's key (kept in this tab's sessionStorage only, sent as
+// X-API-Key to this origin), GET /analytics/pricing for the summary and the chart, and
+// GET /analytics/heatmap?format=geojson over the city's box for the map. Loading and error states
+// come from the API's own answers (the error body's message and code).
+import { cityBounds, demandColour, drawLegend, drawMap } from './map.js';
+
+const $ = (id) => document.getElementById(id);
+const tzs = new Intl.NumberFormat('en', { maximumFractionDigits: 0 });
+let locations;
+
+function setStatus(kind, text) {
+  const status = $('status');
+  status.className = `status ${kind}`;
+  status.setAttribute('role', kind === 'error' ? 'alert' : 'status');
+  status.textContent = text;
+}
+
+function quarters(count) {
+  const now = new Date();
+  let year = now.getUTCFullYear();
+  let quarter = Math.floor(now.getUTCMonth() / 3) + 1;
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    out.push(`${year}-Q${quarter}`);
+    quarter -= 1;
+    if (quarter === 0) [year, quarter] = [year - 1, 4];
+  }
+  return out;
+}
+
+class ApiError extends Error {
+  constructor(status, body) {
+    const error = body && body.error;
+    super(error ? `${error.message} (${status} ${error.code})` : `The API answered ${status}`);
+    this.status = status;
+  }
+}
+
+async function getJson(path, key) {
+  const response = await fetch(path, { headers: { 'X-API-Key': key } });
+  const body = await response.json().catch(() => undefined);
+  if (!response.ok) throw new ApiError(response.status, body);
+  return body;
+}
+
+function drawSummary(pricing) {
+  const s = pricing.summary;
+  const cards = [
+    ['Median rent', s.median_price_tzs === null ? '–' : `${tzs.format(s.median_price_tzs)} TZS`],
+    ['Average', s.avg_price_tzs === null ? '–' : `${tzs.format(s.avg_price_tzs)} TZS`],
+    [
+      'Range',
+      s.min_price_tzs === null ? '–' : `${tzs.format(s.min_price_tzs)}–${tzs.format(s.max_price_tzs)}`,
+    ],
+    ['Listings', tzs.format(s.total_listings)],
+    ['Period', pricing.period],
+  ];
+  $('summary').replaceChildren(
+    ...cards.map(([label, value]) => {
+      const card = document.createElement('div');
+      card.className = 'card';
+      const b = document.createElement('b');
+      b.textContent = value;
+      const span = document.createElement('span');
+      span.textContent = label;
+      card.append(b, span);
+      return card;
+    }),
+  );
+  $('summary').hidden = false;
+}
+
+function drawChart(pricing) {
+  const rows = [...pricing.by_neighborhood].sort((a, b) => b.median_price - a.median_price);
+  if (!rows.length) {
+    const empty = document.createElement('p');
+    empty.className = 'empty';
+    empty.textContent = 'No listings of this type in this city and period.';
+    $('chart').replaceChildren(empty);
+    return;
+  }
+  const SVG = 'http://www.w3.org/2000/svg';
+  const rowHeight = 22;
+  const labelWidth = 130;
+  const width = 460;
+  const max = Math.max(...rows.map((r) => r.median_price));
+  const svg = document.createElementNS(SVG, 'svg');
+  svg.setAttribute('viewBox', `0 0 ${width} ${rows.length * rowHeight + 4}`);
+  rows.forEach((row, i) => {
+    const y = i * rowHeight + 2;
+    const barWidth = Math.max(2, ((width - labelWidth - 70) * row.median_price) / max);
+    const add = (name, attributes, text) => {
+      const node = document.createElementNS(SVG, name);
+      for (const [k, v] of Object.entries(attributes)) node.setAttribute(k, String(v));
+      if (text !== undefined) node.textContent = text;
+      svg.append(node);
+      return node;
+    };
+    add('text', { class: 'label', x: 0, y: y + 14 }, row.name);
+    const bar = add('rect', {
+      class: 'bar',
+      x: labelWidth,
+      y: y + 3,
+      width: barWidth,
+      height: rowHeight - 8,
+      fill: demandColour(row.demand_score),
+    });
+    bar.append(document.createElementNS(SVG, 'title'));
+    bar.firstChild.textContent = `${row.name}: ${tzs.format(row.median_price)} TZS, ${row.listing_count} listings, demand ${row.demand_score}, ${row.trend}`;
+    add(
+      'text',
+      { class: 'value', x: labelWidth + barWidth + 4, y: y + 14 },
+      `${tzs.format(row.median_price)} · ${row.listing_count}`,
+    );
+  });
+  $('chart').replaceChildren(svg);
+}
+
+async function show(event) {
+  event?.preventDefault();
+  const key = $('key').value.trim();
+  if (!key) return setStatus('error', 'Type an API key first.');
+  sessionStorage.setItem('rls-dashboard-key', key);
+  const city = locations.cities.find((c) => c.slug === $('city').value);
+  const type = $('type').value;
+  const period = $('period').value;
+  const query = new URLSearchParams({ city: city.slug, type, period });
+  const bounds = cityBounds(city)
+    .map((v) => v.toFixed(5))
+    .join(',');
+  const heatmapQuery = new URLSearchParams({ bounds, type, period, format: 'geojson' });
+  setStatus('loading', `Loading ${type} prices and demand in ${city.name}, ${period}…`);
+  $('show').disabled = true;
+  document.body.dataset.state = 'loading';
+  try {
+    const [pricing, collection] = await Promise.all([
+      getJson(`/api/v1/analytics/pricing?${query}`, key),
+      getJson(`/api/v1/analytics/heatmap?${heatmapQuery}`, key),
+    ]);
+    drawSummary(pricing);
+    drawChart(pricing);
+    const neighbourhoods = locations.neighbourhoods.filter((n) => n.city === city.slug);
+    drawMap($('map'), { city, neighbourhoods, collection });
+    drawLegend($('legend'));
+    $('map-caption').textContent = `${collection.features.length} cells with listings · ${city.name}`;
+    setStatus(
+      'ok',
+      `${pricing.city}, ${type}, ${pricing.period}: ${pricing.summary.total_listings} listings.`,
+    );
+    document.body.dataset.state = 'ready';
+  } catch (error) {
+    setStatus(
+      'error',
+      error instanceof ApiError ? error.message : `Could not reach the API: ${error.message}`,
+    );
+    document.body.dataset.state = 'error';
+  } finally {
+    $('show').disabled = false;
+  }
+}
+
+async function init() {
+  try {
+    locations = await (await fetch('/dashboard/assets/locations.json')).json();
+  } catch (error) {
+    setStatus('error', `Could not load the locations: ${error.message}`);
+    return;
+  }
+  for (const city of locations.cities) $('city').append(new Option(city.name, city.slug));
+  for (const label of quarters(8)) $('period').append(new Option(label, label));
+  $('key').value = sessionStorage.getItem('rls-dashboard-key') ?? '';
+  $('controls').addEventListener('submit', show);
+  document.body.dataset.state = 'idle';
+}
+
+init();
