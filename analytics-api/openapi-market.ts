@@ -5,6 +5,7 @@ import { citySlugs } from '../common/domain/cities.ts';
 import { propertyTypes } from '../common/domain/listing.ts';
 import type { OpenApiRegistry } from '../common/openapi/registry.ts';
 import { periodParameter } from './openapi.ts';
+import { MONTH_PATTERN } from './period.ts';
 import { MAX_SEASONALITY_MONTHS, SEASONALITY_MONTHS_PATTERN } from './params.ts';
 
 const days = z.number().nullable();
@@ -138,8 +139,8 @@ export function registerMarketPaths(registry: OpenApiRegistry): void {
       {
         name: 'end',
         in: 'query',
-        description: 'Last month YYYY-MM (default: the last complete month, UTC)',
-        schema: z.string().regex(/^\d{4}-\d{2}$/),
+        description: 'Last month YYYY-MM, 1971-01 to 2100-12 (default: the last complete month, UTC)',
+        schema: z.string().regex(new RegExp(MONTH_PATTERN)),
       },
     ],
     responses: {

@@ -13,6 +13,8 @@ export const MAX_YEAR = 2100;
 
 /** Exactly the labels periodSchema accepts, as a pattern for the OpenAPI document (1971-Q1 … 2100-Q4). */
 export const PERIOD_PATTERN = '^(197[1-9]|19[89][0-9]|20[0-9]{2}|2100)-Q[1-4]$';
+/** Exactly the months (YYYY-MM, same years) the seasonality's `end` accepts, for the OpenAPI document. */
+export const MONTH_PATTERN = '^(197[1-9]|19[89][0-9]|20[0-9]{2}|2100)-(0[1-9]|1[0-2])$';
 
 export const periodSchema = z
   .string()

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { BOUNDS_PATTERN, parseBounds } from '../../analytics-api/geo/bounds.ts';
 import { parseSeasonalityParams, SEASONALITY_MONTHS_PATTERN } from '../../analytics-api/params.ts';
-import { PERIOD_PATTERN, periodSchema } from '../../analytics-api/period.ts';
+import { MONTH_PATTERN, PERIOD_PATTERN, periodSchema } from '../../analytics-api/period.ts';
 
 describe('OpenAPI parameter patterns', () => {
   it('happy: period pattern accepts exactly the quarters periodSchema accepts', () => {
@@ -59,6 +59,24 @@ describe('OpenAPI parameter patterns', () => {
         String(n).padStart(4, '0'),
       ]) {
         expect(pattern.test(months), months).toBe(accepted(months));
+      }
+    }
+  });
+
+  it('happy: seasonality end pattern accepts exactly the months the parser accepts', () => {
+    const pattern = new RegExp(MONTH_PATTERN);
+    const accepted = (end: string) => {
+      try {
+        parseSeasonalityParams({ city: 'arusha', type: 'house', end });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let year = 0; year <= 9999; year += year < 1960 || year > 2110 ? 7 : 1) {
+      for (let month = 0; month <= 13; month++) {
+        const end = `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}`;
+        expect(pattern.test(end), end).toBe(accepted(end));
       }
     }
   });
