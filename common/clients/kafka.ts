@@ -1,4 +1,5 @@
 import { Kafka, logLevel as kafkaLogLevel, Partitioners, type Producer } from 'kafkajs';
+import './kafkajs-timers.ts';
 import type { Logger } from '../logger.ts';
 
 export function createKafka(brokers: string[], clientId: string, logger: Logger): Kafka {
