@@ -18,6 +18,7 @@ describe('walking skeleton (happy path)', () => {
     expect(Object.keys(health.body.components.stream_workers.consumers).sort()).toEqual([
       'image_checks',
       'listings',
+      'status',
       'views',
     ]);
   });
