@@ -32,10 +32,16 @@ import { round3 } from '../rules.ts';
 import type { AccuracyAnswer, AccuracySource } from './estimate-accuracy.ts';
 
 /**
- * Radii of the ClickHouse searches: 2 km answers the 1 and 2 km steps (almost every request in a
- * city), 10 km the rest. Each reads only the cells of its disk.
+ * The ClickHouse searches, in the order of the method's steps, each reading only the cells of its
+ * disk and its age window: 2 km over 90 days answers the 1 and 2 km steps (almost every request in
+ * a city); 10 km over 90 days the 5 and 10 km steps; 10 km over a year, in the sparse places where
+ * 90 days held fewer than 5 within 10 km, every 365-day step.
  */
-const PROBE_RADII_KM = [2, MAX_RADIUS_KM] as const;
+const PROBES = [
+  { radiusKm: 2, days: RECENT_DAYS },
+  { radiusKm: MAX_RADIUS_KM, days: RECENT_DAYS },
+  { radiusKm: MAX_RADIUS_KM, days: MAX_AGE_DAYS },
+] as const;
 
 export const ESTIMATE_DEFINITION =
   'Asking-rent estimate: the weighted median of the asking rents of the nearest similar listings of ' +
@@ -177,7 +183,7 @@ export async function estimatePoint(
   return { step: selection.step, point: estimateRent(subject, selection.used, selection.step) };
 }
 
-/** The method's search through ClickHouse: the 2 km probe, and the 10 km one when it must widen. */
+/** The method's search through ClickHouse, probe after probe until a step holds 5 (or none can). */
 async function searchComparables(
   clickhouse: ClickHouseClient,
   subject: EstimateSubject,
@@ -185,15 +191,15 @@ async function searchComparables(
   now: number,
 ): Promise<Selection> {
   let selection: Selection = { kind: 'needs_wider' };
-  for (const radiusKm of PROBE_RADII_KM) {
+  for (const probe of PROBES) {
     const { rows } = await nearbyComparables.run(clickhouse, {
       isTest: options.isTest,
       type: subject.type,
       latitude: subject.latitude,
       longitude: subject.longitude,
-      cells: diskCells(subject.latitude, subject.longitude, radiusKm),
-      radiusKm,
-      from: now - MAX_AGE_DAYS * SECONDS_PER_DAY,
+      cells: diskCells(subject.latitude, subject.longitude, probe.radiusKm),
+      radiusKm: probe.radiusKm,
+      from: now - probe.days * SECONDS_PER_DAY,
       to: now,
       recentFrom: now - RECENT_DAYS * SECONDS_PER_DAY,
       bedrooms: subject.bedrooms,
@@ -217,9 +223,12 @@ async function searchComparables(
       tieLo: row.tie_lo,
     });
     const recent = rows.filter((row) => row.recent === 1).map(candidate);
-    const older = rows.filter((row) => row.recent === 0).map(candidate);
-    selection = selectComparables({ recent, all: mergeNearest(recent, older), searchedKm: radiusKm });
-    if (selection.kind !== 'needs_wider') return selection;
+    const all =
+      probe.days > RECENT_DAYS
+        ? mergeNearest(recent, rows.filter((row) => row.recent === 0).map(candidate))
+        : undefined;
+    selection = selectComparables({ recent, all, searchedKm: probe.radiusKm });
+    if (selection.kind === 'found' || selection.kind === 'insufficient') return selection;
   }
   return selection;
 }
