@@ -2,11 +2,29 @@
 // INSIDE ClickHouse (INSERT … SELECT from numbers()), placed on real H3 resolution-8 cells around the
 // neighbourhood centres of the locations dataset. Node computes the candidate cells once with h3-js
 // (the same library as the stream) into a small `bench_cells` table that the generator joins.
+//
+// Listings follow a price model with the structure real asking rents have, so the rent estimate's
+// backtest (common/estimate/backtest.ts) means something on this data (LISTING_MODEL, below):
+//   rent = type rent × city factor × place level × cell factor × (floor area / type's typical)^0.7
+//          × 7 %-a-year trend × exp(0.2 z)
+// - place level: each neighbourhood has its own (lognormal, σ 0.35: Masaki is not Mbagala); a cell
+//   takes the level of the neighbourhood it lies in (nearest relative to radius, within 1.5 radii,
+//   as the stream places listings), else the city's periphery level (σ 0.2 around 0.8);
+// - cell factor: micro-location, lognormal σ 0.12 per resolution-8 cell;
+// - bedrooms by type (apartments 1–4, mostly 2; houses 2–6; studios 0; rooms 1; commercial and land
+//   none), bathrooms from bedrooms, floor area from type and bedrooms (lognormal σ 0.22; 25 % of
+//   listings do not state it, but it still drives their rent);
+// - the trend: rents rise 7 % a year, so older asking rents are lower;
+// - z: the unit's own quality (standard normal, Irwin–Hall), what no comparable can know.
+// Coordinates are the cell centre jittered by up to ±0.0018° (~200 m, inside the cell).
 import type { ClickHouseClient } from '@clickhouse/client';
 import { gridDisk, latLngToCell } from 'h3-js';
 import { citySlugs, type CitySlug } from '../common/domain/cities.ts';
 import { cityLocation, distanceKm, neighbourhoodsOf } from '../common/domain/locations.ts';
 import { cellToLatLng } from 'h3-js';
+
+/** Version of the listing model above; a database seeded with another is re-seeded (listings only). */
+export const LISTING_MODEL = 2;
 
 // Share of listings per city, and a price factor per city (Dar and Zanzibar dearest).
 const cityWeights: Record<CitySlug, [number, number]> = {
@@ -37,6 +55,47 @@ interface CellRow {
   city: string;
   neighbourhood: string;
   h3_index: string;
+  latitude: number;
+  longitude: number;
+  /** Place level × cell factor of the price model. */
+  price_factor: number;
+}
+
+/** A deterministic standard normal from a string (FNV-1a hashes into an Irwin–Hall sum). */
+function normalOf(text: string): number {
+  let sum = 0;
+  for (let k = 0; k < 4; k++) {
+    let h = 2166136261 ^ k;
+    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+    sum += ((h >>> 0) % 1_000_000) / 1_000_000;
+  }
+  return (sum - 2) * Math.sqrt(3);
+}
+
+/** The place level of a point: its neighbourhood's, else the city's periphery. */
+function placeLevel(city: CitySlug, lat: number, lng: number): number {
+  let best: string | undefined;
+  let bestScore = 1.5;
+  for (const nb of neighbourhoodsOf(city)) {
+    const score = distanceKm(lat, lng, nb.latitude, nb.longitude) / nb.radius_km;
+    if (score <= bestScore) [best, bestScore] = [nb.name, score];
+  }
+  return best
+    ? Math.exp(0.35 * normalOf(`${city}/${best}`))
+    : 0.8 * Math.exp(0.2 * normalOf(`${city}/periphery`));
+}
+
+function cellRow(id: number, city: CitySlug, neighbourhood: string, h3: string): CellRow {
+  const [latitude, longitude] = cellToLatLng(h3);
+  return {
+    cell_id: id,
+    city,
+    neighbourhood,
+    h3_index: BigInt(`0x${h3}`).toString(),
+    latitude,
+    longitude,
+    price_factor: placeLevel(city, latitude, longitude) * Math.exp(0.12 * normalOf(h3)),
+  };
 }
 
 /** Per city: cells of its neighbourhoods (dense) and of the whole city disk (sparse). */
@@ -54,12 +113,7 @@ function cellTable() {
     for (const nb of nbs) {
       const k = Math.max(1, Math.ceil(nb.radius_km / 0.46));
       for (const h3 of gridDisk(latLngToCell(nb.latitude, nb.longitude, 8), k)) {
-        rows.push({
-          cell_id: rows.length,
-          city,
-          neighbourhood: nb.name,
-          h3_index: BigInt(`0x${h3}`).toString(),
-        });
+        rows.push(cellRow(rows.length, city, nb.name, h3));
       }
     }
     layout.nbCnt.push(rows.length - layout.nbOff.at(-1)!);
@@ -71,12 +125,7 @@ function cellTable() {
     )) {
       const [lat, lng] = cellToLatLng(h3);
       const near = nbs.find((nb) => distanceKm(lat, lng, nb.latitude, nb.longitude) <= nb.radius_km);
-      rows.push({
-        cell_id: rows.length,
-        city,
-        neighbourhood: near?.name ?? '',
-        h3_index: BigInt(`0x${h3}`).toString(),
-      });
+      rows.push(cellRow(rows.length, city, near?.name ?? '', h3));
     }
     layout.cityCnt.push(rows.length - layout.cityOff.at(-1)!);
   }
@@ -129,46 +178,173 @@ function generatorParams(
   };
 }
 
-export async function seed(ch: ClickHouseClient, listings: number, views: number, log: (m: string) => void) {
+/** Tables that stored listings feed (the listing itself and its materialized views' targets). */
+const listingTables = [
+  'listings',
+  'listing_lookup',
+  'neighbourhood_quarter_prices',
+  'listing_states',
+  'listing_status_changes',
+  'market_exit_days',
+  'market_cohort_days',
+  'city_month_prices',
+  'rent_comparables',
+];
+/** Aggregates fed by both listings and views, and the views' materialized views into them. */
+const mixedTables: Record<string, string> = {
+  neighbourhood_quarter_stats: 'mv_neighbourhood_quarter_stats_from_views',
+  cell_quarter_stats: 'mv_cell_quarter_stats_from_views',
+  market_daily_flows: 'mv_market_daily_flows_from_views',
+  account_quarter_flows: 'mv_account_quarter_flows_from_views',
+};
+
+type Log = (message: string) => void;
+
+/** Listings and views from scratch. */
+export async function seed(ch: ClickHouseClient, listings: number, views: number, log: Log) {
+  for (const table of [...listingTables, ...Object.keys(mixedTables), 'view_events']) {
+    await ch.command({ query: 'TRUNCATE TABLE {table:Identifier}', query_params: { table } });
+  }
+  const layout = await cellsTable(ch, log);
+  await insertListings(ch, layout, listings, log);
+  await insertViews(ch, layout, views, log);
+  await settle(ch);
+}
+
+/**
+ * Listings again (a new LISTING_MODEL), keeping the 100 M views: the listing-fed tables are emptied
+ * and refilled by the inserts; the aggregates that views feed too are emptied and their view part
+ * recomputed from view_events with the views' own materialized-view SELECT.
+ */
+export async function reseedListings(ch: ClickHouseClient, listings: number, log: Log) {
+  for (const table of [...listingTables, ...Object.keys(mixedTables)]) {
+    await ch.command({ query: 'TRUNCATE TABLE {table:Identifier}', query_params: { table } });
+  }
+  const layout = await cellsTable(ch, log);
+  await insertListings(ch, layout, listings, log);
+  for (const [table, view] of Object.entries(mixedTables)) {
+    const t0 = performance.now();
+    const result = await ch.query({
+      query: `SELECT as_select FROM system.tables WHERE database = currentDatabase() AND name = {view:String}`,
+      query_params: { view },
+      format: 'JSONEachRow',
+    });
+    const [row] = await result.json<{ as_select: string }>();
+    if (!row) throw new Error(`materialized view ${view} not found`);
+    // The view's columns name the target's, as the view itself inserts them (by name).
+    const columns = await ch.query({
+      query: `SELECT name FROM system.columns WHERE database = currentDatabase() AND table = {view:String}
+              ORDER BY position`,
+      query_params: { view },
+      format: 'JSONEachRow',
+    });
+    const names = (await columns.json<{ name: string }>()).map((c) => c.name);
+    // The view's own SELECT (text from the server's catalogue, not input) over all stored views.
+    await ch.command({ query: `INSERT INTO ${table} (${names.join(', ')}) ${row.as_select}` });
+    log(`${table}: views recomputed (${Math.round(performance.now() - t0)} ms)`);
+  }
+  await settle(ch);
+}
+
+/** The model the stored listings were generated with (0 = before models were recorded). */
+export async function listingModel(ch: ClickHouseClient): Promise<number> {
+  await ch.command({
+    query: 'CREATE TABLE IF NOT EXISTS bench_seed (part String, model UInt32) ENGINE = ReplacingMergeTree(model) ORDER BY part',
+  });
+  const result = await ch.query({
+    query: `SELECT max(model) AS model FROM bench_seed WHERE part = 'listings'`,
+    format: 'JSONEachRow',
+  });
+  const [row] = await result.json<{ model: number }>();
+  return Number(row?.model ?? 0);
+}
+
+async function cellsTable(ch: ClickHouseClient, log: Log) {
   const { rows, layout } = cellTable();
   log(`bench_cells: ${rows.length} resolution-8 cells`);
   await ch.command({ query: 'DROP TABLE IF EXISTS bench_cells' });
   await ch.command({
-    query: `CREATE TABLE bench_cells (cell_id UInt64, city String, neighbourhood String, h3_index UInt64)
+    query: `CREATE TABLE bench_cells (cell_id UInt64, city String, neighbourhood String, h3_index UInt64,
+              latitude Float64, longitude Float64, price_factor Float64)
             ENGINE = MergeTree ORDER BY cell_id`,
   });
   await ch.insert({ table: 'bench_cells', values: rows, format: 'JSONEachRow' });
-  for (const table of [
-    'listings',
-    'listing_lookup',
-    'view_events',
-    'neighbourhood_quarter_stats',
-    'cell_quarter_stats',
-    'neighbourhood_quarter_prices',
-  ]) {
-    await ch.command({ query: 'TRUNCATE TABLE {table:Identifier}', query_params: { table } });
-  }
+  return layout;
+}
+
+/** Per type (order of `types`): typical floor area at the typical bedrooms, the rent's reference. */
+const referenceArea = [85, 185, 30, 14, 180, 900];
+
+async function insertListings(
+  ch: ClickHouseClient,
+  layout: ReturnType<typeof cellTable>['layout'],
+  listings: number,
+  log: Log,
+) {
+  await listingModel(ch); // creates bench_seed
+  await ch.command({ query: 'TRUNCATE TABLE bench_seed' });
   const chunk = 2_000_000;
   for (let start = 0; start < listings; start += chunk) {
     const t0 = performance.now();
+    // u…: uniforms of a listing; z_…: standard normals (Irwin–Hall of four uniforms). The price
+    // model is the one described at the top of this file.
     await ch.command({
       query: `INSERT INTO listings (listing_id, account_id, batch_id, is_test, listed_at, stored_at, title, description,
-                property_type, price, currency, price_tzs, fx_rate_to_tzs, h3_index, city, neighbourhood,
-                location_source, version)
+                property_type, price, currency, price_tzs, fx_rate_to_tzs, bedrooms, bathrooms, area_sqm,
+                latitude, longitude, h3_index, city, neighbourhood, location_source, version)
               SELECT generateUUIDv4(),
                 concat('acct', toString(number % 5000)), toUUID('00000000-0000-4000-8000-000000000000'),
                 is_test, at, at, 'Bench listing', 'Bench listing', {type_names:Array(String)}[ti],
-                price, 'TZS', price, 1, h3_index, city, neighbourhood, 'coordinates', 1
-              FROM (${generator}) AS generated
-              ANY LEFT JOIN bench_cells USING cell_id`,
+                rent, 'TZS', rent, 1, beds, baths, if(u5 < 0.25, NULL, round(area_true)),
+                latitude + (u6 - 0.5) * 0.0036, longitude + (u7 - 0.5) * 0.0036,
+                h3_index, city, neighbourhood, 'coordinates', 1
+              FROM (
+                SELECT *,
+                  (intHash64(seed * 41 + 12) % 1000000) / 1000000 AS u1,
+                  (intHash64(seed * 43 + 13) % 1000000) / 1000000 AS u2,
+                  (intHash64(seed * 47 + 14) % 1000000) / 1000000 AS u5,
+                  (intHash64(seed * 53 + 15) % 1000000) / 1000000 AS u6,
+                  (intHash64(seed * 59 + 16) % 1000000) / 1000000 AS u7,
+                  ((intHash64(seed * 61 + 17) % 10000 + intHash64(seed * 67 + 18) % 10000
+                    + intHash64(seed * 71 + 19) % 10000 + intHash64(seed * 73 + 20) % 10000) / 10000 - 2) * 1.732 AS z_area,
+                  ((intHash64(seed * 79 + 21) % 10000 + intHash64(seed * 83 + 22) % 10000
+                    + intHash64(seed * 89 + 23) % 10000 + intHash64(seed * 97 + 24) % 10000) / 10000 - 2) * 1.732 AS z_unit,
+                  CAST(multiIf(ti = 1, 1 + (u1 >= 0.25) + (u1 >= 0.65) + (u1 >= 0.9),
+                               ti = 2, 2 + (u1 >= 0.15) + (u1 >= 0.5) + (u1 >= 0.8) + (u1 >= 0.95),
+                               ti = 3, 0, ti = 4, 1, NULL) AS Nullable(UInt16)) AS beds,
+                  CAST(multiIf(ti IN (1, 2), greatest(1, assumeNotNull(beds) - (u2 < 0.5)), ti IN (3, 4), 1, NULL)
+                       AS Nullable(UInt16)) AS baths,
+                  multiIf(ti = 1, 25 + 30 * assumeNotNull(beds), ti = 2, 50 + 45 * assumeNotNull(beds),
+                          {reference_area:Array(Float64)}[ti]) * exp(0.22 * z_area) AS area_true,
+                  1000 * greatest(1, round({type_rent:Array(Float64)}[ti] * {city_price:Array(Float64)}[ci] * price_factor
+                    * pow(area_true / {reference_area:Array(Float64)}[ti], 0.7)
+                    * exp(-0.07 * dateDiff('second', at, now()) / (365 * 86400))
+                    * exp(0.2 * z_unit) / 1000)) AS rent
+                FROM (${generator}) AS generated
+                ANY LEFT JOIN bench_cells USING cell_id
+              )`,
       query_params: {
         ...generatorParams(layout, 0, 70),
+        reference_area: referenceArea,
         start,
         count: Math.min(chunk, listings - start),
       },
     });
     log(`listings ${start + chunk}/${listings} (${Math.round(performance.now() - t0)} ms)`);
   }
+  await ch.insert({
+    table: 'bench_seed',
+    values: [{ part: 'listings', model: LISTING_MODEL }],
+    format: 'JSONEachRow',
+  });
+}
+
+async function insertViews(
+  ch: ClickHouseClient,
+  layout: ReturnType<typeof cellTable>['layout'],
+  views: number,
+  log: Log,
+) {
   const viewChunk = 10_000_000;
   for (let start = 0; start < views; start += viewChunk) {
     const t0 = performance.now();
@@ -188,8 +364,16 @@ export async function seed(ch: ClickHouseClient, listings: number, views: number
     });
     log(`view_events ${start + viewChunk}/${views} (${Math.round(performance.now() - t0)} ms)`);
   }
-  // The steady state of a live system: aggregate parts merged.
-  await ch.command({ query: 'OPTIMIZE TABLE neighbourhood_quarter_stats FINAL' });
-  await ch.command({ query: 'OPTIMIZE TABLE cell_quarter_stats FINAL' });
-  await ch.command({ query: 'OPTIMIZE TABLE neighbourhood_quarter_prices FINAL' });
+}
+
+/** The steady state of a live system: parts merged. */
+async function settle(ch: ClickHouseClient) {
+  for (const table of [
+    'neighbourhood_quarter_stats',
+    'cell_quarter_stats',
+    'neighbourhood_quarter_prices',
+    'rent_comparables',
+  ]) {
+    await ch.command({ query: 'OPTIMIZE TABLE {table:Identifier} FINAL', query_params: { table } });
+  }
 }

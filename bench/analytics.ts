@@ -1,4 +1,4 @@
-// npm run bench:analytics — latency of GET /analytics/pricing and /analytics/heatmap answers on a
+// npm run bench:analytics — latency of GET /analytics/pricing, /analytics/heatmap and /analytics/estimate answers on a
 // realistic volume: 10 M listings and 100 M view events over two years in the ten cities, seeded
 // inside ClickHouse into a separate database (BENCH_DATABASE, default rls_bench; migrations applied
 // there). Seeding runs once (minutes); later runs reuse the data unless BENCH_RESEED=1.
@@ -11,15 +11,19 @@ import { createAnswerCache } from '../analytics-api/cache.ts';
 import { MAX_BOUNDS_AREA_KM2, type Bounds } from '../analytics-api/geo/bounds.ts';
 import { previousQuarter, quarterOf, type Quarter } from '../analytics-api/period.ts';
 import { heatmapAnswer } from '../analytics-api/services/heatmap.ts';
+import { accuracySource } from '../analytics-api/services/estimate-accuracy.ts';
+import { pointEstimateAnswer, type EstimateDeps } from '../analytics-api/services/estimate.ts';
 import { pricingAnswer } from '../analytics-api/services/pricing.ts';
 import { createRedis, redisReady } from '../common/clients/redis.ts';
 import { citySlugs } from '../common/domain/cities.ts';
+import type { Currency, PropertyType } from '../common/domain/listing.ts';
 import { propertyTypes } from '../common/domain/listing.ts';
 import { cityLocation } from '../common/domain/locations.ts';
 import { baseEnvSchema, parseEnv } from '../common/env.ts';
+import { AppError } from '../common/errors.ts';
 import { createLogger } from '../common/logger.ts';
 import { migrate } from '../infra/clickhouse/migrate.ts';
-import { seed } from './analytics-seed.ts';
+import { listingModel, LISTING_MODEL, reseedListings, seed } from './analytics-seed.ts';
 
 const env = parseEnv(
   baseEnvSchema.pick({
@@ -63,14 +67,15 @@ const count = async (table: string) =>
     )[0]!.n,
   );
 
-if (
-  process.env.BENCH_RESEED === '1' ||
-  (await count('listings')) !== listings ||
-  (await count('view_events')) !== views
-) {
+// Views take most of the seeding: a new listing model re-seeds the listings alone.
+if (process.env.BENCH_RESEED === '1' || (await count('view_events')) !== views) {
   const t0 = performance.now();
   await seed(ch, listings, views, log);
   log(`seeded in ${Math.round((performance.now() - t0) / 1000)} s`);
+} else if ((await count('listings')) !== listings || (await listingModel(ch)) !== LISTING_MODEL) {
+  const t0 = performance.now();
+  await reseedListings(ch, listings, log);
+  log(`listings re-seeded (model ${LISTING_MODEL}) in ${Math.round((performance.now() - t0) / 1000)} s`);
 }
 log(
   `data: ${await count('listings')} listings, ${await count('view_events')} view events, ` +
@@ -140,15 +145,57 @@ const heatmap = (cache: Cache, j: (typeof heatmapJobs)[number]) =>
     heatmapAnswer(ch, { bounds: cityBox(j.city), type: j.type, period: j.period }, false),
   );
 
+// Rent estimates (docs/analytics.md, "Rent estimates"): 1,000 places and units drawn from the
+// seeded live listings (the mix of cities, types and sizes that asks), as of now; the 2 km probe
+// answers most, sparse places widen to 10 km and some to a year; 422s count as answers.
+const estimateDeps: EstimateDeps = { clickhouse: ch, accuracy: accuracySource(ch, 600), usdTzs: 2_500 };
+const estimateJobs = (
+  await (
+    await ch.query({
+      query: `SELECT city, toString(property_type) AS type, latitude, longitude, bedrooms, bathrooms, area_sqm
+              FROM rent_comparables WHERE is_test = 0 ORDER BY cityHash64(listing_id) LIMIT 1000`,
+      format: 'JSONEachRow',
+    })
+  ).json<{ city: string; type: PropertyType; latitude: number; longitude: number } & Record<string, number | null>>()
+).map((r) => ({
+  city: r.city,
+  type: r.type,
+  latitude: r.latitude,
+  longitude: r.longitude,
+  bedrooms: r.bedrooms ?? null,
+  bathrooms: r.bathrooms ?? null,
+  areaSqm: r.area_sqm ?? null,
+  currency: 'TZS' as Currency,
+}));
+const estimateSteps = new Map<string, number>();
+const estimate = (cache: Cache, j: (typeof estimateJobs)[number]) =>
+  cache.getOrCompute(
+    `estimate:live:${j.latitude},${j.longitude}:${j.type}:${j.bedrooms}:${j.bathrooms}:${j.areaSqm}:TZS`,
+    async () => {
+      try {
+        const answer = await pointEstimateAnswer(estimateDeps, j, false);
+        const step = `${answer.radius_km} km / ${answer.max_age_days} days`;
+        estimateSteps.set(step, (estimateSteps.get(step) ?? 0) + 1);
+        return answer;
+      } catch (error) {
+        if (!(error instanceof AppError) || error.code !== 'insufficient_comparables') throw error;
+        estimateSteps.set('422', (estimateSteps.get('422') ?? 0) + 1);
+        return null;
+      }
+    },
+  );
+
 // Warm-up of both code paths (connections, JIT, h3-js), straight through the services so no
 // measured answer is cached: a running service is warm, and a first call measured ~100–300 ms.
 for (const job of pricingJobs.slice(0, 8)) await pricingAnswer(ch, job, false);
 for (const job of heatmapJobs.slice(0, 8))
   await heatmapAnswer(ch, { bounds: cityBox(job.city), type: job.type, period: job.period }, false);
+for (const job of estimateJobs.slice(0, 8)) await estimate(cacheFor(-1), job);
 
 for (const [name, jobs, run] of [
   ['pricing', pricingJobs, pricing],
   ['heatmap (city box)', heatmapJobs, heatmap],
+  ['estimate', estimateJobs, estimate],
 ] as const) {
   const cold: number[] = [];
   const darCold: number[] = [];
@@ -180,5 +227,8 @@ log(
   `Dar es Salaam apartments ${p.period}: ${p.summary.total_listings} listings, ${p.by_neighborhood.length} neighbourhoods`,
 );
 
+log(
+  `estimate steps (cold requests): ${[...estimateSteps].map(([step, n]) => `${step}: ${n}`).join(', ')}`,
+);
 redis.disconnect();
 await ch.close();

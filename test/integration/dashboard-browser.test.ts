@@ -66,6 +66,7 @@ async function open(key: string): Promise<{ page: Page; requests: string[] }> {
   const requests: string[] = [];
   page.on('request', (request) => requests.push(request.url()));
   await page.goto(`${inject('baseUrl')}/dashboard`);
+  await page.waitForFunction(() => document.body.dataset.state === 'idle'); // locations loaded
   await page.fill('#key', key);
   await page.selectOption('#city', 'dar_es_salaam');
   await page.selectOption('#type', 'apartment');

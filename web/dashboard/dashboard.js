@@ -118,6 +118,7 @@ function drawChart(pricing) {
 
 async function show(event) {
   event?.preventDefault();
+  if (!locations) return;
   const key = $('key').value.trim();
   if (!key) return setStatus('error', 'Type an API key first.');
   sessionStorage.setItem('rls-dashboard-key', key);
@@ -160,6 +161,9 @@ async function show(event) {
 }
 
 async function init() {
+  // Before anything is awaited: the form must never submit itself (a native GET would put the key
+  // in the URL). Show stays disabled until the locations are in.
+  $('controls').addEventListener('submit', show);
   try {
     locations = await (await fetch('/dashboard/assets/locations.json')).json();
   } catch (error) {
@@ -169,7 +173,7 @@ async function init() {
   for (const city of locations.cities) $('city').append(new Option(city.name, city.slug));
   for (const label of quarters(8)) $('period').append(new Option(label, label));
   $('key').value = sessionStorage.getItem('rls-dashboard-key') ?? '';
-  $('controls').addEventListener('submit', show);
+  $('show').disabled = false;
   document.body.dataset.state = 'idle';
 }
 
