@@ -156,7 +156,9 @@ const estimateJobs = (
               FROM rent_comparables WHERE is_test = 0 ORDER BY cityHash64(listing_id) LIMIT 1000`,
       format: 'JSONEachRow',
     })
-  ).json<{ city: string; type: PropertyType; latitude: number; longitude: number } & Record<string, number | null>>()
+  ).json<
+    { city: string; type: PropertyType; latitude: number; longitude: number } & Record<string, number | null>
+  >()
 ).map((r) => ({
   city: r.city,
   type: r.type,
@@ -227,8 +229,6 @@ log(
   `Dar es Salaam apartments ${p.period}: ${p.summary.total_listings} listings, ${p.by_neighborhood.length} neighbourhoods`,
 );
 
-log(
-  `estimate steps (cold requests): ${[...estimateSteps].map(([step, n]) => `${step}: ${n}`).join(', ')}`,
-);
+log(`estimate steps (cold requests): ${[...estimateSteps].map(([step, n]) => `${step}: ${n}`).join(', ')}`);
 redis.disconnect();
 await ch.close();
