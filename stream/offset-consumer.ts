@@ -13,11 +13,17 @@
 //   unstored rows.
 // Handlers still see stored items (isStored) so they can redo idempotent side effects (batch
 // completion) that a crash between insert and commit may have cut off.
+// Fencing (issue 13 item 8): while a batch is stored the member heartbeats, and a heartbeat saying the
+// group is rebalancing or lost this member, a long run of failed heartbeats, or a new assignment
+// without the partition, revokes the batch (assignment-watch.ts): its rows not yet sent to
+// ClickHouse are dropped (sink/batch-fence.ts, the writer), and it is not committed.
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { queryRows } from '../common/clients/clickhouse.ts';
 import { errorFields, type Logger } from '../common/logger.ts';
+import { watchAssignment, type AssignmentWatch } from './assignment-watch.ts';
 import { retryWhileRunning } from './retry.ts';
+import { BatchRevokedError, runInBatch } from './sink/batch-fence.ts';
 import type { ClickHouseWriter } from './sink/clickhouse-writer.ts';
 
 export interface Provenance {
@@ -32,8 +38,10 @@ export interface BatchContext {
   provenance(m: KafkaMessage, item?: number): Provenance;
   /** Whether rows of item `item` (default 0) of `m` are already stored (a replayed range). */
   isStored(m: KafkaMessage, item?: number): boolean;
-  /** Retries an idempotent step on transient failure, heartbeating meanwhile. */
+  /** Retries an idempotent step on transient failure, heartbeating meanwhile; stops once revoked. */
   retry<T>(what: string, fn: () => Promise<T>): Promise<T>;
+  /** Aborts when the batch's partition is revoked (writers read it themselves: sink/batch-fence.ts). */
+  signal: AbortSignal;
 }
 
 export interface BatchHandler {
@@ -63,6 +71,8 @@ export interface OffsetConsumerOptions {
   crashAfterInsert?: boolean;
   /** Group members to run in this process (default 1); see startOffsetConsumer. */
   members?: number;
+  /** Group timing (tests shorten it); defaults: session 30 s, rebalance 60 s, heartbeat 3 s. */
+  timing?: { sessionTimeoutMs: number; rebalanceTimeoutMs: number; heartbeatIntervalMs: number };
 }
 
 export interface RunningConsumer {
@@ -93,13 +103,16 @@ export async function startOffsetConsumer(options: OffsetConsumerOptions): Promi
   };
 }
 
+const DEFAULT_TIMING = { sessionTimeoutMs: 30_000, rebalanceTimeoutMs: 60_000, heartbeatIntervalMs: 3_000 };
+
 async function startMember(options: OffsetConsumerOptions) {
   const { kafka, topic, logger } = options;
+  const timing = options.timing ?? DEFAULT_TIMING;
   const consumer = kafka.consumer({
     groupId: options.groupId,
-    sessionTimeout: 30_000,
-    rebalanceTimeout: 60_000,
-    heartbeatInterval: 3_000,
+    sessionTimeout: timing.sessionTimeoutMs,
+    rebalanceTimeout: timing.rebalanceTimeoutMs,
+    heartbeatInterval: timing.heartbeatIntervalMs,
     maxBytesPerPartition: 4 * 1024 * 1024,
     maxWaitTimeInMs: 100,
     allowAutoTopicCreation: false,
@@ -108,11 +121,16 @@ async function startMember(options: OffsetConsumerOptions) {
   const guards = new Map<number, { from: bigint; stored: Set<string> }>();
   const lagByPartition: Record<string, number> = {};
   let assigned: number[] = [];
+  /** Batches being stored, per partition: revoked when a new assignment leaves their partition out. */
+  const running = new Map<number, AssignmentWatch>();
 
   consumer.on(consumer.events.GROUP_JOIN, (event) => {
     // Another worker may have stored more of a partition since we last held it: check again.
     guards.clear();
     assigned = event.payload.memberAssignment[topic] ?? [];
+    for (const [partition, watch] of running)
+      if (!assigned.includes(partition))
+        watch.revoke(new BatchRevokedError(`partition ${partition} is no longer assigned to this member`));
     for (const p of Object.keys(lagByPartition)) if (!assigned.includes(Number(p))) delete lagByPartition[p];
     logger.info('partitions assigned', { topic, partitions: assigned });
   });
@@ -134,14 +152,35 @@ async function startMember(options: OffsetConsumerOptions) {
   }
 
   async function eachBatch(payload: EachBatchPayload) {
-    const { batch, heartbeat, resolveOffset, commitOffsetsIfNecessary, isRunning, isStale } = payload;
+    const { batch, heartbeat, isRunning, isStale } = payload;
     if (!isRunning() || isStale() || batch.messages.length === 0) return;
+    const { partition } = batch;
+    const first = batch.messages[0]!.offset;
+    lagByPartition[String(partition)] = Math.max(0, Number(batch.highWatermark) - Number(first));
+    const watch = watchAssignment({
+      heartbeat,
+      intervalMs: timing.heartbeatIntervalMs,
+      sessionTimeoutMs: timing.sessionTimeoutMs,
+      logger,
+      partition,
+    });
+    running.set(partition, watch);
+    try {
+      await storeBatch(payload, watch.signal);
+    } finally {
+      watch.stop();
+      if (running.get(partition) === watch) running.delete(partition);
+    }
+  }
+
+  /** Stores one batch and commits it, unless `signal` (its revocation) aborts first. */
+  async function storeBatch(payload: EachBatchPayload, signal: AbortSignal) {
+    const { batch, heartbeat, resolveOffset, commitOffsetsIfNecessary, isRunning } = payload;
     const { partition } = batch;
     const first = BigInt(batch.messages[0]!.offset);
     const last = batch.messages[batch.messages.length - 1]!.offset;
-    lagByPartition[String(partition)] = Math.max(0, Number(batch.highWatermark) - Number(first));
     const retry = <T>(what: string, fn: () => Promise<T>) =>
-      retryWhileRunning(what, fn, { heartbeat, isRunning, logger });
+      retryWhileRunning(what, fn, { heartbeat, isRunning, logger, signal });
 
     let guard = guards.get(partition);
     if (!guard || first < guard.from) {
@@ -158,8 +197,11 @@ async function startMember(options: OffsetConsumerOptions) {
       provenance: (m, item = 0) => ({ _topic: topic, _partition: partition, _offset: m.offset, _item: item }),
       isStored: (m, item = 0) => stored.size > 0 && stored.has(`${m.offset}:${item}`),
       retry,
+      signal,
     };
-    await keepAlive(options.handler.handle(batch.messages, context), heartbeat);
+    await runInBatch(signal, () => options.handler.handle(batch.messages, context));
+    // Revoked while the handler finished (its writes were done, or it had none): still no commit.
+    if (signal.aborted) throw signal.reason;
     if (options.crashAfterInsert) {
       logger.warn('STREAM_CRASH_AFTER_INSERT: killing the worker between insert and commit', { partition });
       process.kill(process.pid, 'SIGKILL');
@@ -198,14 +240,4 @@ async function startMember(options: OffsetConsumerOptions) {
   });
 
   return { consumer, assigned: () => assigned, lag: () => ({ ...lagByPartition }) };
-}
-
-/** Awaits `work` while heartbeating, so a long flush (ClickHouse down) does not cost the partition. */
-async function keepAlive<T>(work: Promise<T>, heartbeat: () => Promise<void>): Promise<T> {
-  const timer = setInterval(() => void heartbeat().catch(() => undefined), 3_000);
-  try {
-    return await work;
-  } finally {
-    clearInterval(timer);
-  }
 }

@@ -110,6 +110,39 @@ export function describeClickHouseError(error: unknown): string {
   return `Code: ${code}${typeof type === 'string' ? ` (${type})` : ''}. ${message.trim()}`;
 }
 
+/** Connection errors that mean no byte of the request reached a server. */
+const notConnectedCodes = new Set([
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+]);
+
+/**
+ * Server errors raised when an INSERT starts, before it reads any row (access, the table and its
+ * columns, admission control), so no block of it can have been written.
+ */
+const refusedAtStartCodes = new Set([16, 60, 81, 164, 192, 193, 194, 195, 201, 202, 291, 497, 516, 745]);
+
+/**
+ * True when the failed insert certainly stored nothing: the connection was never made, or the
+ * server refused the query before reading data. Anything else (a timeout, a reset connection, an
+ * error mid-insert) may have stored some or all of its blocks unheard, so a retry must send the
+ * same rows with the same deduplication token (stream/sink/clickhouse-writer.ts).
+ */
+export function insertCertainlyNotStored(error: unknown): boolean {
+  const code = clickhouseErrorCode(error);
+  if (code !== undefined) return refusedAtStartCodes.has(code);
+  for (let e: unknown = error, depth = 0; e && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    const systemCode = (e as { code?: unknown }).code;
+    if (typeof systemCode === 'string' && notConnectedCodes.has(systemCode)) return true;
+  }
+  return false;
+}
+
 function isConnectionFailure(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code;

@@ -36,7 +36,11 @@ export function createClickHouse(config: ClickHouseConfig): ClickHouseClient {
 }
 
 // Which failures are transient (retry) and which may be the data's fault: clickhouse-errors.ts.
-export { clickhouseErrorCode, isTransientClickHouseError } from './clickhouse-errors.ts';
+export {
+  clickhouseErrorCode,
+  insertCertainlyNotStored,
+  isTransientClickHouseError,
+} from './clickhouse-errors.ts';
 
 /**
  * Runs a SELECT and returns its rows as objects. Every value goes in `params`, referenced in the

@@ -8,13 +8,23 @@
 // failure may be a row's doing (a poison row would otherwise stall every insert behind it, inserts
 // being serial): the insert is tried REFUSED_ATTEMPTS times, then bisected down to the refused rows,
 // which are handed back to their caller (for quarantine) while every other row is stored.
+//
+// Fencing (issue 13 item 8, docs/stream.md "Effectively-once design"): a write made for a Kafka batch
+// carries that batch's revocation signal (batch-fence.ts). When the partition is revoked, the write
+// rejects at once (so the batch does not commit) and its rows are taken out of the insert as long as
+// that is safe: before the insert is sent, and between attempts that certainly stored nothing (the
+// connection was refused: a ClickHouse outage). After an attempt that may have been stored unheard
+// (a timeout, a reset), the rows stay, so the retry keeps its deduplication token; if every row of
+// the insert was revoked, the insert is given up instead of retried.
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
 import {
   describeClickHouseError,
+  insertCertainlyNotStored,
   isTransientClickHouseError,
 } from '../../common/clients/clickhouse-errors.ts';
 import { errorFields, type Logger } from '../../common/logger.ts';
 import { writerFlushDuration, writerFlushRows } from '../../common/metrics/registry.ts';
+import { BatchRevokedError, batchSignal } from './batch-fence.ts';
 import { insertDedupToken } from './insert-token.ts';
 
 export type Row = Record<string, unknown>;
@@ -24,11 +34,21 @@ export interface WriteResult {
   rejected: { row: Row; error: string }[];
 }
 
+interface Waiter {
+  rows: Row[];
+  resolve: (result: WriteResult) => void;
+  reject: (error: unknown) => void;
+  revoked?: boolean;
+}
+
 interface Pending {
   rows: Row[];
-  waiters: { rows: Row[]; resolve: (result: WriteResult) => void; reject: (error: unknown) => void }[];
+  waiters: Waiter[];
   timer?: NodeJS.Timeout;
   quietTimer?: NodeJS.Timeout;
+  /** Handed to an insert: rows of revoked writes are no longer removed from `rows` but listed here. */
+  flushed?: boolean;
+  revoked: Set<Row>;
 }
 
 export interface WriterOptions {
@@ -58,22 +78,32 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
   let inFlight = Promise.resolve();
   let closed = false;
   let abandoned = false;
-  const stats = { rows: 0, inserts: 0, retries: 0, rejected: 0 };
+  const stats = { rows: 0, inserts: 0, retries: 0, rejected: 0, revoked: 0 };
 
   /**
    * Inserts once, retrying transient errors for as long as it runs; throws any other error once it
-   * happened `attempts` times (the rows are then bisected).
+   * happened `attempts` times (the rows are then bisected). Rows of revoked writes are left out
+   * while nothing of this insert can have been stored yet.
    */
-  async function insertWithRetry(rows: Row[], attempts: number): Promise<void> {
+  async function insertWithRetry(batch: Pending, allRows: Row[], attempts: number): Promise<void> {
     let refusals = 0;
-    // Same rows, same token: a retry whose first attempt was committed unheard is dropped by the
-    // server (insert-token.ts). Rows without a Kafka position are sent without one.
-    const token = insertDedupToken(options.table, rows);
-    // `deduplicate_insert` (26.x) overrides the client's default 'disable' (common/clients/clickhouse.ts).
-    const settings: ClickHouseSettings = token
-      ? { ...({ deduplicate_insert: 'enable' } as ClickHouseSettings), insert_deduplication_token: token }
-      : {};
+    let rows = allRows;
+    let settings = settingsFor(rows);
+    /** An attempt failed in a way that may have stored it: the rows must not change any more. */
+    let mayBeStored = false;
     for (let attempt = 0; ; attempt++) {
+      if (batch.revoked.size && !mayBeStored) {
+        const left = rows.filter((row) => !batch.revoked.has(row));
+        if (left.length === 0) return; // every write of it was revoked: nothing to store
+        if (left.length !== rows.length) [rows, settings] = [left, settingsFor(left)];
+      } else if (batch.revoked.size && rows.every((row) => batch.revoked.has(row))) {
+        // Nobody waits for these rows any more; retrying would only make a doubtful insert certain.
+        options.logger.warn('insert given up: every write in it was revoked', {
+          table: options.table,
+          rows: rows.length,
+        });
+        return;
+      }
       try {
         await client.insert({
           table: options.table,
@@ -86,6 +116,7 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
         stats.inserts++;
         return;
       } catch (error) {
+        if (!insertCertainlyNotStored(error)) mayBeStored = true;
         const transient = isTransientClickHouseError(error);
         if (!transient && ++refusals >= attempts) throw error;
         // Shutting down with ClickHouse unreachable: give up; nothing is committed, so it replays.
@@ -108,14 +139,24 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
     }
   }
 
+  /** Same rows, same token: see insert-token.ts. Rows without a Kafka position are sent without one. */
+  function settingsFor(rows: Row[]): ClickHouseSettings {
+    const token = insertDedupToken(options.table, rows);
+    // `deduplicate_insert` (26.x) overrides the client's default 'disable' (common/clients/clickhouse.ts).
+    return token
+      ? { ...({ deduplicate_insert: 'enable' } as ClickHouseSettings), insert_deduplication_token: token }
+      : {};
+  }
+
   /** Stores what ClickHouse accepts; bisects a refused insert to find the refused rows. */
   async function insertIsolating(
+    batch: Pending,
     rows: Row[],
     rejected: WriteResult['rejected'],
     attempts = REFUSED_ATTEMPTS,
   ): Promise<void> {
     try {
-      await insertWithRetry(rows, attempts);
+      await insertWithRetry(batch, rows, attempts);
     } catch (error) {
       if (error instanceof WriterClosedError) throw error;
       const message = describeClickHouseError(error);
@@ -130,8 +171,8 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
         error: message.slice(0, 300),
       });
       const half = Math.ceil(rows.length / 2);
-      await insertIsolating(rows.slice(0, half), rejected, 1);
-      await insertIsolating(rows.slice(half), rejected, 1);
+      await insertIsolating(batch, rows.slice(0, half), rejected, 1);
+      await insertIsolating(batch, rows.slice(half), rejected, 1);
     }
   }
 
@@ -139,6 +180,7 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
     const batch = pending;
     if (!batch) return;
     pending = undefined;
+    batch.flushed = true;
     clearTimeout(batch.timer);
     clearTimeout(batch.quietTimer);
     // Inserts run one after another, so rows land in the order their offsets were read.
@@ -148,7 +190,7 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
       writerFlushRows.observe(labels, batch.rows.length);
       const timer = writerFlushDuration.startTimer(labels);
       try {
-        await insertIsolating(batch.rows, rejected);
+        await insertIsolating(batch, batch.rows, rejected);
       } catch (error) {
         timer({ outcome: 'abandoned' });
         for (const waiter of batch.waiters) waiter.reject(error);
@@ -165,20 +207,54 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
     });
   }
 
+  /** A write's batch was revoked: it rejects now; its rows leave the insert (see insertWithRetry). */
+  function revoke(batch: Pending, waiter: Waiter, error: Error): void {
+    waiter.revoked = true;
+    waiter.reject(error);
+    stats.revoked += waiter.rows.length;
+    if (batch.flushed) {
+      for (const row of waiter.rows) batch.revoked.add(row);
+      return;
+    }
+    // Still gathering rows: take them out now.
+    const mine = new Set(waiter.rows);
+    batch.rows = batch.rows.filter((row) => !mine.has(row));
+    batch.waiters = batch.waiters.filter((w) => w !== waiter);
+    if (batch.rows.length === 0 && pending === batch) {
+      clearTimeout(batch.timer);
+      clearTimeout(batch.quietTimer);
+      pending = undefined;
+    }
+  }
+
   return {
     table: options.table,
     stats,
-    /** Resolves once `rows` are stored (except the refused ones it returns); rejects only on shutdown. */
-    write(rows: Row[]): Promise<WriteResult> {
+    /**
+     * Resolves once `rows` are stored (except the refused ones it returns); rejects on shutdown, and
+     * at once when `signal` (default: the revocation signal of the Kafka batch the caller runs for,
+     * batch-fence.ts) aborts: the rows are then left out of the insert unless it may already be stored.
+     */
+    write(rows: Row[], signal: AbortSignal | undefined = batchSignal()): Promise<WriteResult> {
       if (rows.length === 0) return Promise.resolve({ rejected: [] });
       if (closed) return Promise.reject(new WriterClosedError(`writer for ${options.table} is closed`));
+      if (signal?.aborted) return Promise.reject(revocationOf(signal));
       return new Promise<WriteResult>((resolve, reject) => {
         if (!pending) {
-          pending = { rows: [], waiters: [] };
+          pending = { rows: [], waiters: [], revoked: new Set() };
           pending.timer = setTimeout(flush, options.maxDelayMs);
         }
-        for (const row of rows) pending.rows.push(row);
-        pending.waiters.push({ rows, resolve, reject });
+        const batch = pending;
+        for (const row of rows) batch.rows.push(row);
+        const waiter: Waiter = { rows, resolve, reject };
+        if (signal) {
+          const onAbort = () => revoke(batch, waiter, revocationOf(signal));
+          signal.addEventListener('abort', onAbort, { once: true });
+          const settle = () => signal.removeEventListener('abort', onAbort);
+          waiter.resolve = (result) => (settle(), resolve(result));
+          waiter.reject = (error) => (settle(), reject(error));
+        }
+        batch.waiters.push(waiter);
         if (pending.rows.length >= options.maxRows) flush();
         else if (
           options.quietMs !== undefined &&
@@ -202,6 +278,11 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
       }
     },
   };
+}
+
+function revocationOf(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new BatchRevokedError('the batch was revoked');
 }
 
 export type ClickHouseWriter = ReturnType<typeof createClickHouseWriter>;

@@ -4,8 +4,13 @@
 // refused with a code outside the old permanent list was retried forever, stalling every tenant).
 import { parseError, type ClickHouseClient } from '@clickhouse/client';
 import { describe, expect, it } from 'vitest';
-import { createClickHouse, isTransientClickHouseError } from '../../common/clients/clickhouse.ts';
+import {
+  createClickHouse,
+  insertCertainlyNotStored,
+  isTransientClickHouseError,
+} from '../../common/clients/clickhouse.ts';
 import { createLogger } from '../../common/logger.ts';
+import { BatchRevokedError } from '../../stream/sink/batch-fence.ts';
 import { createClickHouseWriter, type Row } from '../../stream/sink/clickhouse-writer.ts';
 
 // What ClickHouse 26.7 answers to a JSONEachRow insert of {"s":"\ud800"} (captured from the server).
@@ -136,5 +141,111 @@ describe('writer: failures that are not transient', () => {
     expect(fake.inserts).toEqual([10, 10, 10]);
     expect(fake.stored).toHaveLength(10);
     await writer.drain();
+  }, 15_000);
+});
+
+describe('insertCertainlyNotStored (issue 13 item 8)', () => {
+  it('security: only a refused connection or a refusal at the start of the query means nothing was stored', async () => {
+    const unreachable = await createClickHouse({
+      url: 'http://127.0.0.1:1',
+      username: 'default',
+      password: '',
+      database: 'x',
+    })
+      .insert({ table: 't', values: [{ a: 1 }], format: 'JSONEachRow' })
+      .catch((e: unknown) => e);
+    expect(insertCertainlyNotStored(unreachable)).toBe(true);
+    expect(
+      insertCertainlyNotStored(
+        parseError(
+          'Code: 202. DB::Exception: Too many simultaneous queries. (TOO_MANY_SIMULTANEOUS_QUERIES)',
+        ),
+      ),
+    ).toBe(true);
+    // Sent, outcome unknown: the server may have stored it.
+    for (const error of [
+      systemError('ECONNRESET', 'socket hang up'),
+      new Error('Timeout error.'),
+      parseError('Code: 252. DB::Exception: Too many parts (3000). (TOO_MANY_PARTS)'),
+      parseError(loneSurrogate26),
+    ])
+      expect([String(error), insertCertainlyNotStored(error)]).toEqual([String(error), false]);
+  });
+});
+
+describe('writer: revoked writes (issue 13 item 8)', () => {
+  const revokedBy = () => {
+    const controller = new AbortController();
+    return {
+      signal: controller.signal,
+      revoke: () => controller.abort(new BatchRevokedError('partition moved')),
+    };
+  };
+
+  it('security: a write revoked before its insert is sent rejects at once and its rows never reach ClickHouse', async () => {
+    const fake = fakeClickHouse(() => undefined);
+    const writer = createClickHouseWriter(fake.client, {
+      table: 'listings',
+      columns: ['n'],
+      maxRows: 10_000,
+      maxDelayMs: 200,
+      logger: createLogger('error'),
+    });
+    const gone = revokedBy();
+    const kept = batch(3, []);
+    const revokedWrite = writer.write(batch(5, []), gone.signal);
+    const keptWrite = writer.write(kept);
+    gone.revoke();
+    await expect(revokedWrite).rejects.toThrow(BatchRevokedError);
+    await keptWrite;
+    expect(fake.stored).toEqual(kept);
+    await writer.drain();
+  });
+
+  it('security: during an outage (connections refused) revoked rows leave the insert before the next attempt', async () => {
+    const gone = revokedBy();
+    let calls = 0;
+    const fake = fakeClickHouse(() => {
+      calls++;
+      if (calls === 1) gone.revoke(); // the rebalance arrives while ClickHouse is down
+      return calls <= 2 ? systemError('ECONNREFUSED', 'connect ECONNREFUSED') : undefined;
+    });
+    const writer = writerFor(fake.client);
+    const revoked = batch(4, []);
+    const kept = batch(2, []).map((r) => ({ ...r, n: Number(r.n) + 100 }));
+    const results = await Promise.allSettled([writer.write(revoked, gone.signal), writer.write(kept)]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
+    expect(fake.inserts).toEqual([6, 2, 2]);
+    expect(fake.stored).toEqual(kept);
+    await writer.drain();
+  }, 15_000);
+
+  it('error: after an attempt that may have been stored, the rows stay (same token); all revoked: given up', async () => {
+    const mixed = revokedBy();
+    let calls = 0;
+    const fake = fakeClickHouse(() => {
+      calls++;
+      if (calls === 1) mixed.revoke();
+      return calls === 1 ? systemError('ECONNRESET', 'socket hang up') : undefined;
+    });
+    const writer = writerFor(fake.client);
+    const results = await Promise.allSettled([
+      writer.write(batch(4, []), mixed.signal),
+      writer.write(batch(2, [])),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
+    expect(fake.inserts).toEqual([6, 6]); // the retry is the same insert: a landed first try is deduplicated
+
+    const alone = revokedBy();
+    let tries = 0;
+    const lone = fakeClickHouse(() => {
+      tries++;
+      if (tries === 1) alone.revoke();
+      return systemError('ECONNRESET', 'socket hang up');
+    });
+    const solo = writerFor(lone.client);
+    await expect(solo.write(batch(3, []), alone.signal)).rejects.toThrow(BatchRevokedError);
+    await solo.drain();
+    expect(lone.inserts).toEqual([3]); // nobody waits for it: not retried into certainty
   }, 15_000);
 });
