@@ -16,9 +16,17 @@ export interface EstimateParams {
 
 type Problem = { parameter: string; message: string; allowed?: readonly string[] };
 
-/** Plain decimals as any client prints a double (no exponent, at most 20 places). */
-const DECIMAL = /^-?\d{1,3}(\.\d{1,20})?$/;
+/** A number as clients print doubles: 6.8, -0.0, 1e-05, 150000.00000000003. */
+const DECIMAL = /^[-+]?(\d{1,20}(\.\d{0,30})?|\.\d{1,30})([eE][-+]?\d{1,3})?$/;
 const WHOLE = /^\d{1,4}$/;
+
+/** The documented ranges (openapi-estimate.ts states the same). */
+export const ESTIMATE_LIMITS = {
+  latitude: [-90, 90],
+  longitude: [-180, 180],
+  rooms: [0, 1000],
+  areaSqm: [1, 1_000_000],
+} as const;
 
 function number(
   query: Record<string, unknown>,
@@ -74,16 +82,20 @@ export function parseCurrency(query: Record<string, unknown>): Currency {
 export function parseEstimateParams(query: Record<string, unknown>): EstimateParams {
   const problems: Problem[] = [];
   const decimal = { pattern: DECIMAL, required: true, what: 'a decimal number' };
-  const whole = { pattern: WHOLE, min: 0, max: 1000, required: false, what: 'a whole number' };
-  const latitude = number(query, 'lat', problems, { ...decimal, min: -90, max: 90 });
-  const longitude = number(query, 'lng', problems, { ...decimal, min: -180, max: 180 });
+  const [minRooms, maxRooms] = ESTIMATE_LIMITS.rooms;
+  const whole = { pattern: WHOLE, min: minRooms, max: maxRooms, required: false, what: 'a whole number' };
+  const [minLat, maxLat] = ESTIMATE_LIMITS.latitude;
+  const [minLng, maxLng] = ESTIMATE_LIMITS.longitude;
+  const latitude = number(query, 'lat', problems, { ...decimal, min: minLat, max: maxLat });
+  const longitude = number(query, 'lng', problems, { ...decimal, min: minLng, max: maxLng });
   const type = choice(query, 'type', propertyTypes, problems);
   const bedrooms = number(query, 'bedrooms', problems, whole);
   const bathrooms = number(query, 'bathrooms', problems, whole);
+  const [minArea, maxArea] = ESTIMATE_LIMITS.areaSqm;
   const areaSqm = number(query, 'area_sqm', problems, {
-    pattern: /^\d{1,7}(\.\d{1,6})?$/,
-    min: 1,
-    max: 1_000_000,
+    pattern: DECIMAL,
+    min: minArea,
+    max: maxArea,
     required: false,
     what: 'a number of square metres',
   });

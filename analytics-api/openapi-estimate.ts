@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { currencies, propertyTypes } from '../common/domain/listing.ts';
 import { bedroomClasses } from '../common/estimate/method.ts';
 import type { OpenApiRegistry } from '../common/openapi/registry.ts';
+import { ESTIMATE_LIMITS } from './estimate-params.ts';
 
 const figure = z.number().nullable();
 
@@ -88,7 +89,8 @@ const currency = {
 };
 const cacheHeader = { 'X-Cache': 'hit, miss or off: whether the answer came from the analytics cache' };
 const tiers = 'Tiers business and enterprise (permission analytics:read).';
-const whole = z.string().regex(/^\d+$/);
+const range = ([min, max]: readonly [number, number]) => z.number().min(min).max(max);
+const rooms = range(ESTIMATE_LIMITS.rooms).int();
 
 export function registerEstimatePaths(registry: OpenApiRegistry): void {
   registry.register({
@@ -106,20 +108,25 @@ export function registerEstimatePaths(registry: OpenApiRegistry): void {
         name: 'lat',
         in: 'query',
         required: true,
-        schema: z.string(),
+        schema: range(ESTIMATE_LIMITS.latitude),
         description: 'Latitude (decimal degrees)',
       },
       {
         name: 'lng',
         in: 'query',
         required: true,
-        schema: z.string(),
+        schema: range(ESTIMATE_LIMITS.longitude),
         description: 'Longitude (decimal degrees)',
       },
       { name: 'type', in: 'query', required: true, schema: z.enum(propertyTypes) },
-      { name: 'bedrooms', in: 'query', schema: whole },
-      { name: 'bathrooms', in: 'query', schema: whole },
-      { name: 'area_sqm', in: 'query', schema: z.string(), description: 'Floor area in m²' },
+      { name: 'bedrooms', in: 'query', schema: rooms },
+      { name: 'bathrooms', in: 'query', schema: rooms },
+      {
+        name: 'area_sqm',
+        in: 'query',
+        schema: range(ESTIMATE_LIMITS.areaSqm),
+        description: 'Floor area in m²',
+      },
       currency,
     ],
     responses: {

@@ -1,6 +1,8 @@
 // The rent estimate's method (common/estimate/method.ts): the widening, the similarity filter, the
-// weighted median and the size adjustment, on hand-made comparables.
+// weighted median and the size adjustment, on hand-made comparables; and its query parameters.
 import { describe, expect, it } from 'vitest';
+import { parseEstimateParams } from '../../analytics-api/estimate-params.ts';
+import type { AppError } from '../../common/errors.ts';
 import {
   adjustedRent,
   bedroomClass,
@@ -157,5 +159,54 @@ describe('estimate', () => {
 
   it('names bedroom classes of the accuracy segments (edge)', () => {
     expect([null, 0, 4, 5, 12].map(bedroomClass)).toEqual(['unknown', '0', '4', '5+', '5+']);
+  });
+});
+
+describe('estimate parameters', () => {
+  it('accept numbers however clients print doubles, within the documented ranges (happy)', () => {
+    for (const [lat, lng] of [
+      ['1e-05', '-0.0'],
+      ['-90', '180'],
+      ['89.99999999999999', '-179.99999999999997'],
+      ['.5', '5.'],
+      ['1E+1', '+39.28'],
+    ]) {
+      const p = parseEstimateParams({ lat, lng, type: 'room', area_sqm: '999999.9999999999', bedrooms: '0' });
+      expect([p.latitude, p.longitude]).toEqual([Number(lat), Number(lng)]);
+    }
+    expect(parseEstimateParams({ lat: '-6.8', lng: '39.28', type: 'house' })).toEqual({
+      latitude: -6.8,
+      longitude: 39.28,
+      type: 'house',
+      bedrooms: null,
+      bathrooms: null,
+      areaSqm: null,
+      currency: 'TZS',
+    });
+  });
+
+  it('refuse what the document refuses, naming each parameter (error)', () => {
+    const problems = (query: Record<string, string>) => {
+      try {
+        parseEstimateParams(query);
+        return [];
+      } catch (error) {
+        return ((error as AppError).options.details as { parameter: string }[]).map((d) => d.parameter);
+      }
+    };
+    expect(problems({ lng: '39', type: 'room' })).toEqual(['lat']);
+    expect(problems({ lat: '90.00000000000001', lng: '-180.1', type: 'villa' })).toEqual([
+      'lat',
+      'lng',
+      'type',
+    ]);
+    expect(
+      problems({ lat: '0', lng: '0', type: 'room', bedrooms: '1.5', bathrooms: '1001', area_sqm: '0.99' }),
+    ).toEqual(['bedrooms', 'bathrooms', 'area_sqm']);
+    expect(problems({ lat: 'NaN', lng: 'Infinity', type: 'room', currency: 'EUR' })).toEqual([
+      'lat',
+      'lng',
+      'currency',
+    ]);
   });
 });
