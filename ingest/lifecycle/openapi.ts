@@ -14,11 +14,13 @@ const snapshotId = {
   in: 'path' as const,
   schema: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/),
 };
+// Exactly what routes.ts reads: the value true opts in; any other value, like none, does not.
 const testMode = {
   name: 'test_mode',
   in: 'query' as const,
-  description: "true: a live key addresses the account's test-mode snapshot (test keys always do)",
-  schema: z.enum(['true', 'false']),
+  description:
+    "true: a live key addresses the account's test-mode snapshot (test keys always do); any other value: the key's mode",
+  schema: z.string(),
 };
 
 export function registerLifecyclePaths(registry: OpenApiRegistry): void {
@@ -56,7 +58,8 @@ export function registerLifecyclePaths(registry: OpenApiRegistry): void {
       'When the last part arrives, the listings on the market with an external_id missing from the ' +
       'snapshot are withdrawn (source snapshot) — unless that is more than 30 % of the stock: the ' +
       'snapshot is then held until POST /listings/snapshots/{snapshot_id}/confirm. A part sent twice ' +
-      'counts once. Tiers: all (permission listings:write). See docs/lifecycle.md.',
+      'counts once; a part whose parts differs from the first part of its snapshot_id is a 400 ' +
+      'conflicting_fields. Tiers: all (permission listings:write). See docs/lifecycle.md.',
     tags: ['listings'],
     requestBody: snapshotPartSchema,
     responses: { 202: { description: 'The snapshot so far (or its outcome)', schema: snapshotRecordSchema } },
@@ -97,8 +100,9 @@ export function registerLifecyclePaths(registry: OpenApiRegistry): void {
       {
         name: 'test_mode',
         in: 'query',
-        description: "true: a live key reads the account's test-mode listing (test keys always do)",
-        schema: z.enum(['true', 'false']),
+        description:
+          "true: a live key reads the account's test-mode listing (test keys always do); any other value: the key's mode",
+        schema: z.string(),
       },
     ],
     responses: { 200: { description: 'The listing', schema: storedListingSchema } },
