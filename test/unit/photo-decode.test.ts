@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAddressPolicy, createOutboundClient } from '../../common/outbound/index.ts';
 import { decodePhoto } from '../../stream/images/decode.ts';
 import { fetchPhoto } from '../../stream/images/fetch-photo.ts';
-import { imageResolver } from '../../stream/images/resolver.ts';
+import { ANSWER_TTL_MS, cachingResolver, imageResolver } from '../../stream/images/resolver.ts';
 
 const limits = { maxPixels: 40_000_000, minSide: 32 };
 const grey = (width: number, height: number, level = 128) =>
@@ -97,5 +97,38 @@ describe('photo fetch', () => {
     const result = await fetchPhoto(closed, `${base}/exact`, options);
     expect(result).toMatchObject({ ok: false, outcome: 'download_failed' });
     expect(!result.ok && result.error).toMatch(/^forbidden_address/);
+  });
+});
+
+describe('image resolver', () => {
+  it('shares one lookup per name, failures too, for a while (happy, error)', async () => {
+    let lookups = 0;
+    let clock = 0;
+    const resolve = cachingResolver(
+      async (name) => {
+        lookups++;
+        if (name.endsWith('.invalid')) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+        return [{ address: '203.0.113.9', family: 4 }];
+      },
+      () => clock,
+    );
+    await Promise.all([resolve('cdn.example.com'), resolve('CDN.example.com.'), resolve('cdn.example.com')]);
+    expect(lookups).toBe(1);
+    const failures = await Promise.allSettled([resolve('gone.invalid'), resolve('gone.invalid')]);
+    expect(failures.map((f) => f.status)).toEqual(['rejected', 'rejected']);
+    expect(lookups).toBe(2);
+    clock += ANSWER_TTL_MS;
+    await resolve('cdn.example.com');
+    expect(lookups).toBe(3);
+  });
+
+  it('answers *.localhost with loopback without asking DNS', async () => {
+    let lookups = 0;
+    const resolve = cachingResolver(async () => {
+      lookups++;
+      return [];
+    });
+    expect(await resolve('photos.localhost')).toEqual([{ address: '127.0.0.1', family: 4 }]);
+    expect(lookups).toBe(0);
   });
 });
