@@ -1,0 +1,94 @@
+// npm run bench:writer — rows/s of the stream's batched ClickHouse writer alone: BENCH_ROWS (200,000)
+// enriched listing rows, built by the stream's own listingRow(), written through the writer in
+// inserts of SINK_MAX_ROWS (10,000) into `listings` of a scratch database (BENCH_DATABASE,
+// default rls_writer_bench, migrated like the service's, so its materialized views run too), with
+// the insert deduplication token as in production. Wall clock from the first write to the last
+// acknowledged insert; the scratch database is dropped at the end.
+import { randomUUID } from 'node:crypto';
+import { createClickHouse } from '../common/clients/clickhouse.ts';
+import { baseEnvSchema, parseEnv } from '../common/env.ts';
+import { createLogger } from '../common/logger.ts';
+import { listingsTable } from '../common/warehouse/listings.ts';
+import { migrate } from '../infra/clickhouse/migrate.ts';
+import { fxTable } from '../stream/enrich/fx.ts';
+import { listingRow } from '../stream/listings/row.ts';
+import { createClickHouseWriter } from '../stream/sink/clickhouse-writer.ts';
+
+const env = parseEnv(
+  baseEnvSchema.pick({ CLICKHOUSE_URL: true, CLICKHOUSE_USER: true, CLICKHOUSE_PASSWORD: true }),
+);
+const database = process.env.BENCH_DATABASE ?? 'rls_writer_bench';
+const rows = Number(process.env.BENCH_ROWS ?? 200_000);
+const batch = Number(process.env.SINK_MAX_ROWS ?? 10_000);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const connection = {
+  url: env.CLICKHOUSE_URL,
+  username: env.CLICKHOUSE_USER,
+  password: env.CLICKHOUSE_PASSWORD,
+};
+
+await migrate({ ...connection, database, log: () => undefined });
+const clickhouse = createClickHouse({ ...connection, database });
+const fx = fxTable(undefined);
+const account = `writer-bench-${Date.now().toString(36)}`;
+
+function rowsOf(round: number) {
+  const receivedAt = new Date().toISOString();
+  return Array.from({ length: rows }, (_, i) =>
+    listingRow(
+      {
+        v: 1,
+        listing_id: randomUUID(),
+        account_id: account,
+        batch_id: randomUUID(),
+        is_test: false,
+        received_at: receivedAt,
+        listing: {
+          title: `Writer bench ${round}-${i}`,
+          description: 'Two-bedroom apartment near the beach, with parking, a generator and fast wifi.',
+          property_type: i % 3 === 0 ? 'house' : 'apartment',
+          price: 500_000 + (i % 100) * 1_000,
+          currency: i % 5 === 0 ? 'USD' : 'TZS',
+          bedrooms: 1 + (i % 4),
+          bathrooms: 1,
+          latitude: -6.75 - (i % 100) / 1000,
+          longitude: 39.27 + (i % 100) / 1000,
+          amenities: ['Parking', 'generator', 'Wi-Fi'],
+        },
+      } as never,
+      { _topic: 'writer-bench', _partition: i % 6, _offset: String(round * rows + i), _item: 0 },
+      receivedAt,
+      fx,
+    ),
+  );
+}
+
+try {
+  for (let round = 1; round <= rounds; round++) {
+    const writer = createClickHouseWriter(clickhouse, {
+      table: listingsTable.name,
+      columns: listingsTable.columns,
+      maxRows: batch,
+      maxDelayMs: 50,
+      logger: createLogger('error'),
+    });
+    const prepared = rowsOf(round);
+    const t0 = performance.now();
+    const writes = [];
+    for (let i = 0; i < prepared.length; i += batch) writes.push(writer.write(prepared.slice(i, i + batch)));
+    const results = await Promise.all(writes);
+    const seconds = (performance.now() - t0) / 1000;
+    await writer.drain();
+    const refused = results.reduce((n, r) => n + r.rejected.length, 0);
+    console.log(
+      `[bench] round ${round}: ${rows} listing rows in ${seconds.toFixed(2)} s = ${Math.round(rows / seconds)} rows/s ` +
+        `(${batch}-row inserts with the dedup token, materialized views included; refused ${refused})`,
+    );
+  }
+} finally {
+  await clickhouse.command({
+    query: 'DROP DATABASE IF EXISTS {db:Identifier} SYNC',
+    query_params: { db: database },
+  });
+  await clickhouse.close();
+}
