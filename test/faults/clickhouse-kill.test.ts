@@ -7,6 +7,7 @@ import { createClient } from '@clickhouse/client';
 import { describe, expect, it } from 'vitest';
 import { startClickHouse, stopClickHouse } from '../../infra/local/clickhouse.mjs';
 import { api, createTestKey, env, eventually, sampleListing } from '../support/api.ts';
+import { nativeHello } from '../support/clickhouse-native.ts';
 import { stackSettings as settings } from './stack-settings.ts';
 
 const pidFile = path.join(settings.stateDir, 'clickhouse', 'clickhouse.pid');
@@ -116,4 +117,39 @@ describe('local ClickHouse server (fault)', () => {
     await cleanup.command({ query: `DROP DATABASE ${probeDatabase} SYNC` });
     await cleanup.close();
   }, 240_000);
+
+  it('a failed native-protocol login (which aborts clickhouse-local 26.7) is refused and the launcher brings the server back with its data', async () => {
+    const launcher = Number(fs.readFileSync(pidFile, 'utf8'));
+    const before = await scalar('SELECT count() FROM {db:Identifier}.listings', {
+      db: env.CLICKHOUSE_DATABASE,
+    });
+    const logSize = fs.statSync(launcherLog).size;
+    const hello = await nativeHello(settings.clickhouse.tcpPort, 'analyst', 'not-the-password');
+    expect(hello).toMatchObject({ ok: false, code: 516 });
+    await eventually(
+      async () => {
+        try {
+          return (await scalar('SELECT 1')) === '1' ? true : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+      30_000,
+      'the server to answer again',
+    );
+    // Same launcher process (it supervised the restart), same data, and a working login after it.
+    expect(Number(fs.readFileSync(pidFile, 'utf8'))).toBe(launcher);
+    process.kill(launcher, 0);
+    expect(
+      Number(await scalar('SELECT count() FROM {db:Identifier}.listings', { db: env.CLICKHOUSE_DATABASE })),
+    ).toBeGreaterThanOrEqual(Number(before));
+    const tail = fs.readFileSync(launcherLog, 'utf8').slice(logSize);
+    expect(tail).toMatch(/launcher: clickhouse-local died from signal \d+; starting it again/);
+    const again = await nativeHello(
+      settings.clickhouse.tcpPort,
+      'analyst',
+      process.env.CLICKHOUSE_ANALYST_PASSWORD || 'analyst',
+    );
+    expect(again).toMatchObject({ ok: true });
+  }, 120_000);
 });

@@ -16,12 +16,23 @@
  * kill: the stop is clickhouse-local's own. Inserts that were acknowledged are durable either way
  * (MergeTree commits a part by renaming it into place), so even SIGKILL loses nothing committed.
  *
+ * Supervision: clickhouse-local 26.7 aborts the whole process when a native-protocol (TCP) login
+ * fails (an uncaught AUTHENTICATION_FAILED in its TCP handler; HTTP logins are fine), so anyone who
+ * can reach the TCP port could stop the warehouse. The launcher therefore runs clickhouse-local in
+ * a child process and starts it again when it dies from a signal (at most 5 times a minute);
+ * SIGTERM/SIGINT are passed to the child, whose clean shutdown ends the launcher with its status.
+ * The child dies with the launcher (PR_SET_PDEATHSIG), so a SIGKILL of the launcher is a SIGKILL
+ * of the server, as before. test/faults/clickhouse-kill.test.ts covers both.
+ *
  * Built at provisioning time with gcc against the library in node_modules (rpath to it).
  */
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* From chdb.h (chdb 3.x / 26.x); only the fields we read. */
@@ -48,14 +59,8 @@ static void *wait_for_stop(void *unused) {
   return NULL;
 }
 
-int main(int argc, char **argv) {
-  /* Blocked before any thread exists, so every ClickHouse thread inherits the mask and only
-   * wait_for_stop receives the stop signals. */
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
-
+/* One clickhouse-local run in this (child) process; returns its exit status. */
+static int serve(int argc, char **argv) {
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0 || dup2(pipe_fds[0], STDIN_FILENO) < 0) {
     perror("launcher: stdin pipe");
@@ -78,4 +83,51 @@ int main(int argc, char **argv) {
   }
   fprintf(stderr, "launcher: clickhouse-local stopped cleanly\n");
   return 0;
+}
+
+int main(int argc, char **argv) {
+  /* Blocked before any thread or child exists: the child's ClickHouse threads inherit the mask and
+   * only wait_for_stop receives the stop signals there; here sigwait() takes them with SIGCHLD. */
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  sigset_t supervised = stop_signals;
+  sigaddset(&supervised, SIGCHLD);
+  pthread_sigmask(SIG_BLOCK, &supervised, NULL);
+
+  pid_t launcher = getpid();
+  time_t crashes[5] = {0};
+  for (int run = 0;; run++) {
+    pid_t child = fork();
+    if (child < 0) {
+      perror("launcher: fork");
+      return 2;
+    }
+    if (child == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != launcher) _exit(2); /* the launcher died before prctl took effect */
+      _exit(serve(argc, argv));
+    }
+    int status = 0;
+    for (;;) {
+      int signal_number = 0;
+      sigwait(&supervised, &signal_number);
+      if (signal_number == SIGCHLD) {
+        if (waitpid(child, &status, WNOHANG) == child) break;
+        continue;
+      }
+      kill(child, SIGTERM); /* stop: the child shuts down cleanly and we exit with its status */
+      waitpid(child, &status, 0);
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    }
+    if (WIFEXITED(status)) return WEXITSTATUS(status); /* it ended by itself: do not loop */
+    time_t now = time(NULL);
+    if (crashes[run % 5] != 0 && now - crashes[run % 5] < 60) {
+      fprintf(stderr, "launcher: clickhouse-local died 5 times within a minute; giving up\n");
+      return 1;
+    }
+    crashes[run % 5] = now;
+    fprintf(stderr, "launcher: clickhouse-local died from signal %d; starting it again\n", WTERMSIG(status));
+    sleep(1);
+  }
 }
