@@ -7,22 +7,18 @@
 // Runs against the stack of the environment (npm start's by default; RLS_PORT_BASE / RLS_STATE_DIR
 // select another). Starts its own gateway (BENCH_PORT, default 28192) and one stream worker unless
 // BENCH_BASE_URL points at running services.
-import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createKeyStore } from '../common/auth/key-store.ts';
-import { createClickHouse, queryRows } from '../common/clients/clickhouse.ts';
-import { createRedis, redisReady } from '../common/clients/redis.ts';
-import { baseEnvSchema, parseEnv } from '../common/env.ts';
+import { queryRows } from '../common/clients/clickhouse.ts';
 import { workerRegistry } from '../common/worker-registry.ts';
-import { spawnService, stopChildren, waitForHealth } from '../infra/local/services.mjs';
 import { readSettings } from '../infra/local/settings.mjs';
+import { benchEnv, startBenchStack } from './support.ts';
 
 const minutes = Number(process.env.SOAK_MINUTES ?? 20);
 const rate = Number(process.env.SOAK_RATE ?? 5_000);
 const port = Number(process.env.BENCH_PORT ?? 28192);
 const maxInFlight = 64;
-const env = parseEnv(baseEnvSchema);
+const env = benchEnv;
 const settings = readSettings({ ...process.env, CLICKHOUSE_URL: '' });
 const run = Date.now().toString(36);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -70,28 +66,7 @@ function body(): string {
 }
 
 async function main() {
-  const redis = createRedis(env.REDIS_URL, { name: 'bench-soak' });
-  await redisReady(redis);
-  const clickhouse = createClickHouse({
-    url: env.CLICKHOUSE_URL,
-    username: env.CLICKHOUSE_USER,
-    password: env.CLICKHOUSE_PASSWORD,
-    database: env.CLICKHOUSE_DATABASE,
-  });
-  const children: ChildProcess[] = [];
-  let baseUrl = process.env.BENCH_BASE_URL;
-  if (!baseUrl) {
-    const serviceEnv = { ...process.env, PORT: String(port), LOG_LEVEL: 'warn' };
-    children.push(spawnService('gateway', serviceEnv), spawnService('stream', serviceEnv));
-    await waitForHealth(port, { children, timeoutMs: 120_000 });
-    baseUrl = `http://127.0.0.1:${port}`;
-  }
-  const key = await createKeyStore(redis, env.REDIS_KEY_PREFIX).create({
-    mode: 'live',
-    tier: 'enterprise',
-    rateLimit: 1_000_000,
-    name: 'bench-soak',
-  });
+  const { redis, clickhouse, baseUrl, key, close } = await startBenchStack('bench-soak', port);
   const account = key.account_id;
   const storedCount = async () =>
     Number(
@@ -193,9 +168,7 @@ async function main() {
     `worker resident MB first half avg ${avg(samples.slice(0, half).map((s) => s.worker))}, second half avg ` +
       `${avg(samples.slice(half).map((s) => s.worker))}, max ${Math.max(...samples.map((s) => s.worker))}`,
   );
-  await stopChildren(children);
-  await clickhouse.close();
-  redis.disconnect();
+  await close();
 }
 
 await main();

@@ -5,7 +5,6 @@
 // Runs against the stack of the environment (npm start's by default; RLS_PORT_BASE / RLS_STATE_DIR /
 // *_URL select another). Starts its own gateway (BENCH_PORT, default 28191) and one stream worker
 // unless BENCH_BASE_URL points at running services. Knobs: BENCH_SECONDS (15), BENCH_CONCURRENCY (8).
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { createKafka, createProducer } from '../common/clients/kafka.ts';
@@ -13,18 +12,15 @@ import type { Listing } from '../common/domain/listing.ts';
 import { encodeListingBatch } from '../common/domain/messages.ts';
 import { createLogger } from '../common/logger.ts';
 import { topicName } from '../common/topics.ts';
-import { createKeyStore } from '../common/auth/key-store.ts';
-import { createClickHouse, queryRows } from '../common/clients/clickhouse.ts';
-import { createRedis, redisReady } from '../common/clients/redis.ts';
-import { baseEnvSchema, parseEnv } from '../common/env.ts';
+import { queryRows } from '../common/clients/clickhouse.ts';
 import { workerRegistry } from '../common/worker-registry.ts';
-import { spawnService, stopChildren, waitForHealth } from '../infra/local/services.mjs';
+import { benchEnv, startBenchStack } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const port = Number(process.env.BENCH_PORT ?? 28191);
 const direct = Number(process.env.BENCH_DIRECT_MESSAGES ?? 200_000);
-const env = parseEnv(baseEnvSchema);
+const env = benchEnv;
 const run = Date.now().toString(36);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -48,29 +44,7 @@ function body(): string {
 }
 
 async function main() {
-  const redis = createRedis(env.REDIS_URL, { name: 'bench-stream' });
-  await redisReady(redis);
-  const clickhouse = createClickHouse({
-    url: env.CLICKHOUSE_URL,
-    username: env.CLICKHOUSE_USER,
-    password: env.CLICKHOUSE_PASSWORD,
-    database: env.CLICKHOUSE_DATABASE,
-  });
-  const children: ChildProcess[] = [];
-  let baseUrl = process.env.BENCH_BASE_URL;
-  if (!baseUrl) {
-    const serviceEnv = { ...process.env, PORT: String(port), LOG_LEVEL: 'warn' };
-    children.push(spawnService('gateway', serviceEnv), spawnService('stream', serviceEnv));
-    await waitForHealth(port, { children, timeoutMs: 90_000 });
-    baseUrl = `http://127.0.0.1:${port}`;
-  }
-  const keys = createKeyStore(redis, env.REDIS_KEY_PREFIX);
-  const created = await keys.create({
-    mode: 'live',
-    tier: 'enterprise',
-    rateLimit: 1_000_000,
-    name: 'bench-stream',
-  });
+  const { redis, clickhouse, baseUrl, key: created, close } = await startBenchStack('bench-stream', port);
   const account = created.account_id;
   const posted = new Map<string, number>(); // batch_id → time of the 201
 
@@ -210,9 +184,7 @@ async function main() {
       console.log(`stream worker ${beat.worker_id}: not on this machine`);
     }
   }
-  await stopChildren(children);
-  await clickhouse.close();
-  redis.disconnect();
+  await close();
 }
 
 await main();

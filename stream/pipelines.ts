@@ -9,6 +9,7 @@ import type { Logger } from '../common/logger.ts';
 import type { Platform } from '../common/platform.ts';
 import { listingsTable } from '../common/warehouse/listings.ts';
 import { quarantineTable } from '../common/warehouse/quarantine.ts';
+import { viewEventsTable } from '../common/warehouse/view-events.ts';
 import { fxTable } from './enrich/fx.ts';
 import type { StreamEnv } from './env.ts';
 import { createListingsHandler } from './listings/handler.ts';
@@ -22,7 +23,7 @@ import { listingStatesTable, listingStatusChangesTable } from '../common/warehou
 import { startOffsetConsumer, type RunningConsumer } from './offset-consumer.ts';
 import { createClickHouseWriter } from './sink/clickhouse-writer.ts';
 import { createQuarantine } from './sink/quarantine.ts';
-import { viewColumns, createViewsHandler } from './views/handler.ts';
+import { createViewsHandler } from './views/handler.ts';
 import { createListingCache } from './views/listing-cache.ts';
 
 export async function startPipelines(
@@ -41,7 +42,7 @@ export async function startPipelines(
   const writer = (table: string, columns: readonly string[]) =>
     createClickHouseWriter(platform.clickhouse, { ...writerOptions, table, columns });
   const listingsWriter = writer(listingsTable.name, listingsTable.columns);
-  const viewsWriter = writer('view_events', viewColumns);
+  const viewsWriter = writer(viewEventsTable.name, viewEventsTable.columns);
   const quarantineWriter = writer(quarantineTable.name, quarantineTable.columns);
   const deadLetters = platform.topic('rls.deadletter.v1');
   const batches = batchStore(platform.redis, env.REDIS_KEY_PREFIX);

@@ -10,24 +10,6 @@ import type { ClickHouseWriter, Row } from '../sink/clickhouse-writer.ts';
 import type { Quarantine, QuarantineEntry } from '../sink/quarantine.ts';
 import type { ListingCache } from './listing-cache.ts';
 
-export const viewColumns = [
-  'event_id',
-  'listing_id',
-  'account_id',
-  'is_test',
-  'viewed_at',
-  'received_at',
-  'h3_index',
-  'city',
-  'neighbourhood',
-  'property_type',
-  'listing_account_id',
-  '_topic',
-  '_partition',
-  '_offset',
-  '_item',
-];
-
 export function createViewsHandler(deps: {
   writer: ClickHouseWriter;
   quarantine: Quarantine;

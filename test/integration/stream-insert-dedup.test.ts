@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../common/logger.ts';
+import { viewEventsTable } from '../../common/warehouse/view-events.ts';
 import { createClickHouseWriter } from '../../stream/sink/clickhouse-writer.ts';
-import { viewColumns } from '../../stream/views/handler.ts';
 import { testClickHouse } from '../support/api.ts';
 import { rows } from './stream-support.ts';
 
@@ -52,8 +52,8 @@ describe('stream: insert deduplication by Kafka position', () => {
     const topic = `test.dedup.${randomUUID().slice(0, 8)}`;
     const cell = randomCell();
     const writer = createClickHouseWriter(testClickHouse(), {
-      table: 'view_events',
-      columns: viewColumns,
+      table: viewEventsTable.name,
+      columns: viewEventsTable.columns,
       maxRows: 10_000,
       maxDelayMs: 20,
       logger: createLogger('error'),
@@ -74,10 +74,10 @@ describe('stream: insert deduplication by Kafka position', () => {
     const batch = viewRows(topic, cell, 3);
     for (let i = 0; i < 2; i++)
       await testClickHouse().insert({
-        table: 'view_events',
+        table: viewEventsTable.name,
         values: batch,
         format: 'JSONEachRow',
-        columns: viewColumns as never,
+        columns: [...viewEventsTable.columns] as never,
       });
     expect(await counts(topic, cell)).toEqual({ base: 6, views: 6 });
   });
