@@ -96,8 +96,8 @@ export const nearbyComparables = defineQuery({
                  AND area_sqm <= {area:Nullable(Float64)} * {areaRatio:Float64}))
         AND listing_id != {excludeId:UUID}
         AND fingerprint != {excludeFingerprint:UInt64}
+        AND distance_km <= {radiusKm:Float64}
     )
-    WHERE distance_km <= {radiusKm:Float64}
     ORDER BY distance_km, listed_at DESC, tie
     LIMIT {limit:UInt32} BY recent`,
 });

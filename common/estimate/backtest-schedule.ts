@@ -3,7 +3,8 @@
 // complete months. With several workers, a Redis lock lets one of them run it; the others skip
 // that day's run. It runs in the worker's process between its consumers' batches (the search
 // yields to the event loop every 2,000 listings), with its own ClickHouse client whose requests
-// may take minutes.
+// may take minutes. Its memory grows with the listings of the months (1.2 GB peak at 10 M
+// listings): `off` leaves it to `npm run backtest` on a machine of its own.
 import cron from 'node-cron';
 import { z } from 'zod';
 import { createClickHouse } from '../clients/clickhouse.ts';
@@ -16,7 +17,10 @@ export const estimateBacktestEnvSchema = z.object({
   ESTIMATE_BACKTEST_CRON: z
     .string()
     .default('30 2 * * *')
-    .refine((expression) => cron.validate(expression), 'must be a cron expression'),
+    .refine(
+      (expression) => expression === 'off' || cron.validate(expression),
+      'must be a cron expression or off',
+    ),
   ESTIMATE_BACKTEST_MONTHS: z.coerce.number().int().min(1).max(24).default(DEFAULT_BACKTEST_MONTHS),
 });
 
@@ -29,6 +33,7 @@ export interface EstimateBacktestTask {
 
 export function startEstimateBacktest(platform: Platform, env: NodeJS.ProcessEnv): EstimateBacktestTask {
   const settings = parseEnv(estimateBacktestEnvSchema, env);
+  if (settings.ESTIMATE_BACKTEST_CRON === 'off') return { stop: async () => undefined };
   const logger = platform.logger.child({ task: 'estimate-backtest' });
   const lock = `${platform.env.REDIS_KEY_PREFIX}estimate:backtest:lock`;
   const client = createClickHouse({
