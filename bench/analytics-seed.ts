@@ -249,7 +249,8 @@ export async function reseedListings(ch: ClickHouseClient, listings: number, log
 /** The model the stored listings were generated with (0 = before models were recorded). */
 export async function listingModel(ch: ClickHouseClient): Promise<number> {
   await ch.command({
-    query: 'CREATE TABLE IF NOT EXISTS bench_seed (part String, model UInt32) ENGINE = ReplacingMergeTree(model) ORDER BY part',
+    query:
+      'CREATE TABLE IF NOT EXISTS bench_seed (part String, model UInt32) ENGINE = ReplacingMergeTree(model) ORDER BY part',
   });
   const result = await ch.query({
     query: `SELECT max(model) AS model FROM bench_seed WHERE part = 'listings'`,
