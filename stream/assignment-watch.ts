@@ -8,9 +8,10 @@
 // - so does going `sessionTimeoutMs − 2 × intervalMs` without one successful heartbeat (Kafka
 //   unreachable from here: the coordinator will expire the session at sessionTimeoutMs);
 // - and a new assignment without the batch's partition (revoke(), from the consumer's GROUP_JOIN).
-// The signal reaches every write of the batch (sink/batch-fence.ts): rows not yet sent are dropped,
-// the batch rejects and is not committed. A kafkajs rebalancing error is the abort reason as it
-// came, so kafkajs rejoins the group as soon as the batch gives up.
+// The signal reaches every write of the batch through its fence (sink/batch-fence.ts): the batch is
+// not committed, and its writes are dropped if nothing of it can be stored yet (else completed). A
+// kafkajs rebalancing error is the abort reason as it came, so kafkajs rejoins the group as soon as
+// the batch gives up.
 import type { Logger } from '../common/logger.ts';
 import { BatchRevokedError } from './sink/batch-fence.ts';
 
@@ -52,7 +53,7 @@ export function watchAssignment(options: AssignmentWatchOptions): AssignmentWatc
 
   function revoke(reason: Error): void {
     if (controller.signal.aborted) return;
-    options.logger.warn('batch revoked: not inserting or committing it', {
+    options.logger.warn('batch revoked: it will not be committed', {
       partition: options.partition,
       reason: reason.message,
     });

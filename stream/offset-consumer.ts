@@ -23,7 +23,7 @@ import { queryRows } from '../common/clients/clickhouse.ts';
 import { errorFields, type Logger } from '../common/logger.ts';
 import { watchAssignment, type AssignmentWatch } from './assignment-watch.ts';
 import { retryWhileRunning } from './retry.ts';
-import { BatchRevokedError, runInBatch } from './sink/batch-fence.ts';
+import { BatchFence, BatchRevokedError, runInBatch } from './sink/batch-fence.ts';
 import type { ClickHouseWriter } from './sink/clickhouse-writer.ts';
 
 export interface Provenance {
@@ -40,7 +40,7 @@ export interface BatchContext {
   isStored(m: KafkaMessage, item?: number): boolean;
   /** Retries an idempotent step on transient failure, heartbeating meanwhile; stops once revoked. */
   retry<T>(what: string, fn: () => Promise<T>): Promise<T>;
-  /** Aborts when the batch's partition is revoked (writers read it themselves: sink/batch-fence.ts). */
+  /** Aborts when the batch's partition is revoked (writers follow the batch's fence: sink/batch-fence.ts). */
   signal: AbortSignal;
 }
 
@@ -199,8 +199,9 @@ async function startMember(options: OffsetConsumerOptions) {
       retry,
       signal,
     };
-    await runInBatch(signal, () => options.handler.handle(batch.messages, context));
-    // Revoked while the handler finished (its writes were done, or it had none): still no commit.
+    await runInBatch(new BatchFence(signal), () => options.handler.handle(batch.messages, context));
+    // Revoked after some of it may have been stored (its writes completed: sink/batch-fence.ts), or
+    // while the handler finished: no commit either way; the next owner's replay guard sees the rows.
     if (signal.aborted) throw signal.reason;
     if (options.crashAfterInsert) {
       logger.warn('STREAM_CRASH_AFTER_INSERT: killing the worker between insert and commit', { partition });

@@ -10,12 +10,11 @@
 // which are handed back to their caller (for quarantine) while every other row is stored.
 //
 // Fencing (issue 13 item 8, docs/stream.md "Effectively-once design"): a write made for a Kafka batch
-// carries that batch's revocation signal (batch-fence.ts). When the partition is revoked, the write
-// rejects at once (so the batch does not commit) and its rows are taken out of the insert as long as
-// that is safe: before the insert is sent, and between attempts that certainly stored nothing (the
-// connection was refused: a ClickHouse outage). After an attempt that may have been stored unheard
-// (a timeout, a reset), the rows stay, so the retry keeps its deduplication token; if every row of
-// the insert was revoked, the insert is given up instead of retried.
+// carries that batch's fence (batch-fence.ts), which the writer tells when an insert holding the
+// batch's rows is sent and how it ended. When the batch is revoked before anything of it may be
+// stored, the fence drops its writes: they reject, and their rows leave the pending insert, or the
+// insert being retried (its attempts so far certainly stored nothing: a refused connection, i.e. a
+// ClickHouse outage). Otherwise the writes complete as usual (the batch is not committed anyway).
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
 import {
   describeClickHouseError,
@@ -24,7 +23,7 @@ import {
 } from '../../common/clients/clickhouse-errors.ts';
 import { errorFields, type Logger } from '../../common/logger.ts';
 import { writerFlushDuration, writerFlushRows } from '../../common/metrics/registry.ts';
-import { BatchRevokedError, batchSignal } from './batch-fence.ts';
+import { currentBatchFence, type BatchFence } from './batch-fence.ts';
 import { insertDedupToken } from './insert-token.ts';
 
 export type Row = Record<string, unknown>;
@@ -38,7 +37,6 @@ interface Waiter {
   rows: Row[];
   resolve: (result: WriteResult) => void;
   reject: (error: unknown) => void;
-  revoked?: boolean;
 }
 
 interface Pending {
@@ -46,9 +44,11 @@ interface Pending {
   waiters: Waiter[];
   timer?: NodeJS.Timeout;
   quietTimer?: NodeJS.Timeout;
-  /** Handed to an insert: rows of revoked writes are no longer removed from `rows` but listed here. */
+  /** Handed to an insert: rows of dropped writes are no longer removed from `rows` but listed here. */
   flushed?: boolean;
-  revoked: Set<Row>;
+  dropped: Set<Row>;
+  /** The fence of each row written for a Kafka batch. */
+  fences: Map<Row, BatchFence>;
 }
 
 export interface WriterOptions {
@@ -78,12 +78,12 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
   let inFlight = Promise.resolve();
   let closed = false;
   let abandoned = false;
-  const stats = { rows: 0, inserts: 0, retries: 0, rejected: 0, revoked: 0 };
+  const stats = { rows: 0, inserts: 0, retries: 0, rejected: 0, dropped: 0 };
 
   /**
    * Inserts once, retrying transient errors for as long as it runs; throws any other error once it
-   * happened `attempts` times (the rows are then bisected). Rows of revoked writes are left out
-   * while nothing of this insert can have been stored yet.
+   * happened `attempts` times (the rows are then bisected). Rows of dropped writes are left out as
+   * long as no attempt of this insert may have been stored (its token must not change after that).
    */
   async function insertWithRetry(batch: Pending, allRows: Row[], attempts: number): Promise<void> {
     let refusals = 0;
@@ -92,18 +92,13 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
     /** An attempt failed in a way that may have stored it: the rows must not change any more. */
     let mayBeStored = false;
     for (let attempt = 0; ; attempt++) {
-      if (batch.revoked.size && !mayBeStored) {
-        const left = rows.filter((row) => !batch.revoked.has(row));
-        if (left.length === 0) return; // every write of it was revoked: nothing to store
+      if (batch.dropped.size && !mayBeStored) {
+        const left = rows.filter((row) => !batch.dropped.has(row));
+        if (left.length === 0) return; // every write of it was dropped: nothing to store
         if (left.length !== rows.length) [rows, settings] = [left, settingsFor(left)];
-      } else if (batch.revoked.size && rows.every((row) => batch.revoked.has(row))) {
-        // Nobody waits for these rows any more; retrying would only make a doubtful insert certain.
-        options.logger.warn('insert given up: every write in it was revoked', {
-          table: options.table,
-          rows: rows.length,
-        });
-        return;
       }
+      const fences = fencesOf(batch, rows);
+      for (const fence of fences) fence.attemptStarted();
       try {
         await client.insert({
           table: options.table,
@@ -114,9 +109,12 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
         });
         stats.rows += rows.length;
         stats.inserts++;
+        for (const fence of fences) fence.attemptEnded(true);
         return;
       } catch (error) {
         if (!insertCertainlyNotStored(error)) mayBeStored = true;
+        // May drop writes of revoked batches (their rows leave the next attempt, above).
+        for (const fence of fences) fence.attemptEnded(mayBeStored);
         const transient = isTransientClickHouseError(error);
         if (!transient && ++refusals >= attempts) throw error;
         // Shutting down with ClickHouse unreachable: give up; nothing is committed, so it replays.
@@ -137,6 +135,17 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
+  }
+
+  /** The fences of the batches `rows` were written for. */
+  function fencesOf(batch: Pending, rows: Row[]): Set<BatchFence> {
+    const fences = new Set<BatchFence>();
+    if (batch.fences.size)
+      for (const row of rows) {
+        const fence = batch.fences.get(row);
+        if (fence) fences.add(fence);
+      }
+    return fences;
   }
 
   /** Same rows, same token: see insert-token.ts. Rows without a Kafka position are sent without one. */
@@ -207,13 +216,12 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
     });
   }
 
-  /** A write's batch was revoked: it rejects now; its rows leave the insert (see insertWithRetry). */
-  function revoke(batch: Pending, waiter: Waiter, error: Error): void {
-    waiter.revoked = true;
+  /** The fence dropped a write (its batch was revoked before any of it was stored): out it goes. */
+  function drop(batch: Pending, waiter: Waiter, error: Error): void {
     waiter.reject(error);
-    stats.revoked += waiter.rows.length;
+    stats.dropped += waiter.rows.length;
     if (batch.flushed) {
-      for (const row of waiter.rows) batch.revoked.add(row);
+      for (const row of waiter.rows) batch.dropped.add(row);
       return;
     }
     // Still gathering rows: take them out now.
@@ -232,27 +240,26 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
     stats,
     /**
      * Resolves once `rows` are stored (except the refused ones it returns); rejects on shutdown, and
-     * at once when `signal` (default: the revocation signal of the Kafka batch the caller runs for,
-     * batch-fence.ts) aborts: the rows are then left out of the insert unless it may already be stored.
+     * when `fence` (default: the fence of the Kafka batch the caller runs for, batch-fence.ts) drops
+     * the write because its batch was revoked before anything of it was stored.
      */
-    write(rows: Row[], signal: AbortSignal | undefined = batchSignal()): Promise<WriteResult> {
+    write(rows: Row[], fence: BatchFence | undefined = currentBatchFence()): Promise<WriteResult> {
       if (rows.length === 0) return Promise.resolve({ rejected: [] });
       if (closed) return Promise.reject(new WriterClosedError(`writer for ${options.table} is closed`));
-      if (signal?.aborted) return Promise.reject(revocationOf(signal));
+      if (fence?.refusesWrites) return Promise.reject(fence.reason());
       return new Promise<WriteResult>((resolve, reject) => {
         if (!pending) {
-          pending = { rows: [], waiters: [], revoked: new Set() };
+          pending = { rows: [], waiters: [], dropped: new Set(), fences: new Map() };
           pending.timer = setTimeout(flush, options.maxDelayMs);
         }
         const batch = pending;
         for (const row of rows) batch.rows.push(row);
         const waiter: Waiter = { rows, resolve, reject };
-        if (signal) {
-          const onAbort = () => revoke(batch, waiter, revocationOf(signal));
-          signal.addEventListener('abort', onAbort, { once: true });
-          const settle = () => signal.removeEventListener('abort', onAbort);
-          waiter.resolve = (result) => (settle(), resolve(result));
-          waiter.reject = (error) => (settle(), reject(error));
+        if (fence) {
+          for (const row of rows) batch.fences.set(row, fence);
+          const release = fence.hold(() => drop(batch, waiter, fence.reason()));
+          waiter.resolve = (result) => (release(), resolve(result));
+          waiter.reject = (error) => (release(), reject(error));
         }
         batch.waiters.push(waiter);
         if (pending.rows.length >= options.maxRows) flush();
@@ -278,11 +285,6 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
       }
     },
   };
-}
-
-function revocationOf(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason : new BatchRevokedError('the batch was revoked');
 }
 
 export type ClickHouseWriter = ReturnType<typeof createClickHouseWriter>;

@@ -179,7 +179,7 @@ describe('stream fencing (issue 13 item 8)', () => {
       );
       await sleep(8_000); // A's writer retries every ≤ 5 s: anything it still holds would land now
       expect(await stored()).toEqual({ rows: 40, positions: 40 });
-      expect(writerA.stats.revoked).toBeGreaterThan(0); // A's first-batch rows were taken out, unsent
+      expect(writerA.stats.dropped).toBeGreaterThan(0); // A's first-batch rows were taken out, unsent
     } finally {
       await proxy.allow().catch(() => undefined);
       await Promise.all([a.stop(), b?.stop()]);
