@@ -166,6 +166,19 @@ describe('stream: view events', () => {
     const listing = listingMessage(account_id, sampleListing({ property_type: 'house' }));
     await publish('rls.listings.v1', [{ key: listing.listing_id, value: JSON.stringify(listing) }]);
     const storedListing = await eventually(() => stored(listing.listing_id), 30_000, 'listing stored');
+    // The views look the listing up in listing_lookup, whose rows (a materialized view of the same
+    // insert) can trail `listings` for a moment; a view before them is stored as unknown by design.
+    await eventually(
+      async () => {
+        const [r] = await rows<{ c: string }>(
+          'SELECT count() AS c FROM listing_lookup WHERE listing_id = {id:UUID}',
+          { id: listing.listing_id },
+        );
+        return r!.c === '1' ? true : undefined;
+      },
+      30_000,
+      'listing in listing_lookup',
+    );
     const now = new Date().toISOString();
     const view = (listingId: string) => ({
       v: 1,
