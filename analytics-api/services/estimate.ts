@@ -34,14 +34,13 @@ import type { AccuracyAnswer, AccuracySource } from './estimate-accuracy.ts';
 /**
  * The ClickHouse searches, in the order of the method's steps, each reading only the cells of its
  * disk and its age window: 1 km over 90 days answers almost every request in a city (on the 10 M
- * bench 98 %), 2 km the next step; 10 km over 90 days the 5 and 10 km steps, read only where 2 km
- * held fewer than 5 (so the places are sparse); 10 km over a year every 365-day step, where 90
- * days held fewer than 5 within 10 km.
+ * bench 98 %), 2 km the next step; where 2 km held fewer than 5 (sparse places), one 10 km search
+ * over a year answers every remaining step (its nearest recent and older listings apart), rather
+ * than a 90-day and a 365-day search one after the other.
  */
 const PROBES = [
   { radiusKm: 1, days: RECENT_DAYS },
   { radiusKm: 2, days: RECENT_DAYS },
-  { radiusKm: MAX_RADIUS_KM, days: RECENT_DAYS },
   { radiusKm: MAX_RADIUS_KM, days: MAX_AGE_DAYS },
 ] as const;
 
@@ -185,54 +184,72 @@ export async function estimatePoint(
   return { step: selection.step, point: estimateRent(subject, selection.used, selection.step) };
 }
 
-/** The method's search through ClickHouse, probe after probe until a step holds 5 (or none can). */
+/**
+ * The method's search through ClickHouse. The first probe answers most requests alone; when it
+ * cannot, the other two start together (where 2 km is not enough either, waiting for it before
+ * starting the 10 km one would add its whole time; where it is, the 10 km answer is not used).
+ */
 async function searchComparables(
   clickhouse: ClickHouseClient,
   subject: EstimateSubject,
   options: Pick<EstimateOptions, 'isTest' | 'exclude'>,
   now: number,
 ): Promise<Selection> {
-  let selection: Selection = { kind: 'needs_wider' };
-  for (const probe of PROBES) {
-    const { rows } = await nearbyComparables.run(clickhouse, {
-      isTest: options.isTest,
-      type: subject.type,
-      latitude: subject.latitude,
-      longitude: subject.longitude,
-      cells: diskCells(subject.latitude, subject.longitude, probe.radiusKm),
-      radiusKm: probe.radiusKm,
-      from: now - probe.days * SECONDS_PER_DAY,
-      to: now,
-      recentFrom: now - RECENT_DAYS * SECONDS_PER_DAY,
-      bedrooms: subject.bedrooms,
-      bedroomTolerance: BEDROOM_TOLERANCE,
-      areaSqm: subject.areaSqm,
-      areaRatio: AREA_RATIO_LIMIT,
-      excludeId: options.exclude?.listingId ?? null,
-      excludeFingerprint: options.exclude?.fingerprint ?? null,
-      limit: MAX_COMPARABLES,
-    });
-    const candidate = (row: ComparableRow): Candidate => ({
-      listingId: row.listing_id,
-      listedAt: row.listed_at,
-      distanceKm: row.distance_km,
-      ageDays: (now - row.listed_at) / SECONDS_PER_DAY,
-      bedrooms: row.bedrooms,
-      bathrooms: row.bathrooms,
-      areaSqm: row.area_sqm,
-      priceTzs: row.price_tzs,
-      tieHi: row.tie_hi,
-      tieLo: row.tie_lo,
-    });
-    const recent = rows.filter((row) => row.recent === 1).map(candidate);
-    const all =
-      probe.days > RECENT_DAYS
-        ? mergeNearest(recent, rows.filter((row) => row.recent === 0).map(candidate))
-        : undefined;
-    selection = selectComparables({ recent, all, searchedKm: probe.radiusKm });
-    if (selection.kind === 'found' || selection.kind === 'insufficient') return selection;
-  }
-  return selection;
+  const search = (probe: (typeof PROBES)[number]) =>
+    probeComparables(clickhouse, subject, options, now, probe);
+  const first = await search(PROBES[0]);
+  if (first.kind === 'found' || first.kind === 'insufficient') return first;
+  const [second, third] = [search(PROBES[1]), search(PROBES[2])];
+  third.catch(() => undefined); // unused when the second one decides; awaited below otherwise
+  const wider = await second;
+  if (wider.kind === 'found' || wider.kind === 'insufficient') return wider;
+  return third;
+}
+
+/** One probe: the nearest similar listings within its radius and age, and the steps they answer. */
+async function probeComparables(
+  clickhouse: ClickHouseClient,
+  subject: EstimateSubject,
+  options: Pick<EstimateOptions, 'isTest' | 'exclude'>,
+  now: number,
+  probe: (typeof PROBES)[number],
+): Promise<Selection> {
+  const { rows } = await nearbyComparables.run(clickhouse, {
+    isTest: options.isTest,
+    type: subject.type,
+    latitude: subject.latitude,
+    longitude: subject.longitude,
+    cells: diskCells(subject.latitude, subject.longitude, probe.radiusKm),
+    radiusKm: probe.radiusKm,
+    from: now - probe.days * SECONDS_PER_DAY,
+    to: now,
+    recentFrom: now - RECENT_DAYS * SECONDS_PER_DAY,
+    bedrooms: subject.bedrooms,
+    bedroomTolerance: BEDROOM_TOLERANCE,
+    areaSqm: subject.areaSqm,
+    areaRatio: AREA_RATIO_LIMIT,
+    excludeId: options.exclude?.listingId ?? null,
+    excludeFingerprint: options.exclude?.fingerprint ?? null,
+    limit: MAX_COMPARABLES,
+  });
+  const candidate = (row: ComparableRow): Candidate => ({
+    listingId: row.listing_id,
+    listedAt: row.listed_at,
+    distanceKm: row.distance_km,
+    ageDays: (now - row.listed_at) / SECONDS_PER_DAY,
+    bedrooms: row.bedrooms,
+    bathrooms: row.bathrooms,
+    areaSqm: row.area_sqm,
+    priceTzs: row.price_tzs,
+    tieHi: row.tie_hi,
+    tieLo: row.tie_lo,
+  });
+  const recent = rows.filter((row) => row.recent === 1).map(candidate);
+  const all =
+    probe.days > RECENT_DAYS
+      ? mergeNearest(recent, rows.filter((row) => row.recent === 0).map(candidate))
+      : undefined;
+  return selectComparables({ recent, all, searchedKm: probe.radiusKm });
 }
 
 function insufficient(
