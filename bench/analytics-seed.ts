@@ -25,6 +25,7 @@ import { cellToLatLng } from 'h3-js';
 
 /** Version of the listing model above; a database seeded with another is re-seeded (listings only). */
 export const LISTING_MODEL = 2;
+import { lifecycleTables, seedLifecycle } from './lifecycle-seed.ts';
 
 // Share of listings per city, and a price factor per city (Dar and Zanzibar dearest).
 const cityWeights: Record<CitySlug, [number, number]> = {
@@ -188,6 +189,7 @@ const listingTables = [
   'market_exit_days',
   'market_cohort_days',
   'city_month_prices',
+  'account_area_stock',
   'rent_comparables',
 ];
 /** Aggregates fed by both listings and views, and the views' materialized views into them. */
@@ -202,11 +204,17 @@ type Log = (message: string) => void;
 
 /** Listings and views from scratch. */
 export async function seed(ch: ClickHouseClient, listings: number, views: number, log: Log) {
-  for (const table of [...listingTables, ...Object.keys(mixedTables), 'view_events']) {
+  for (const table of new Set([
+    ...listingTables,
+    ...lifecycleTables,
+    ...Object.keys(mixedTables),
+    'view_events',
+  ])) {
     await ch.command({ query: 'TRUNCATE TABLE {table:Identifier}', query_params: { table } });
   }
   const layout = await cellsTable(ch, log);
   await insertListings(ch, layout, listings, log);
+  await seedLifecycle(ch, log); // status changes of the listings (bench/lifecycle-seed.ts)
   await insertViews(ch, layout, views, log);
   await settle(ch);
 }
@@ -217,11 +225,12 @@ export async function seed(ch: ClickHouseClient, listings: number, views: number
  * recomputed from view_events with the views' own materialized-view SELECT.
  */
 export async function reseedListings(ch: ClickHouseClient, listings: number, log: Log) {
-  for (const table of [...listingTables, ...Object.keys(mixedTables)]) {
+  for (const table of new Set([...listingTables, ...lifecycleTables, ...Object.keys(mixedTables)])) {
     await ch.command({ query: 'TRUNCATE TABLE {table:Identifier}', query_params: { table } });
   }
   const layout = await cellsTable(ch, log);
   await insertListings(ch, layout, listings, log);
+  await seedLifecycle(ch, log); // status changes of the new listings (bench/lifecycle-seed.ts)
   for (const [table, view] of Object.entries(mixedTables)) {
     const t0 = performance.now();
     const result = await ch.query({
@@ -240,7 +249,12 @@ export async function reseedListings(ch: ClickHouseClient, listings: number, log
     });
     const names = (await columns.json<{ name: string }>()).map((c) => c.name);
     // The view's own SELECT (text from the server's catalogue, not input) over all stored views.
-    await ch.command({ query: `INSERT INTO ${table} (${names.join(', ')}) ${row.as_select}` });
+    // account_quarter_flows groups 100 M views by listing owner: spill the aggregation to disk
+    // rather than exceed the server's per-query memory.
+    await ch.command({
+      query: `INSERT INTO ${table} (${names.join(', ')}) ${row.as_select}`,
+      clickhouse_settings: { max_bytes_before_external_group_by: '1000000000', max_threads: 2 },
+    });
     log(`${table}: views recomputed (${Math.round(performance.now() - t0)} ms)`);
   }
   await settle(ch);
@@ -352,9 +366,10 @@ async function insertViews(
     // Views concentrate on the neighbourhoods more than listings do (85 % vs 70 %): demand differs.
     await ch.command({
       query: `INSERT INTO view_events (event_id, listing_id, account_id, is_test, viewed_at, received_at, h3_index,
-                city, neighbourhood, property_type)
+                city, neighbourhood, property_type, listing_account_id)
               SELECT toString(number), toUUID('00000000-0000-4000-8000-000000000000'), '', is_test, at, at, h3_index,
-                city, neighbourhood, {type_names:Array(String)}[ti]
+                city, neighbourhood, {type_names:Array(String)}[ti],
+                concat('acct', toString(intHash64(seed * 41 + 12) % 5000))
               FROM (${generator}) AS generated
               ANY LEFT JOIN bench_cells USING cell_id`,
       query_params: {

@@ -1,19 +1,24 @@
-// npm run bench:analytics — latency of GET /analytics/pricing, /analytics/heatmap and /analytics/estimate answers on a
-// realistic volume: 10 M listings and 100 M view events over two years in the ten cities, seeded
+// npm run bench:analytics — latency of GET /analytics/pricing, /heatmap, /velocity, /market-share
+// and /seasonality answers on a realistic volume: 10 M listings (with their status changes) and
+// 100 M view events over two years in the ten cities, seeded
 // inside ClickHouse into a separate database (BENCH_DATABASE, default rls_bench; migrations applied
 // there). Seeding runs once (minutes); later runs reuse the data unless BENCH_RESEED=1.
 // Prints p50/p99 per endpoint, cold (Redis miss → ClickHouse) and warm (Redis hit), through the
 // same service functions and cache-aside the API uses, one request at a time.
-// Knobs: BENCH_LISTINGS (10_000_000), BENCH_VIEWS (100_000_000), BENCH_ROUNDS (3), CLICKHOUSE_URL,
-// REDIS_URL.
+// Knobs: BENCH_LISTINGS (10_000_000), BENCH_VIEWS (100_000_000), BENCH_ROUNDS (3), BENCH_ONLY,
+// CLICKHOUSE_URL, REDIS_URL.
 import { createClient } from '@clickhouse/client';
 import { createAnswerCache } from '../analytics-api/cache.ts';
 import { MAX_BOUNDS_AREA_KM2, type Bounds } from '../analytics-api/geo/bounds.ts';
 import { previousQuarter, quarterOf, type Quarter } from '../analytics-api/period.ts';
 import { heatmapAnswer } from '../analytics-api/services/heatmap.ts';
+import { lastCompleteMonth } from '../analytics-api/params.ts';
+import { marketShareAnswer } from '../analytics-api/services/market-share.ts';
 import { accuracySource } from '../analytics-api/services/estimate-accuracy.ts';
 import { pointEstimateAnswer, type EstimateDeps } from '../analytics-api/services/estimate.ts';
 import { pricingAnswer } from '../analytics-api/services/pricing.ts';
+import { seasonalityAnswer } from '../analytics-api/services/seasonality.ts';
+import { velocityAnswer } from '../analytics-api/services/velocity.ts';
 import { createRedis, redisReady } from '../common/clients/redis.ts';
 import { citySlugs } from '../common/domain/cities.ts';
 import type { Currency, PropertyType } from '../common/domain/listing.ts';
@@ -24,6 +29,7 @@ import { AppError } from '../common/errors.ts';
 import { createLogger } from '../common/logger.ts';
 import { migrate } from '../infra/clickhouse/migrate.ts';
 import { listingModel, LISTING_MODEL, reseedListings, seed } from './analytics-seed.ts';
+import { seedLifecycle } from './lifecycle-seed.ts';
 
 const env = parseEnv(
   baseEnvSchema.pick({
@@ -76,10 +82,13 @@ if (process.env.BENCH_RESEED === '1' || (await count('view_events')) !== views) 
   const t0 = performance.now();
   await reseedListings(ch, listings, log);
   log(`listings re-seeded (model ${LISTING_MODEL}) in ${Math.round((performance.now() - t0) / 1000)} s`);
+} else if ((await count('listing_status_changes')) === 0) {
+  await seedLifecycle(ch, log); // a database seeded before the lifecycle
 }
 log(
   `data: ${await count('listings')} listings, ${await count('view_events')} view events, ` +
-    `${await count('neighbourhood_quarter_stats')} neighbourhood_quarter_stats rows, ${await count('cell_quarter_stats')} cell_quarter_stats rows`,
+    `${await count('neighbourhood_quarter_stats')} neighbourhood_quarter_stats rows, ${await count('cell_quarter_stats')} cell_quarter_stats rows, ` +
+    `${await count('listing_status_changes')} status changes, ${await count('account_quarter_flows')} account_quarter_flows rows`,
 );
 
 const redis = createRedis(env.REDIS_URL, { name: 'bench-analytics' });
@@ -145,6 +154,28 @@ const heatmap = (cache: Cache, j: (typeof heatmapJobs)[number]) =>
     heatmapAnswer(ch, { bounds: cityBox(j.city), type: j.type, period: j.period }, false),
   );
 
+// The lifecycle endpoints (docs/analytics.md, "Listing lifecycle metrics"): velocity for every
+// city, type and quarter; market share for one of the 5,000 seeded accounts over the last four
+// quarters; seasonality's 24-month series for every city and type.
+const shareAccount = 'acct42';
+const velocityJobs = pricingJobs;
+const shareJobs = pricingJobs.filter((j) => periods.slice(0, 4).includes(j.period));
+const seasonalityJobs = citySlugs.flatMap((city) => propertyTypes.map((type) => ({ city, type })));
+const end = lastCompleteMonth(new Date());
+const velocity = (cache: Cache, j: (typeof velocityJobs)[number]) =>
+  cache.getOrCompute(`velocity:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`, () =>
+    velocityAnswer(ch, j, false),
+  );
+const marketShare = (cache: Cache, j: (typeof shareJobs)[number]) =>
+  cache.getOrCompute(
+    `market-share:live:${shareAccount}:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`,
+    () => marketShareAnswer(ch, j, false, shareAccount),
+  );
+const seasonality = (cache: Cache, j: (typeof seasonalityJobs)[number]) =>
+  cache.getOrCompute(`seasonality:live:${j.city}:${j.type}:24:${end}`, () =>
+    seasonalityAnswer(ch, { ...j, months: 24, end }, false),
+  );
+
 // Rent estimates (docs/analytics.md, "Rent estimates"): 1,000 places and units drawn from the
 // seeded live listings (the mix of cities, types and sizes that asks), as of now; the 2 km probe
 // answers most, sparse places widen to 10 km and some to a year; 422s count as answers.
@@ -194,11 +225,23 @@ for (const job of heatmapJobs.slice(0, 8))
   await heatmapAnswer(ch, { bounds: cityBox(job.city), type: job.type, period: job.period }, false);
 for (const job of estimateJobs.slice(0, 8)) await estimate(cacheFor(-1), job);
 
-for (const [name, jobs, run] of [
-  ['pricing', pricingJobs, pricing],
-  ['heatmap (city box)', heatmapJobs, heatmap],
-  ['estimate', estimateJobs, estimate],
-] as const) {
+for (const job of velocityJobs.slice(0, 4)) await velocityAnswer(ch, job, false);
+for (const job of shareJobs.slice(0, 4)) await marketShareAnswer(ch, job, false, shareAccount);
+for (const job of seasonalityJobs.slice(0, 4))
+  await seasonalityAnswer(ch, { ...job, months: 24, end }, false);
+
+// BENCH_ONLY=velocity,seasonality,market-share,estimate (names as printed) measures a subset.
+const only = process.env.BENCH_ONLY?.split(',');
+for (const [name, jobs, run] of (
+  [
+    ['pricing', pricingJobs, pricing],
+    ['heatmap (city box)', heatmapJobs, heatmap],
+    ['velocity', velocityJobs, velocity],
+    ['market-share', shareJobs, marketShare],
+    ['seasonality', seasonalityJobs, seasonality],
+    ['estimate', estimateJobs, estimate],
+  ] as const
+).filter(([name]) => !only || only.some((o) => name.startsWith(o)))) {
   const cold: number[] = [];
   const darCold: number[] = [];
   const darAllTypes: number[] = [];

@@ -13,6 +13,7 @@ import { startKeyAuditFlush } from '../common/auth/key-audit-schedule.ts';
 import { startEstimateBacktest } from '../common/estimate/backtest-schedule.ts';
 import { streamEnvSchema } from './env.ts';
 import { startOpsServer } from './ops-server.ts';
+import { startExpiryJob } from './lifecycle/expiry.ts';
 import { startPipelines } from './pipelines.ts';
 import { imageCheckerEnvSchema } from './images/env.ts';
 import { startImageChecker } from './images/checker.ts';
@@ -57,6 +58,17 @@ await runProcess('stream', async (logger) => {
   const usageRollup = startUsageRollup(platform, process.env); // Redis usage counters → ClickHouse
   const keyAudit = startKeyAuditFlush(platform, process.env); // queued key audit events → ClickHouse
   const estimateBacktest = startEstimateBacktest(platform, process.env); // daily → estimate_accuracy
+  const statusTopic = platform.topic('rls.listing-status.v1');
+  const expiry = startExpiryJob(
+    platform,
+    async (message) => {
+      await producer.send({
+        topic: statusTopic,
+        messages: [{ key: message.account_id, value: JSON.stringify(message) }],
+      });
+    },
+    process.env,
+  ); // listings neither re-sent nor changed for 60 days expire (docs/lifecycle.md)
   const ops = await startOpsServer({
     port: env.STREAM_METRICS_PORT,
     platform,
@@ -72,6 +84,7 @@ await runProcess('stream', async (logger) => {
       await usageRollup.stop();
       await keyAudit.stop();
       await estimateBacktest.stop();
+      await expiry.stop();
       // In parallel, so one slow consumer does not eat the others' share of the shutdown deadline.
       // Listings and status before views: the views consumer drains the shared quarantine writer.
       await Promise.all([

@@ -1,5 +1,5 @@
 // SQL of the market-share endpoint (docs/analytics.md, "Market share"): one statement over one city
-// and type of account_quarter_flows (migration 0052). The inner query sums each account's figures
+// and type of account_area_stock (0053) and account_quarter_flows (0052). The inner query sums each account's figures
 // per neighbourhood and, as a second grouping set, over the whole city (is_city = 1); the outer one
 // keeps per area only what the suppression rule needs: the calling account's value, the market
 // total, how many other accounts have a non-zero value and the largest of them. No other account's
@@ -7,7 +7,9 @@
 import { z } from 'zod';
 import { citySlugs } from '../../common/domain/cities.ts';
 import { propertyTypes } from '../../common/domain/listing.ts';
-import { accountQuarterFlowsTable } from '../../common/warehouse/market-flows.ts';
+import { accountAreaStockTable, accountQuarterFlowsTable } from '../../common/warehouse/market-flows.ts';
+
+const scopeWhere = `is_test = {isTest:UInt8} AND city = {city:String} AND property_type = {type:String}`;
 import { defineQuery, flag, isoDate } from './define.ts';
 
 export const shareMetrics = ['active', 'new_listings', 'rented', 'views'] as const;
@@ -36,10 +38,10 @@ const inner: Record<ShareMetric, string> = {
 const metricSelects = shareMetrics
   .map(
     (m) => `
-      sumIf(${inner[m]}, account_id = {account:String}) AS own_${m},
+      sumIf(${inner[m]}, account = cityHash64({account:String})) AS own_${m},
       sum(${inner[m]}) AS market_${m},
-      countIf(${inner[m]} > 0 AND account_id != {account:String}) AS others_${m},
-      maxIf(${inner[m]}, account_id != {account:String}) AS top_other_${m}`,
+      countIf(${inner[m]} > 0 AND account != cityHash64({account:String})) AS others_${m},
+      maxIf(${inner[m]}, account != cityHash64({account:String})) AS top_other_${m}`,
   )
   .join(',');
 
@@ -61,23 +63,29 @@ export const accountShares = defineQuery({
     quarter: p.quarter,
     account: p.account,
   }),
-  // active: entries − exits of every quarter up to the period (the stock at its end, or now while
-  // it runs); the other metrics: the period's quarter only.
+  // Stock at the end of the quarter = stock now (account_area_stock) − the net flow of the quarters
+  // after it; the other metrics are the quarter's own flows. Accounts are grouped by a 64-bit hash
+  // of their id (cheaper to group than the string; the own account is matched by the same hash).
   sql: `
     SELECT is_city, neighbourhood, ${metricSelects}
     FROM (
-      SELECT
-        grouping(neighbourhood) AS is_city,
-        neighbourhood,
-        account_id,
-        sum(entries - exits) AS stock,
-        sumIf(entries, quarter = {quarter:Date}) AS entered,
-        sumIf(rented, quarter = {quarter:Date}) AS rentals,
-        sumIf(views, quarter = {quarter:Date}) AS viewed
-      FROM ${accountQuarterFlowsTable.name}
-      WHERE is_test = {isTest:UInt8} AND city = {city:String} AND property_type = {type:String}
-        AND quarter <= {quarter:Date}
-      GROUP BY GROUPING SETS ((neighbourhood, account_id), (account_id))
+      SELECT grouping(neighbourhood) AS is_city, neighbourhood, account,
+             sum(s) AS stock, sum(e) AS entered, sum(r) AS rentals, sum(v) AS viewed
+      FROM (
+        SELECT neighbourhood, cityHash64(account_id) AS account, listings AS s,
+               toInt64(0) AS e, toInt64(0) AS r, toInt64(0) AS v
+        FROM ${accountAreaStockTable.name}
+        WHERE ${scopeWhere}
+        UNION ALL
+        SELECT neighbourhood, cityHash64(account_id) AS account,
+               if(quarter > {quarter:Date}, exits - entries, 0) AS s,
+               if(quarter = {quarter:Date}, entries, 0) AS e,
+               if(quarter = {quarter:Date}, rented, 0) AS r,
+               if(quarter = {quarter:Date}, views, 0) AS v
+        FROM ${accountQuarterFlowsTable.name}
+        WHERE ${scopeWhere} AND quarter >= {quarter:Date}
+      )
+      GROUP BY GROUPING SETS ((neighbourhood, account), (account))
     )
     GROUP BY is_city, neighbourhood`,
 });

@@ -14,6 +14,7 @@ import { listingImagesTable } from './listing-images.ts';
 import { listingsTable } from './listings.ts';
 import { quarantineTable } from './quarantine.ts';
 import {
+  accountAreaStockTable,
   accountQuarterFlowsTable,
   cityMonthPricesTable,
   marketCohortDaysTable,
@@ -43,6 +44,7 @@ export const warehouseTables: readonly TableRef[] = [
   marketExitDaysTable,
   marketCohortDaysTable,
   accountQuarterFlowsTable,
+  accountAreaStockTable,
   cityMonthPricesTable,
   rentComparablesTable,
   estimateAccuracyTable,

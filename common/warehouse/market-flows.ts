@@ -1,4 +1,4 @@
-// The market aggregates of the lifecycle endpoints (migration 0052): SummingMergeTree tables with
+// The market aggregates of the lifecycle endpoints (migrations 0052, 0053): SummingMergeTree tables with
 // signed counts, kept by materialized views from listings, listing_status_changes and view_events.
 // Nothing inserts into them but the views; readers sum() and GROUP BY (docs/analytics.md).
 import { defineTable } from './table.ts';
@@ -85,6 +85,21 @@ export const accountQuarterFlowsTable = defineTable<AccountQuarterFlowsRow>()('a
   'exits',
   'rented',
   'views',
+]);
+
+export interface AccountAreaStockRow extends MarketKey {
+  neighbourhood: string;
+  account_id: string;
+  listings: number;
+}
+/** Listings on the market now per neighbourhood and owner (migration 0053). */
+export const accountAreaStockTable = defineTable<AccountAreaStockRow>()('account_area_stock', [
+  'is_test',
+  'city',
+  'property_type',
+  'neighbourhood',
+  'account_id',
+  'listings',
 ]);
 
 export interface CityMonthPricesRow extends MarketKey {

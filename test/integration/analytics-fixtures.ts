@@ -28,6 +28,13 @@ const yearlyTables = [
   'city_month_prices',
 ];
 
+// Released after the file's tests. Registered here, when a test file imports this module (hooks
+// registered from inside a beforeAll, as claimYear runs, are never called: the years used to stay).
+const claimedYears: number[] = [];
+afterAll(async () => {
+  for (const year of claimedYears.splice(0)) await releaseYear(year);
+});
+
 /**
  * `free`, when given, must also hold for the year (e.g. nothing of a city and type before it);
  * `span` consecutive years are claimed together (the first is returned).
@@ -64,9 +71,7 @@ export async function claimYear(free?: (year: number) => Promise<boolean>, span 
     });
     const [row] = await result.json<{ rows: string }>();
     if (Number(row?.rows) === 0 && (!free || (await free(year + span - 1)))) {
-      afterAll(async () => {
-        for (const y of years) await releaseYear(y);
-      });
+      claimedYears.push(...years);
       return year;
     }
   }

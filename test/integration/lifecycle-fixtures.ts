@@ -3,10 +3,11 @@
 // `listings` with chosen listed_at, then their status changes published to rls.listing-status.v1 as
 // the ingest API would (the stream applies them: transitions, states, aggregates). Stock figures add
 // up every earlier day, so each test file also owns one city and type of one mode, and claims a
-// year before which that city and type hold nothing.
+// year before which that city and type hold nothing (and clears their stock-now rows, 0053).
 import { randomUUID } from 'node:crypto';
 import type { ListingStatus, StatusSource } from '../../common/domain/lifecycle.ts';
-import { api, eventually } from '../support/api.ts';
+import { afterAll } from 'vitest';
+import { api, eventually, testClickHouse } from '../support/api.ts';
 import { claimYear, insertListings, insertViews } from './analytics-fixtures.ts';
 import { publish, rows } from './stream-support.ts';
 
@@ -16,8 +17,28 @@ export interface Scope {
   isTest: 0 | 1;
 }
 
+/**
+ * account_area_stock (stock now, 0053) has no time column, so dropping a year's partitions cannot
+ * empty it: the file that owns `scope` clears its rows before it builds and after it is done.
+ */
+async function clearStock(scope: Scope): Promise<void> {
+  await testClickHouse().command({
+    query: `ALTER TABLE account_area_stock DELETE
+            WHERE is_test = {t:UInt8} AND city = {city:String} AND property_type = {type:String}`,
+    query_params: { t: scope.isTest, city: scope.city, type: scope.type },
+    clickhouse_settings: { mutations_sync: '2' },
+  });
+}
+
 /** A year (or `span` years from it) with nothing of `scope` in or before them (stock starts at zero). */
+const ownedScopes: Scope[] = [];
+afterAll(async () => {
+  for (const scope of ownedScopes.splice(0)) await clearStock(scope);
+});
+
 export async function claimLifecycleYear(scope: Scope, span = 1): Promise<number> {
+  await clearStock(scope);
+  ownedScopes.push(scope);
   return claimYear(async (year) => {
     const [row] = await rows<{ n: string }>(
       `SELECT
@@ -107,17 +128,55 @@ export async function buildTimeline(
   });
   if (messages.length) await publish('rls.listing-status.v1', messages);
   const accounts = [...new Set(withIds.map((l) => l.account))];
-  await eventually(
-    async () => {
-      const [row] = await rows<{ n: string }>(
-        'SELECT count() AS n FROM listing_status_changes WHERE account_id IN {accounts:Array(String)}',
-        { accounts },
-      );
-      return Number(row?.n) >= expectedChanges ? true : undefined;
+  const stored = (where: string, params: Record<string, unknown>, n: number) =>
+    eventually(
+      async () => {
+        const [row] = await rows<{ n: string }>(
+          `SELECT count() AS n FROM listing_status_changes WHERE ${where}`,
+          params,
+        );
+        return Number(row?.n) >= n ? true : undefined;
+      },
+      30_000,
+      `${n} status changes stored`,
+    );
+  await stored('account_id IN {accounts:Array(String)}', { accounts }, expectedChanges);
+  // Rows show up before the materialized views of their insert have run. The stream's writer inserts
+  // one batch after another, so once a later change is stored, every view of the earlier ones is.
+  // The marker lives in the timeline's own year (released with it), in another city and type.
+  const markerAt = new Date(`${withIds[0]!.listed_at.replace(' ', 'T')}Z`);
+  const [marker] = await insertListings([
+    {
+      account_id: 'lifecycle-marker',
+      is_test: 0,
+      listed_at: markerAt.toISOString(),
+      property_type: 'land',
+      price_tzs: 1,
+      city: 'zanzibar',
+      neighbourhood: '',
     },
-    30_000,
-    `${expectedChanges} status changes stored`,
-  );
+  ]);
+  await publish('rls.listing-status.v1', [
+    {
+      key: 'lifecycle-marker',
+      value: JSON.stringify({
+        v: 1,
+        kind: 'status',
+        source: 'api',
+        account_id: 'lifecycle-marker',
+        is_test: false,
+        received_at: new Date().toISOString(),
+        items: [
+          {
+            listing_id: marker,
+            status: 'under_contract',
+            at: new Date(markerAt.getTime() + 1000).toISOString(),
+          },
+        ],
+      }),
+    },
+  ]);
+  await stored('listing_id = {marker:UUID}', { marker }, 1);
   return withIds.map((l) => l.id);
 }
 
