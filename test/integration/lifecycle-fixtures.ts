@@ -19,13 +19,13 @@ export interface Scope {
 
 /**
  * account_area_stock (stock now, 0053) has no time column, so dropping a year's partitions cannot
- * empty it: the file that owns `scope` clears its rows before it builds and after it is done.
+ * empty it: the file that owns `scope`'s city and type clears their rows (both modes: a file's
+ * test-mode noise lives there too) before it builds and after it is done.
  */
 async function clearStock(scope: Scope): Promise<void> {
   await testClickHouse().command({
-    query: `ALTER TABLE account_area_stock DELETE
-            WHERE is_test = {t:UInt8} AND city = {city:String} AND property_type = {type:String}`,
-    query_params: { t: scope.isTest, city: scope.city, type: scope.type },
+    query: `ALTER TABLE account_area_stock DELETE WHERE city = {city:String} AND property_type = {type:String}`,
+    query_params: { city: scope.city, type: scope.type },
     clickhouse_settings: { mutations_sync: '2' },
   });
 }
