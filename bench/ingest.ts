@@ -17,12 +17,21 @@ import { baseEnvSchema, parseEnv } from '../common/env.ts';
 import { createLogger } from '../common/logger.ts';
 import { createTopics } from '../infra/kafka/create-topics.ts';
 import { spawnService, stopChildren } from '../infra/local/services.mjs';
+import {
+  cpuSnapshot,
+  printCpuTable,
+  stackProcesses,
+  type CpuSnapshot,
+  type TrackedProcess,
+} from './process-cpu.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const port = Number(process.env.BENCH_PORT ?? 28190);
 const LISTINGS_PER_REQUEST = 100;
+const LOAD_GENERATOR = 'load generator (this process)';
+const loadGenerator: TrackedProcess = { name: LOAD_GENERATOR, pid: process.pid };
 
 /** Same namespacing as infra/local/stack.mjs (RLS_NAMESPACE → topic, database and key prefixes). */
 function namespaceEnv(ns: string | undefined): Record<string, string> {
@@ -64,7 +73,12 @@ interface Result {
   elapsed: number;
 }
 
-async function load(url: URL, headers: Record<string, string>, countListings: (body: string) => number) {
+async function load(
+  url: URL,
+  headers: Record<string, string>,
+  countListings: (body: string) => number,
+  processes: TrackedProcess[],
+) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const template = bodyTemplate();
   let seq = 0;
@@ -117,16 +131,21 @@ async function load(url: URL, headers: Record<string, string>, countListings: (b
   }
 
   await phase(warmupSeconds * 1000);
+  const before = cpuSnapshot(processes);
   const measured = await phase(seconds * 1000);
+  const after = cpuSnapshot(processes);
   agent.destroy();
-  return measured;
+  return { ...measured, cpu: { processes, before, after } };
 }
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-function summarize(name: string, r: Result) {
+function summarize(
+  name: string,
+  r: Result & { cpu: { processes: TrackedProcess[]; before: CpuSnapshot; after: CpuSnapshot } },
+) {
   const sorted = [...r.latencies].sort((a, b) => a - b);
   const row = {
     name,
@@ -143,7 +162,12 @@ function summarize(name: string, r: Result) {
         8,
       )} req/s   p50 ${row.p50.toFixed(1).padStart(6)} ms   p99 ${row.p99.toFixed(1).padStart(6)} ms   errors ${r.errors}`,
   );
-  return row;
+  const cpu = printCpuTable(r.cpu.processes, r.cpu.before, r.cpu.after, {
+    listings: r.listings,
+    seconds: r.elapsed,
+    notCounted: [LOAD_GENERATOR],
+  });
+  return { ...row, serverMicros: cpu.byName[r.cpu.processes[0]!.name]! };
 }
 
 /** The baseline: a bare node:http server in its own process that reads and JSON-parses each body. */
@@ -189,9 +213,12 @@ async function main() {
     redis.disconnect();
 
     let baseUrl = process.env.BENCH_BASE_URL;
+    // Without a gateway of its own (BENCH_BASE_URL) the table shows only the stack's components.
+    const serviceProcesses: TrackedProcess[] = [];
     if (!baseUrl) {
       const gateway = spawnService('gateway', { ...serviceEnvVars, PORT: String(port), LOG_LEVEL: 'warn' });
       children.push(gateway);
+      serviceProcesses.push({ name: 'gateway (API)', pid: gateway.pid! });
       baseUrl = `http://127.0.0.1:${port}`;
       await waitForUrl(`${baseUrl}/api/v1/openapi.json`, children);
     }
@@ -218,6 +245,7 @@ async function main() {
         new URL(`http://127.0.0.1:${barePort}/`),
         {},
         (text) => (JSON.parse(text) as { accepted: number }).accepted,
+        [{ name: 'baseline server', pid: bare.pid! }, loadGenerator],
       ),
     );
     const reference = summarize(
@@ -226,21 +254,31 @@ async function main() {
         new URL(`http://127.0.0.1:${expressPort}/`),
         {},
         (text) => (JSON.parse(text) as { accepted: number }).accepted,
+        [{ name: 'reference server', pid: expressZod.pid! }, loadGenerator],
       ),
     );
     const service = summarize(
       'POST /api/v1/listings/bulk',
-      await load(new URL(`${baseUrl}/api/v1/listings/bulk`), { 'X-API-Key': key.key }, (text) => {
-        return (JSON.parse(text) as { summary: { created: number } }).summary.created;
-      }),
+      await load(
+        new URL(`${baseUrl}/api/v1/listings/bulk`),
+        { 'X-API-Key': key.key },
+        (text) => {
+          return (JSON.parse(text) as { summary: { created: number } }).summary.created;
+        },
+        [...serviceProcesses, ...stackProcesses(), loadGenerator],
+      ),
     );
     const pct = (a: number, b: number) => `${((a / b) * 100).toFixed(1)} %`;
     console.log(
       `ratio (service / baseline listings/s): ${pct(service.listingsPerSec, baseline.listingsPerSec)}`,
     );
     console.log(
-      `reference / baseline: ${pct(reference.listingsPerSec, baseline.listingsPerSec)}; service / reference: ${pct(service.listingsPerSec, reference.listingsPerSec)}`,
+      `reference / baseline: ${pct(reference.listingsPerSec, baseline.listingsPerSec)}; service / reference: ${pct(service.listingsPerSec, reference.listingsPerSec)} (goal ≥ 50 %)`,
     );
+    if (serviceProcesses.length)
+      console.log(
+        `API CPU per accepted listing: ${service.serverMicros.toFixed(1)} µs; reference ${reference.serverMicros.toFixed(1)} µs; baseline ${baseline.serverMicros.toFixed(1)} µs`,
+      );
   } finally {
     await stopChildren(children);
   }

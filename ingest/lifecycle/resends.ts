@@ -40,7 +40,10 @@ export async function reportResends(
       listings: listingIds.length,
       error: String(error),
     });
-    await deps.marks.forget(fresh).catch(() => undefined);
+    await deps.marks.forget(fresh).catch((forgetError: unknown) =>
+      // The marks then hide these re-sends for their TTL: say so, the data is not lost (Kafka has it).
+      deps.logger.warn('re-send marks not forgotten', { listings: fresh.length, error: String(forgetError) }),
+    );
   }
 }
 
