@@ -38,7 +38,7 @@ const ours = (file: string) => (f: CallFrame) => f.url.includes('/dist/') && f.u
 /** First match wins for each frame; frames are tried from the sampled one towards the root. */
 const rules: Rule[] = [
   ['garbage collection', fn('(garbage collector)')],
-  ['Kafka produce (kafkajs: record batches, CRC32C, socket)', lib('kafkajs')],
+  ['Kafka client (kafkajs: record batches, CRC32C, fetch decoding, socket)', lib('kafkajs')],
   ['Redis commands (ioredis: keys, limits, duplicates, quota, batch, usage)', lib('ioredis', 'redis-parser')],
   ['listing schema (zod) and context rules', (f) => lib('zod')(f) || ours('validate.js')(f)],
   ['Kafka message JSON (validated listings serialised once)', fn('encodeListingBatch')],
@@ -50,6 +50,25 @@ const rules: Rule[] = [
   ['bulk request bookkeeping (results, duplicates, batch fields)', ours('bulk-create.js')],
   ['access log, metrics, request ids', (f) => ours('access-log.js')(f) || lib('prom-client')(f)],
   ['HTTP server and Express routing', (f) => lib('express', 'router')(f) || f.url.startsWith('node:_http')],
+  // The stream worker's jobs.
+  [
+    'ClickHouse insert bodies (@clickhouse/client JSON rows)',
+    lib('@clickhouse/client', '@clickhouse/client-common'),
+  ],
+  ['Kafka message JSON.parse (stream)', (f) => ours('stream/parse.js')(f) || ours('listings/decode.js')(f)],
+  [
+    'enrichment (place, H3 cell, amenities, FX, row)',
+    (f) => f.url.includes('/dist/stream/enrich/') || ours('listings/row.js')(f) || lib('h3-js')(f),
+  ],
+  [
+    'batch completion and webhook events',
+    (f) => f.url.includes('/dist/stream/webhooks/') || ours('batches.js')(f),
+  ],
+  [
+    'image checks and photo tagging',
+    (f) => f.url.includes('/dist/stream/images/') || lib('onnxruntime-node', 'sharp')(f),
+  ],
+  ['stream consumer and writer (offsets, fences, batching)', (f) => f.url.includes('/dist/stream/')],
 ];
 
 export function summarise(profile: Profile): { category: string; share: number }[] {
