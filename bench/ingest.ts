@@ -40,9 +40,16 @@ function namespaceEnv(ns: string | undefined): Record<string, string> {
     throw new Error('RLS_NAMESPACE must be lowercase letters and digits');
   return { KAFKA_TOPIC_PREFIX: `${ns}.`, CLICKHOUSE_DATABASE: `rls_${ns}`, REDIS_KEY_PREFIX: `rls:${ns}:` };
 }
-const serviceEnvVars = { ...process.env, ...namespaceEnv(process.env.RLS_NAMESPACE) };
-const env = parseEnv(baseEnvSchema, serviceEnvVars);
 const run = Date.now().toString(36);
+// Topics of this run only: no stream worker reads them, and they are deleted at the end, so the
+// listings published here never reach a worker later (they would load a later benchmark's worker).
+const benchTopicPrefix = `bench-ingest-${run}.`;
+const serviceEnvVars = {
+  ...process.env,
+  ...namespaceEnv(process.env.RLS_NAMESPACE),
+  KAFKA_TOPIC_PREFIX: benchTopicPrefix,
+};
+const env = parseEnv(baseEnvSchema, serviceEnvVars);
 
 /** One body template; `#N#` becomes the request sequence number so every listing is new. */
 function bodyTemplate(): string {
@@ -199,9 +206,9 @@ async function waitForUrl(url: string, children: ChildProcess[], timeoutMs = 90_
 
 async function main() {
   const children: ChildProcess[] = [];
+  const kafka = createKafka(env.KAFKA_BROKERS, 'rls-bench', createLogger('error'));
   try {
-    const logger = createLogger('error');
-    await createTopics(createKafka(env.KAFKA_BROKERS, 'rls-bench', logger), env.KAFKA_TOPIC_PREFIX);
+    await createTopics(kafka, env.KAFKA_TOPIC_PREFIX);
     const redis = createRedis(env.REDIS_URL, { name: 'bench' });
     await redisReady(redis);
     const key = await createKeyStore(redis, env.REDIS_KEY_PREFIX).create({
@@ -281,6 +288,13 @@ async function main() {
       );
   } finally {
     await stopChildren(children);
+    const admin = kafka.admin();
+    await admin.connect();
+    const ours = (await admin.listTopics()).filter((topic) => topic.startsWith(benchTopicPrefix));
+    await admin
+      .deleteTopics({ topics: ours })
+      .catch((error: Error) => console.error(`  topics left: ${error.message}`));
+    await admin.disconnect();
   }
 }
 

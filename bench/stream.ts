@@ -14,7 +14,8 @@ import { createLogger } from '../common/logger.ts';
 import { topicName } from '../common/topics.ts';
 import { queryRows } from '../common/clients/clickhouse.ts';
 import { workerRegistry } from '../common/worker-registry.ts';
-import { benchEnv, startBenchStack } from './support.ts';
+import { cpuSnapshot, printCpuTable } from './process-cpu.ts';
+import { benchEnv, LOAD_GENERATOR, startBenchStack } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -44,7 +45,14 @@ function body(): string {
 }
 
 async function main() {
-  const { redis, clickhouse, baseUrl, key: created, close } = await startBenchStack('bench-stream', port);
+  const {
+    redis,
+    clickhouse,
+    baseUrl,
+    processes,
+    key: created,
+    close,
+  } = await startBenchStack('bench-stream', port);
   const account = created.account_id;
   const posted = new Map<string, number>(); // batch_id → time of the 201
 
@@ -78,6 +86,8 @@ async function main() {
     const directAccount = `${account}-direct`;
     const template = JSON.parse(body()) as { listings: Record<string, unknown>[] };
     const before = Date.now();
+    // The worker consumes while this process produces, so CPU is counted from the first send.
+    const directCpuBefore = cpuSnapshot(processes);
     // As the API publishes them: one v2 message per 100-listing request, 50 requests per send.
     for (let i = 0; i < direct; i += 5_000) {
       const messages = [];
@@ -114,11 +124,17 @@ async function main() {
     console.log(
       `stream alone: ${direct} messages produced in ${producedSeconds.toFixed(1)} s, all stored after ${total.toFixed(1)} s → ${(direct / total).toFixed(0)} listings/s`,
     );
+    printCpuTable(processes, directCpuBefore, cpuSnapshot(processes), {
+      listings: direct,
+      seconds: total,
+      notCounted: [LOAD_GENERATOR, 'gateway (API)'],
+    });
     await producer.disconnect();
   }
 
   // Phase 1: saturate the API for `seconds`, then wait until everything accepted is stored.
   const t0 = Date.now();
+  const cpuBefore = cpuSnapshot(processes);
   let accepted = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -136,12 +152,21 @@ async function main() {
     await sleep(100);
   }
   const e2eSeconds = (Date.now() - t0) / 1000;
+  const cpuAfter = cpuSnapshot(processes);
   const sustained = accepted / e2eSeconds;
   console.log(
     `accepted ${accepted} listings in ${apiSeconds.toFixed(1)} s at the API (${(accepted / apiSeconds).toFixed(0)}/s)`,
   );
   console.log(
     `sustained end to end (201 → stored): ${sustained.toFixed(0)} listings/s (all stored after ${e2eSeconds.toFixed(1)} s)`,
+  );
+  const cpu = printCpuTable(processes, cpuBefore, cpuAfter, {
+    listings: accepted,
+    seconds: e2eSeconds,
+    notCounted: [LOAD_GENERATOR],
+  });
+  console.log(
+    `end to end: ${cpu.totalMicrosPerListing.toFixed(1)} µs of CPU per stored listing (goal ≤ 80 µs)`,
   );
 
   // Phase 2: paced at half the sustained rate; freshness from the batch-completed outbox events.
@@ -155,15 +180,18 @@ async function main() {
     inflight.push(post().catch(() => 0));
   }
   await Promise.all(inflight);
+  // Completion times from the batch records (completed_at, set once when the last listing is
+  // stored). Not from the outbox: webhook delivery trims the events it has read.
   const completed = new Map<string, number>();
   for (let waited = 0; completed.size < posted.size && waited < 60_000; waited += 500) {
     await sleep(500);
-    const entries = await redis.xrange(`${env.REDIS_KEY_PREFIX}outbox`, String(t1 - 1000), '+');
-    for (const [, fields] of entries) {
-      const f: Record<string, string> = {};
-      for (let j = 0; j < fields.length; j += 2) f[fields[j]!] = fields[j + 1]!;
-      if (f.batch_id && posted.has(f.batch_id)) completed.set(f.batch_id, Date.parse(f.at!));
-    }
+    const pending = [...posted.keys()].filter((id) => !completed.has(id));
+    const pipeline = redis.pipeline();
+    for (const id of pending) pipeline.hget(`${env.REDIS_KEY_PREFIX}batch:${id}`, 'completed_at');
+    const replies = (await pipeline.exec()) ?? [];
+    replies.forEach(([, at], i) => {
+      if (typeof at === 'string') completed.set(pending[i]!, Date.parse(at));
+    });
   }
   const freshness = [...completed].map(([id, at]) => at - posted.get(id)!).sort((a, b) => a - b);
   const pct = (p: number) =>

@@ -7,8 +7,10 @@ import { createClickHouse } from '../common/clients/clickhouse.ts';
 import { createRedis, redisReady } from '../common/clients/redis.ts';
 import { baseEnvSchema, parseEnv } from '../common/env.ts';
 import { spawnService, stopChildren, waitForHealth } from '../infra/local/services.mjs';
+import { stackProcesses, type TrackedProcess } from './process-cpu.ts';
 
 export const benchEnv = parseEnv(baseEnvSchema);
+export const LOAD_GENERATOR = 'load generator (this process)';
 
 export async function startBenchStack(name: string, port: number, serviceEnv: NodeJS.ProcessEnv = {}) {
   const redis = createRedis(benchEnv.REDIS_URL, { name });
@@ -20,10 +22,17 @@ export async function startBenchStack(name: string, port: number, serviceEnv: No
     database: benchEnv.CLICKHOUSE_DATABASE,
   });
   const children: ChildProcess[] = [];
+  // What the CPU tables account for: the services started here (none with BENCH_BASE_URL), the
+  // stack's components, and this process as the load generator.
+  const processes: TrackedProcess[] = [];
   let baseUrl = process.env.BENCH_BASE_URL;
   if (!baseUrl) {
     const env = { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', ...serviceEnv };
     children.push(spawnService('gateway', env), spawnService('stream', env));
+    processes.push(
+      { name: 'gateway (API)', pid: children[0]!.pid! },
+      { name: 'stream worker', pid: children[1]!.pid! },
+    );
     await waitForHealth(port, { children, timeoutMs: 120_000 });
     baseUrl = `http://127.0.0.1:${port}`;
   }
@@ -33,10 +42,12 @@ export async function startBenchStack(name: string, port: number, serviceEnv: No
     rateLimit: 1_000_000,
     name,
   });
+  processes.push(...stackProcesses(), { name: LOAD_GENERATOR, pid: process.pid });
   return {
     redis,
     clickhouse,
     baseUrl,
+    processes,
     key,
     async close() {
       await stopChildren(children);

@@ -16,6 +16,13 @@ export const streamEnvSchema = baseEnvSchema.extend({
     .optional(),
   /** Partitions one worker processes at the same time (per consumer). */
   STREAM_PARTITIONS_CONCURRENTLY: envFields.positiveInt.default(6),
+  /**
+   * Bytes one fetch may bring per partition. Each fetched listings message becomes ~10× its size in
+   * parsed objects while its batch is handled, for every partition in flight: 4 MiB held the worker
+   * at 550–770 MB resident under bench:stream; 1 MiB (kafkajs's default) keeps it lower at the same
+   * throughput (docs/stream.md, "Throughput").
+   */
+  STREAM_FETCH_MAX_BYTES_PER_PARTITION: envFields.positiveInt.default(1024 * 1024),
   /** Listings consumer-group members per worker process (docs/stream.md, "Throughput"). */
   STREAM_LISTINGS_MEMBERS: envFields.positiveInt.default(2),
   /** Listings whose place the view enrichment keeps in memory. */

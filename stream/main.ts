@@ -26,7 +26,9 @@ await runProcess('stream', async (logger) => {
   const platform = await startPlatform(env, logger, `rls-stream-${workerId}`);
   const producer = await createProducer(platform.kafka);
   const consumers = await startPipelines(env, platform, producer, logger);
-  const images = await startImageChecker(platform, parseEnv(imageCheckerEnvSchema), logger);
+  const images = await startImageChecker(platform, parseEnv(imageCheckerEnvSchema), logger, {
+    maxBytesPerPartition: env.STREAM_FETCH_MAX_BYTES_PER_PARTITION,
+  });
   const webhooks = await startWebhookWorker(platform, parseEnv(webhookWorkerEnvSchema), workerId, logger);
 
   const registry = workerRegistry(platform.redis, env.REDIS_KEY_PREFIX);

@@ -67,6 +67,8 @@ export interface OffsetConsumerOptions {
   writers: ClickHouseWriter[];
   logger: Logger;
   partitionsConsumedConcurrently?: number;
+  /** Bytes per partition per fetch (STREAM_FETCH_MAX_BYTES_PER_PARTITION); default 1 MiB. */
+  maxBytesPerPartition?: number;
   /** Test hook (STREAM_CRASH_AFTER_INSERT): SIGKILL this process after its first handled batch, before the commit. */
   crashAfterInsert?: boolean;
   /** Group members to run in this process (default 1); see startOffsetConsumer. */
@@ -113,7 +115,7 @@ async function startMember(options: OffsetConsumerOptions) {
     sessionTimeout: timing.sessionTimeoutMs,
     rebalanceTimeout: timing.rebalanceTimeoutMs,
     heartbeatInterval: timing.heartbeatIntervalMs,
-    maxBytesPerPartition: 4 * 1024 * 1024,
+    maxBytesPerPartition: options.maxBytesPerPartition ?? 1024 * 1024,
     maxWaitTimeInMs: 100,
     allowAutoTopicCreation: false,
   });

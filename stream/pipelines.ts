@@ -50,6 +50,7 @@ export async function startPipelines(
     kafka: platform.kafka,
     clickhouse: platform.clickhouse,
     partitionsConsumedConcurrently: env.STREAM_PARTITIONS_CONCURRENTLY,
+    maxBytesPerPartition: env.STREAM_FETCH_MAX_BYTES_PER_PARTITION,
   };
 
   const owners = listingOwners(platform.redis, env.REDIS_KEY_PREFIX);

@@ -6,33 +6,19 @@
 //   sum of every earlier day's entries − exits), for new listings, views and average stock;
 // - rentals per month and days on market from market_exit_days (medians computed in the service).
 import { z } from 'zod';
-import { citySlugs } from '../../common/domain/cities.ts';
-import { propertyTypes } from '../../common/domain/listing.ts';
 import {
   cityMonthPricesTable,
   marketDailyFlowsTable,
   marketExitDaysTable,
 } from '../../common/warehouse/market-flows.ts';
-import { defineQuery, flag, isoDate, nullableNumber } from './define.ts';
+import { int, marketScope, marketScopeParams, marketScopeWhere } from './market-scope.ts';
+import { defineQuery, isoDate, nullableNumber } from './define.ts';
 import { exactMedian } from './pricing.ts';
-
-const scope = {
-  isTest: z.boolean(),
-  city: z.enum(citySlugs),
-  type: z.enum(propertyTypes),
-};
-const scopeParams = (p: { isTest: boolean; city: string; type: string }) => ({
-  isTest: flag(p.isTest),
-  city: p.city,
-  type: p.type,
-});
-const scopeWhere = `is_test = {isTest:UInt8} AND city = {city:String} AND property_type = {type:String}`;
-const int = z.coerce.number().int();
 
 /** Rows with all_classes = 1 are the month over every bedroom class (bedrooms is then 0). */
 export const monthlyRents = defineQuery({
   name: 'seasonality.rents',
-  params: z.object({ ...scope, from: isoDate, to: isoDate }),
+  params: z.object({ ...marketScope, from: isoDate, to: isoDate }),
   row: z.object({
     month: isoDate,
     bedrooms: int,
@@ -40,14 +26,14 @@ export const monthlyRents = defineQuery({
     listings: int,
     median_price: nullableNumber,
   }),
-  queryParams: (p) => ({ ...scopeParams(p), from: p.from, to: p.to }),
+  queryParams: (p) => ({ ...marketScopeParams(p), from: p.from, to: p.to }),
   sql: `
     SELECT toString(month) AS month, bedrooms, grouping(bedrooms) AS all_classes, sum(n) AS listings,
            ${exactMedian} AS median_price
     FROM (
       SELECT month, bedrooms, price_tzs, listings AS n
       FROM ${cityMonthPricesTable.name}
-      WHERE ${scopeWhere} AND month >= {from:Date} AND month <= {to:Date}
+      WHERE ${marketScopeWhere} AND month >= {from:Date} AND month <= {to:Date}
     )
     GROUP BY GROUPING SETS ((month, bedrooms), (month))`,
 });
@@ -56,13 +42,13 @@ export const monthlyRents = defineQuery({
 export const dailyFlows = defineQuery({
   name: 'seasonality.daily_flows',
   compact: true,
-  params: z.object({ ...scope, last: isoDate }),
+  params: z.object({ ...marketScope, last: isoDate }),
   row: z.tuple([isoDate, int, int, int]),
-  queryParams: (p) => ({ ...scopeParams(p), last: p.last }),
+  queryParams: (p) => ({ ...marketScopeParams(p), last: p.last }),
   sql: `
     SELECT toString(day) AS d, sum(entries - exits) AS net, sum(entries) AS entered, sum(views) AS viewed
     FROM ${marketDailyFlowsTable.name}
-    WHERE ${scopeWhere} AND day <= {last:Date}
+    WHERE ${marketScopeWhere} AND day <= {last:Date}
     GROUP BY day
     ORDER BY day`,
 });
@@ -71,13 +57,13 @@ export const dailyFlows = defineQuery({
 export const monthlyRentals = defineQuery({
   name: 'seasonality.rentals',
   compact: true,
-  params: z.object({ ...scope, from: isoDate, to: isoDate }),
+  params: z.object({ ...marketScope, from: isoDate, to: isoDate }),
   row: z.tuple([isoDate, int, int]),
-  queryParams: (p) => ({ ...scopeParams(p), from: p.from, to: p.to }),
+  queryParams: (p) => ({ ...marketScopeParams(p), from: p.from, to: p.to }),
   sql: `
     SELECT toString(month) AS m, days, sum(listings) AS n
     FROM ${marketExitDaysTable.name}
-    WHERE ${scopeWhere} AND month >= {from:Date} AND month <= {to:Date} AND outcome = 'rented'
+    WHERE ${marketScopeWhere} AND month >= {from:Date} AND month <= {to:Date} AND outcome = 'rented'
     GROUP BY month, days
     HAVING n > 0`,
 });

@@ -8,32 +8,18 @@
 // Counts are signed (an undone exit is a -1 in another part until merged): every statement sums
 // per key first and drops keys that net to zero. Days statistics are computed in the service.
 import { z } from 'zod';
-import { citySlugs } from '../../common/domain/cities.ts';
-import { propertyTypes } from '../../common/domain/listing.ts';
 import {
   marketCohortDaysTable,
   marketDailyFlowsTable,
   marketExitDaysTable,
 } from '../../common/warehouse/market-flows.ts';
-import { defineQuery, flag, isoDate } from './define.ts';
-
-const scope = {
-  isTest: z.boolean(),
-  city: z.enum(citySlugs),
-  type: z.enum(propertyTypes),
-};
-const scopeParams = (p: { isTest: boolean; city: string; type: string }) => ({
-  isTest: flag(p.isTest),
-  city: p.city,
-  type: p.type,
-});
-const scopeWhere = `is_test = {isTest:UInt8} AND city = {city:String} AND property_type = {type:String}`;
-const int = z.coerce.number().int();
+import { int, marketScope, marketScopeParams, marketScopeWhere } from './market-scope.ts';
+import { defineQuery, isoDate } from './define.ts';
 
 /** Per neighbourhood (and, as totals, the city): stock before the period and its flows in it. */
 export const velocityStock = defineQuery({
   name: 'velocity.stock',
-  params: z.object({ ...scope, start: isoDate, last: isoDate }),
+  params: z.object({ ...marketScope, start: isoDate, last: isoDate }),
   row: z.object({
     neighbourhood: z.string(),
     active_before: int,
@@ -42,7 +28,7 @@ export const velocityStock = defineQuery({
     entered: int,
   }),
   totals: true,
-  queryParams: (p) => ({ ...scopeParams(p), start: p.start, last: p.last }),
+  queryParams: (p) => ({ ...marketScopeParams(p), start: p.start, last: p.last }),
   // weighted_net: each day's net change counts once for every day of the period it is on the
   // market (its own day included), so average stock = active_before + weighted_net / days.
   sql: `
@@ -53,7 +39,7 @@ export const velocityStock = defineQuery({
       sumIf((entries - exits) * (dateDiff('day', day, {last:Date}) + 1), day >= {start:Date}) AS weighted_net,
       sumIf(entries, day >= {start:Date}) AS entered
     FROM ${marketDailyFlowsTable.name}
-    WHERE ${scopeWhere} AND day <= {last:Date}
+    WHERE ${marketScopeWhere} AND day <= {last:Date}
     GROUP BY neighbourhood WITH TOTALS`,
 });
 
@@ -61,13 +47,13 @@ export const velocityStock = defineQuery({
 export const velocityExits = defineQuery({
   name: 'velocity.exits',
   compact: true,
-  params: z.object({ ...scope, start: isoDate, end: isoDate }),
+  params: z.object({ ...marketScope, start: isoDate, end: isoDate }),
   row: z.tuple([z.string(), z.enum(['rented', 'withdrawn', 'expired']), int, int]),
-  queryParams: (p) => ({ ...scopeParams(p), start: p.start, end: p.end }),
+  queryParams: (p) => ({ ...marketScopeParams(p), start: p.start, end: p.end }),
   sql: `
     SELECT neighbourhood, toString(outcome) AS outcome, days, sum(listings) AS n
     FROM ${marketExitDaysTable.name}
-    WHERE ${scopeWhere} AND month >= {start:Date} AND month < {end:Date}
+    WHERE ${marketScopeWhere} AND month >= {start:Date} AND month < {end:Date}
     GROUP BY neighbourhood, outcome, days
     HAVING n > 0`,
 });
@@ -76,9 +62,9 @@ export const velocityExits = defineQuery({
 export const velocityCohort = defineQuery({
   name: 'velocity.cohort',
   compact: true,
-  params: z.object({ ...scope, start: isoDate, end: isoDate, asOf: isoDate }),
+  params: z.object({ ...marketScope, start: isoDate, end: isoDate, asOf: isoDate }),
   row: z.tuple([z.string(), int, int, int]),
-  queryParams: (p) => ({ ...scopeParams(p), start: p.start, end: p.end, asOf: p.asOf }),
+  queryParams: (p) => ({ ...marketScopeParams(p), start: p.start, end: p.end, asOf: p.asOf }),
   sql: `
     SELECT neighbourhood, event, observed, sum(n) AS listings
     FROM (
@@ -86,7 +72,7 @@ export const velocityCohort = defineQuery({
         if(outcome = 'open', toUInt32(greatest(0, dateDiff('day', open_since, {asOf:Date}))), days) AS observed,
         sum(listings) AS n
       FROM ${marketCohortDaysTable.name}
-      WHERE ${scopeWhere} AND month >= {start:Date} AND month < {end:Date}
+      WHERE ${marketScopeWhere} AND month >= {start:Date} AND month < {end:Date}
       GROUP BY neighbourhood, outcome, days, open_since
       HAVING n > 0
     )

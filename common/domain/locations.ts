@@ -57,8 +57,14 @@ export function cityLocation(city: CitySlug): Location | undefined {
   return cityRecords.find((c) => c.city === city);
 }
 
+const neighbourhoodsByCity = new Map<CitySlug, Location[]>();
+for (const n of neighbourhoodRecords) {
+  const list = neighbourhoodsByCity.get(n.city) ?? [];
+  neighbourhoodsByCity.set(n.city, list.concat(n));
+}
+
 export function neighbourhoodsOf(city: CitySlug): Location[] {
-  return neighbourhoodRecords.filter((n) => n.city === city);
+  return [...(neighbourhoodsByCity.get(city) ?? [])];
 }
 
 /** Where a location_id points: a city record resolves to the city only. */
@@ -84,6 +90,13 @@ export function distanceKm(lat1: number, lng1: number, lat2: number, lng2: numbe
 const NEIGHBOURHOOD_SLACK = 1.5;
 
 /**
+ * km per degree of latitude on the sphere of distanceKm: |Δlat| × this never exceeds the distance,
+ * so a candidate farther than that in latitude alone is skipped without the haversine (the stream
+ * resolves every listing and view; this cut the search's CPU several times over).
+ */
+const KM_PER_DEGREE_LATITUDE = (12_742 / 2) * (Math.PI / 180);
+
+/**
  * The city whose extent contains the point (nearest centre wins), and within it the neighbourhood
  * with the smallest distance relative to its radius, if the point lies within 1.5 radii of it.
  */
@@ -92,14 +105,15 @@ export function resolveByPoint(latitude: number, longitude: number): Resolved | 
   let city: Location | undefined;
   let cityKm = Infinity;
   for (const c of cityRecords) {
+    if (Math.abs(latitude - c.latitude) * KM_PER_DEGREE_LATITUDE > c.radius_km) continue;
     const km = distanceKm(latitude, longitude, c.latitude, c.longitude);
     if (km <= c.radius_km && km < cityKm) [city, cityKm] = [c, km];
   }
   if (!city) return undefined;
   let best: Location | undefined;
   let bestScore = NEIGHBOURHOOD_SLACK;
-  for (const n of neighbourhoodRecords) {
-    if (n.city !== city.city) continue;
+  for (const n of neighbourhoodsByCity.get(city.city) ?? []) {
+    if (Math.abs(latitude - n.latitude) * KM_PER_DEGREE_LATITUDE > bestScore * n.radius_km) continue;
     const score = distanceKm(latitude, longitude, n.latitude, n.longitude) / n.radius_km;
     if (score <= bestScore) [best, bestScore] = [n, score];
   }

@@ -86,22 +86,35 @@ function forbiddenKeyIn(value: unknown): string | undefined {
   return undefined;
 }
 
-/** Deepest bracket nesting outside strings, in one pass over the text. */
+/**
+ * Deepest bracket nesting outside strings, before JSON.parse: parsing a 2 MB body of nested
+ * brackets costs ~200 ms of CPU, the scan a few. Strings (most of a body) are skipped with
+ * indexOf rather than walked character by character.
+ */
 export function maxNestingDepth(text: string): number {
   let depth = 0;
   let max = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92)
-        i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
+    if (c === 34) {
+      i = closingQuote(text, i);
+      if (i === -1) return max; // unterminated string: JSON.parse reports it
+    } else if (c === 123 || c === 91) {
       depth++;
       if (depth > max) max = depth;
     } else if (c === 125 || c === 93) depth--;
   }
   return max;
+}
+
+/** Index of the quote closing the string opened at `open` (one not escaped by a backslash), or -1. */
+function closingQuote(text: string, open: number): number {
+  let quote = text.indexOf('"', open + 1);
+  while (quote !== -1) {
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 92) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+    quote = text.indexOf('"', quote + 1);
+  }
+  return -1;
 }

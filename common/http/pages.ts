@@ -1,7 +1,7 @@
 // The pages of the contract ("Pages"), no key: /docs, the API reference rendered from this process's
 // /api/v1/openapi.json by Swagger UI (npm swagger-ui-dist, served from node_modules), and
-// /dashboard, the analytics map (web/dashboard/; the user types a key, which only the browser
-// keeps). Every file is served from this process: a Content-Security-Policy of 'self' makes the
+// /dashboard, the analytics map and, at /dashboard#keys, the Keys page of admin keys (web/dashboard/;
+// the user types a key, which only the browser keeps). Every file is served from this process: a Content-Security-Policy of 'self' makes the
 // browser refuse anything else, so a page can never quietly depend on a CDN or a tile server.
 import { Router, type Response } from 'express';
 import { createRequire } from 'node:module';
@@ -49,6 +49,12 @@ const pages: Record<'docs' | 'dashboard', Page> = {
       'dashboard.js': path.join(webDir, 'dashboard/dashboard.js'),
       'dashboard.css': path.join(webDir, 'dashboard/dashboard.css'),
       'map.js': path.join(webDir, 'dashboard/map.js'),
+      'api.js': path.join(webDir, 'dashboard/api.js'),
+      'dom.js': path.join(webDir, 'dashboard/dom.js'),
+      'tabs.js': path.join(webDir, 'dashboard/tabs.js'),
+      'keys.js': path.join(webDir, 'dashboard/keys.js'),
+      'key-audit.js': path.join(webDir, 'dashboard/key-audit.js'),
+      'one-time-key.js': path.join(webDir, 'dashboard/one-time-key.js'),
       // The shipped cities and neighbourhoods (centres and radii): the map's outline and points.
       'locations.json': path.join(webDir, '../infra/locations/locations.json'),
     },
@@ -84,7 +90,7 @@ export function createPages(names: (keyof typeof pages)[], openapi: OpenApiRegis
       summary:
         name === 'docs'
           ? 'This API reference (HTML)'
-          : 'The analytics dashboard (HTML; the key is typed in the page)',
+          : 'The analytics dashboard and, at #keys, the Keys page (HTML; the key is typed in the page)',
       responses: { 200: { description: 'The page', mediaType: 'text/html' } },
     });
     openapi.register({

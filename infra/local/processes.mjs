@@ -67,6 +67,25 @@ export function runCommand(command, args, { env = process.env, cwd, inheritStder
   });
 }
 
+/**
+ * Runs a setup step (venv, pip, a converter) quietly: resolves with its interleaved output, or
+ * rejects with the command and the output's tail, which is what explains a failed install.
+ */
+export function runStep(command, args, options = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve(output)
+        : reject(new Error(`${command} ${args.join(' ')} failed (${code}):\n${output.slice(-2000)}`)),
+    );
+  });
+}
+
 /** Polls `probe` until it resolves truthy; fails naming the component and its log. */
 export async function waitUntil(
   component,

@@ -3,29 +3,13 @@
 // its own under <cacheDir>/schemathesis/, named by the hash of the requirements so a new pin gets a
 // new one. Built beside its final name and renamed into place, so two test runs installing at the
 // same time never share a half-written environment (the loser's copy is dropped). Dependency-free.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { aptInstall, commandExists, log } from './processes.mjs';
+import { aptInstall, commandExists, log, runStep } from './processes.mjs';
 import { repoRoot } from './settings.mjs';
 
 const conf = path.join(repoRoot, 'infra/local/schemathesis');
-
-function run(command, args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0
-        ? resolve(output)
-        : reject(new Error(`${command} ${args.join(' ')} failed (${code}):\n${output.slice(-2000)}`)),
-    );
-  });
-}
 
 /** The virtualenv's python, with Schemathesis installed (`python -m schemathesis.cli …` runs it). */
 export async function ensureSchemathesis(settings) {
@@ -40,16 +24,16 @@ export async function ensureSchemathesis(settings) {
   fs.mkdirSync(path.dirname(venv), { recursive: true });
   if (!commandExists('python3')) aptInstall('schemathesis', ['python3', 'python3-venv']);
   try {
-    await run('python3', ['-m', 'venv', building]);
+    await runStep('python3', ['-m', 'venv', building]);
   } catch {
     // Debian's python3 ships venv (ensurepip) separately.
     aptInstall('schemathesis', ['python3-venv']);
     fs.rmSync(building, { recursive: true, force: true });
-    await run('python3', ['-m', 'venv', building]);
+    await runStep('python3', ['-m', 'venv', building]);
   }
   log('schemathesis', `installing ${fs.readFileSync(requirements, 'utf8').trim()} into ${venv}`);
   const buildingPython = path.join(building, 'bin', 'python');
-  await run(buildingPython, [
+  await runStep(buildingPython, [
     '-m',
     'pip',
     'install',

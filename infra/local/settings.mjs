@@ -54,7 +54,7 @@ export function readSettings(env = process.env, { profile = 'start' } = {}) {
     redis: {
       external: env.REDIS_URL || '',
       port: port(env, 'REDIS_PORT', base + 379),
-      maxmemoryMb: positiveInt(env, 'REDIS_MAXMEMORY_MB', 1024),
+      maxmemoryMb: positiveInt(env, 'REDIS_MAXMEMORY_MB', 4096),
     },
   };
 }

@@ -1,9 +1,11 @@
 // The /keys paths in the OpenAPI document (common/openapi/registry.ts); docs/auth.md has the prose.
 import { z } from 'zod';
 import type { OpenApiRegistry } from '../../common/openapi/registry.ts';
+import { KEY_AUDIT_PAGE } from './audit-read.ts';
 import {
   createdKeySchema,
   createKeyBodySchema,
+  keyAuditListSchema,
   keyListSchema,
   revokedKeySchema,
   ROLL_DEFAULT_HOURS,
@@ -43,6 +45,20 @@ export function registerKeyPaths(registry: OpenApiRegistry): void {
     description: adminOnly,
     tags,
     responses: { 200: { description: 'Keys', schema: keyListSchema } },
+    errors: [503],
+  });
+  registry.register({
+    method: 'get',
+    path: '/keys/audit',
+    operationId: 'listKeyAuditEvents',
+    summary: "The account's newest key changes (create, roll, revoke), newest first",
+    description:
+      `${adminOnly} The newest ${KEY_AUDIT_PAGE} rows of key_audit_events for this account (a test ` +
+      "admin key: changes of test keys only), by admin keys and by the operator's CLI. A change " +
+      'appears a moment after it is made (copied to the warehouse in the background); 503 while ' +
+      'the warehouse is unreachable.',
+    tags,
+    responses: { 200: { description: 'Audit events', schema: keyAuditListSchema } },
     errors: [503],
   });
   registry.register({

@@ -6,6 +6,7 @@ import type { KeyActor } from '../../common/auth/key-audit.ts';
 import { jsonBody } from '../../common/http/json-body.ts';
 import type { OpenApiRegistry } from '../../common/openapi/registry.ts';
 import type { IngestContext } from '../context.ts';
+import { readKeyAudit } from './audit-read.ts';
 import { registerKeyPaths } from './openapi.ts';
 import { keyAdminService } from './service.ts';
 
@@ -21,6 +22,9 @@ export function createKeysRouter(ctx: IngestContext, openapi?: OpenApiRegistry):
   });
   router.get('/keys', ...guard, async (req, res) => {
     res.json({ keys: await service.list(authOf(req)) });
+  });
+  router.get('/keys/audit', ...guard, async (req, res) => {
+    res.json({ events: await readKeyAudit(platform.clickhouse, authOf(req)) });
   });
   router.delete('/keys/:id', ...guard, async (req, res) => {
     res.json(await service.revoke(authOf(req), actorOf(req), String(req.params.id)));

@@ -74,3 +74,30 @@ export const rolledKeySchema = createdKeySchema
 export const keyListSchema = z.object({ keys: z.array(keyRecordSchema) }).meta({ title: 'ApiKeyList' });
 
 export const revokedKeySchema = z.object({ id: z.string(), status: z.literal('revoked') });
+
+// GET /keys/audit: the account's key changes as recorded in key_audit_events, without `operator`
+// (the service operator's user@host is the service's own business; `source: cli` says enough).
+export const keyAuditEventSchema = z
+  .object({
+    event_id: z.string(),
+    occurred_at: z.string().meta({ description: 'UTC, to the second' }),
+    action: z.enum(['create', 'roll', 'revoke']),
+    source: z.enum(['api', 'cli']).meta({ description: "api: an admin key; cli: the service's operator" }),
+    actor_key_id: z.string().nullable().meta({ description: 'The admin key that acted (null from the CLI)' }),
+    client_ip: z.string().nullable(),
+    request_id: z.string().nullable().meta({ description: 'As in X-Request-Id of that request' }),
+    key_id: z.string().meta({ description: 'The key created, rolled (the old one) or revoked' }),
+    key_prefix: z.string(),
+    key_name: z.string(),
+    mode: z.enum(keyModes),
+    tier: z.enum(tiers),
+    role: z.enum(roles),
+    new_key_id: z.string().nullable().meta({ description: 'roll: the replacement key' }),
+    expires_at: nullableTime.meta({ description: 'roll: when the old key stops working' }),
+  })
+  .meta({ title: 'KeyAuditEvent' });
+export type KeyAuditEventBody = z.infer<typeof keyAuditEventSchema>;
+
+export const keyAuditListSchema = z
+  .object({ events: z.array(keyAuditEventSchema) })
+  .meta({ title: 'KeyAuditEventList' });

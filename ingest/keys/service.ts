@@ -135,6 +135,11 @@ function inScope(admin: ApiKeyRecord, key: ApiKeyRecord): boolean {
   return key.account_id === admin.account_id && managersOf(key.mode).includes(admin.mode);
 }
 
+/** Modes of the keys `admin` manages: live and test for a live admin key, test for a test one. */
+export function managedModes(admin: ApiKeyRecord): KeyMode[] {
+  return admin.mode === 'live' ? ['live', 'test'] : ['test'];
+}
+
 /** Modes of the admin keys that can manage keys of `mode`. */
 function managersOf(mode: KeyMode): KeyMode[] {
   return mode === 'live' ? ['live'] : ['live', 'test'];
@@ -151,7 +156,7 @@ function checkScope(admin: ApiKeyRecord, wanted: { mode: KeyMode; tier: Tier; ro
         retriable: false,
       },
     );
-  const modes = admin.mode === 'live' ? ['live', 'test'] : ['test'];
+  const modes = managedModes(admin);
   if (!modes.includes(wanted.mode)) throw refuse('mode', wanted.mode, modes);
   const tiersAllowed = tiers.slice(0, tiers.indexOf(admin.tier) + 1); // tiers.ts lists them ascending
   if (!tiersAllowed.includes(wanted.tier)) throw refuse('tier', wanted.tier, tiersAllowed);

@@ -58,6 +58,7 @@ export function createLifecycleRouter(ctx: IngestContext, openapi?: OpenApiRegis
     async publish(message) {
       await ctx.statusPublisher.publish(topic, [{ key: message.account_id, value: JSON.stringify(message) }]);
     },
+    logger: platform.logger,
   };
   const testMode = (req: Request) => req.query.test_mode === 'true';
   router.post('/listings/snapshots', ...guard, jsonBody(), async (req, res) => {

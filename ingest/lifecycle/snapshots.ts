@@ -10,6 +10,7 @@ import { SNAPSHOT_GUARD_SHARE, type StatusItem, type StatusMessage } from '../..
 import { externalIdPattern } from '../../common/domain/listing.ts';
 import { text } from '../../common/domain/text.ts';
 import { AppError, dependencyUnavailable } from '../../common/errors.ts';
+import type { Logger } from '../../common/logger.ts';
 import { isTestMode } from '../listings/bulk-create.ts';
 import { fieldErrors } from '../validation/field-errors.ts';
 import type { SnapshotRecord, SnapshotStore } from './snapshot-store.ts';
@@ -38,6 +39,7 @@ export interface SnapshotDeps {
   /** The account's listings on the market (any external_id, '' for none). */
   activeStock(accountId: string, isTest: boolean): Promise<{ listing_id: string; external_id: string }[]>;
   publish(message: StatusMessage & { items: StatusItem[] }): Promise<void>;
+  logger: Logger;
   now?: () => number;
 }
 
@@ -75,7 +77,16 @@ export async function submitPart(
       await complete(deps, auth.account_id, isTest, p.snapshot_id, now);
     } catch (error) {
       // Nothing was withdrawn (or the withdrawals are idempotent): the final part may be sent again.
-      await deps.store.reopen(auth.account_id, isTest, p.snapshot_id, p.part).catch(() => undefined);
+      await deps.store.reopen(auth.account_id, isTest, p.snapshot_id, p.part).catch((reopenError: unknown) =>
+        // The snapshot then stays `computing` with no withdrawals made, and a resent final part
+        // changes nothing (snapshot-store.ts answers it as done): an operator has to know.
+        deps.logger.warn('snapshot part not reopened after a failed completion', {
+          account_id: auth.account_id,
+          snapshot_id: p.snapshot_id,
+          part: p.part,
+          error: String(reopenError),
+        }),
+      );
       throw error instanceof AppError ? error : dependencyUnavailable('clickhouse', error);
     }
   }

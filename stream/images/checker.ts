@@ -27,7 +27,12 @@ function hasImages(rawListing: unknown): boolean {
   return Array.isArray(images) && images.length > 0;
 }
 
-export async function startImageChecker(platform: Platform, env: ImageCheckerEnv, logger: Logger) {
+export async function startImageChecker(
+  platform: Platform,
+  env: ImageCheckerEnv,
+  logger: Logger,
+  fetchLimits: { maxBytesPerPartition?: number } = {},
+) {
   // Fair shares per account, and a limit per resolved address (pools.ts).
   const pools = createImagePools(env);
   const outbound = createOutboundClient({
@@ -126,6 +131,7 @@ export async function startImageChecker(platform: Platform, env: ImageCheckerEnv
     groupId: `${env.STREAM_GROUP_PREFIX}${env.KAFKA_TOPIC_PREFIX}.image-checker`,
     topic: platform.topic('rls.listings.v1'),
     provenanceTables: ['image_checks'],
+    maxBytesPerPartition: fetchLimits.maxBytesPerPartition,
     handler,
     writers: [writer, photoWriter],
     logger: logger.child({ consumer: 'image-checker' }),

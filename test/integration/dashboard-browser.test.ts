@@ -4,29 +4,15 @@
 // run saves a screenshot: <state dir>/artifacts/dashboard.png (README, "Dashboard").
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureChromium } from '../../infra/local/chromium.mjs';
-import { repoRoot } from '../../infra/local/settings.mjs';
 import { api, createTestKey, eventually, sampleListing } from '../support/api.ts';
+import { artifacts, launchBrowser } from '../support/browser.ts';
 
-const artifacts = process.env.RLS_TEST_ARTIFACTS_DIR ?? path.join(repoRoot, '.local', 'artifacts');
 let browser: Browser;
 
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: ensureChromium(),
-    // As root in a sandbox-less container, and quiet: no background calls to the (closed) network.
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchBrowser();
 }, 180_000);
 
 afterAll(async () => {

@@ -1,6 +1,7 @@
 // The audit log of key changes (docs/auth.md, "Audit of key changes"): every create, roll and
 // revoke, over the API or the CLI, becomes one row of the ClickHouse table key_audit_events, via
-// the Redis outbox written in the same transaction as the change.
+// the Redis outbox written in the same transaction as the change; GET /keys/audit reads an
+// account's own rows back (the dashboard's Keys page shows them).
 import { randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -121,6 +122,94 @@ describe('audit of key changes (happy)', () => {
       });
       expect(row.operator).toMatch(/^.+@.+$/);
     }
+  });
+});
+
+/** GET /keys/audit once it lists at least `count` events. */
+function auditOverApi(key: string, count: number) {
+  return eventually(
+    async () => {
+      const response = await api('GET', '/api/v1/keys/audit', { key });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      return response.body.events.length >= count
+        ? (response.body.events as Record<string, unknown>[])
+        : undefined;
+    },
+    20_000,
+    `${count} audit events over the API`,
+  );
+}
+
+describe('GET /keys/audit: the account reads its own key changes', () => {
+  it('happy: newest first, who, what and when, without the operator and without other accounts', async () => {
+    const boss = await createTestKey({ role: 'admin', tier: 'business' });
+    const stranger = await createTestKey({ role: 'admin', tier: 'business' });
+    const created = await api('POST', '/api/v1/keys', {
+      key: boss.key,
+      body: { mode: 'live', name: 'mine' },
+    });
+    const rolled = await api('POST', `/api/v1/keys/${created.body.id}/roll`, { key: boss.key, body: {} });
+    const revoked = await api('DELETE', `/api/v1/keys/${rolled.body.id}`, { key: boss.key });
+    expect([created.status, rolled.status, revoked.status]).toEqual([201, 201, 200]);
+    // The stranger's own change, which boss must never see.
+    expect((await api('POST', '/api/v1/keys', { key: stranger.key, body: { mode: 'live' } })).status).toBe(
+      201,
+    );
+
+    const events = await auditOverApi(boss.key, 3);
+    expect(events.map((e) => [e.action, e.key_id])).toEqual([
+      ['revoke', rolled.body.id],
+      ['roll', created.body.id],
+      ['create', created.body.id],
+    ]);
+    expect(events[1]).toMatchObject({
+      source: 'api',
+      actor_key_id: boss.id,
+      client_ip: expect.stringMatching(/^(127\.0\.0\.1|::1)$/),
+      request_id: rolled.headers.get('x-request-id'),
+      key_prefix: created.body.prefix,
+      key_name: 'mine',
+      mode: 'live',
+      tier: 'business',
+      role: 'standard',
+      new_key_id: rolled.body.id,
+      expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+    });
+    expect(events[2]).toMatchObject({ new_key_id: null, expires_at: null });
+    for (const event of events) {
+      expect(event).not.toHaveProperty('operator');
+      expect(event).not.toHaveProperty('account_id');
+      expect(event.occurred_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    }
+
+    // Tenant isolation: the stranger sees its one event and nothing of boss's account.
+    const theirs = await auditOverApi(stranger.key, 1);
+    expect(theirs).toHaveLength(1);
+    const bossKeys = new Set([created.body.id, rolled.body.id]);
+    expect(theirs.some((e) => bossKeys.has(e.key_id as string))).toBe(false);
+  });
+
+  it('scope: a test admin key sees the changes of test keys only; a standard key gets 403', async () => {
+    const boss = await createTestKey({ role: 'admin', tier: 'business' });
+    const testAdmin = await createTestKey({
+      role: 'admin',
+      tier: 'business',
+      mode: 'test',
+      accountId: boss.account_id,
+    });
+    const live = await api('POST', '/api/v1/keys', { key: boss.key, body: { mode: 'live' } });
+    const test = await api('POST', '/api/v1/keys', { key: boss.key, body: { mode: 'test' } });
+    expect([live.status, test.status]).toEqual([201, 201]);
+    expect((await auditOverApi(boss.key, 2)).map((e) => e.key_id).sort()).toEqual(
+      [live.body.id, test.body.id].sort(),
+    );
+    const seenByTest = await auditOverApi(testAdmin.key, 1);
+    expect(seenByTest.map((e) => e.key_id)).toEqual([test.body.id]);
+
+    const standard = await createTestKey({ accountId: boss.account_id });
+    const refused = await api('GET', '/api/v1/keys/audit', { key: standard.key });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('insufficient_role');
   });
 });
 

@@ -1,120 +1,24 @@
 // The uploader CLI as integrators run it (CONTRACT.md "Uploader CLI"): `npm run --silent upload --
-// FILE …` against the running service, with a fresh account per test. Checks the summary line,
-// the failed-rows report, resuming after a kill, reruns (all duplicates), 429 handling and the
-// fatal errors.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+// FILE …` against the running service, with a fresh account per test. Checks the summary line, the
+// failed-rows report, reruns (all duplicates) and the fatal errors; recovery (kill and resume, 429,
+// 503 and lost answers) is in upload-cli-recovery.test.ts.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createKeyStore } from '../../common/auth/key-store.ts';
 import { queryRows } from '../../common/clients/clickhouse.ts';
-import { bucketsOf, usageKeys } from '../../common/usage/keys.ts';
-import { api, baseUrl, createTestKey, env, testClickHouse, testRedis } from '../support/api.ts';
-
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-function upload(args: string[], extraEnv: Record<string, string | undefined>): Promise<Run> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', 'upload', '--', ...args], {
-      env: { ...process.env, RLS_API_URL: `${baseUrl()}/api/v1`, INIT_CWD: undefined, ...extraEnv },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, ms: Date.now() - started }));
-  });
-}
-
-/** The summary: the last stdout line, which must be the only one. */
-function summaryOf(run: Run) {
-  const lines = run.stdout.split('\n').filter(Boolean);
-  expect(lines, run.stderr).toHaveLength(1);
-  return JSON.parse(lines[0]!);
-}
-
-function reportOf(path: string): string[][] {
-  const [header, ...lines] = readFileSync(path, 'utf8').trimEnd().split('\n');
-  expect(header).toBe('row,field,code,message');
-  // Our messages hold no line breaks; split cells by the CSV rules for quotes and commas.
-  return lines.map((line) =>
-    [...line.matchAll(/("(?:[^"]|"")*"|[^,]*)(,|$)/g)].slice(0, 4).map((m) => m[1]!),
-  );
-}
-
-function workDir(): string {
-  return mkdtempSync(join(tmpdir(), 'upload-it-'));
-}
-
-let seq = 0;
-/** A valid CSV row of the columns below, unique per call (title, address, external_id). */
-function goodCells(tag: string): string[] {
-  seq++;
-  return [
-    `"Flat ${tag}-${seq}, Masaki"`,
-    '"Bright, with ""sea view"""',
-    'apartment',
-    String(700_000 + seq),
-    'TZS',
-    '2',
-    '1',
-    '-6.75',
-    '39.28',
-    'wifi|parking',
-    'https://img.example.com/a.jpg|https://img.example.com/b.jpg',
-    `${tag}-${seq}`,
-  ];
-}
-const columns =
-  'title,description,property_type,price,currency,bedrooms,bathrooms,latitude,longitude,amenities,images,external_id';
-
-function goodListing(tag: string) {
-  seq++;
-  return {
-    title: `House ${tag}-${seq}`,
-    description: 'Garden and generator',
-    property_type: 'house',
-    price: 2_000_000 + seq,
-    latitude: -6.8,
-    longitude: 39.2,
-    amenities: ['generator'],
-    external_id: `${tag}-${seq}`,
-  };
-}
-
-/** `count` rows; every 10th is bad in one of three ways the server reports per field. */
-function bigCsv(tag: string, count: number): { text: string; good: number; bad: number } {
-  const lines = [columns];
-  let bad = 0;
-  for (let i = 1; i <= count; i++) {
-    const cells = goodCells(tag);
-    if (i % 10 === 0) {
-      bad++;
-      if (i % 30 === 0) cells[3] = '-1';
-      else if (i % 20 === 0) cells[2] = 'castle';
-      else cells[8] = '';
-    }
-    lines.push(cells.join(','));
-  }
-  return { text: lines.join('\n') + '\n', good: count - bad, bad };
-}
-
-async function createdTotal(key: string): Promise<number> {
-  const status = await api('GET', '/api/v1/listings/bulk', { key });
-  return status.body.usage.total.listings.created;
-}
+import { api, createTestKey, env, testClickHouse, testRedis } from '../support/api.ts';
+import {
+  bigCsv,
+  columns,
+  createdTotal,
+  goodCells,
+  goodListing,
+  reportOf,
+  summaryOf,
+  upload,
+  workDir,
+} from '../support/upload-cli.ts';
 
 describe('upload CLI (happy)', () => {
   it('uploads a CSV with good and bad rows: exact summary and report, --wait until stored', async () => {
@@ -262,169 +166,6 @@ describe('upload CLI (happy)', () => {
     });
     expect(readFileSync(report, 'utf8')).toBe(firstReport);
     expect(await createdTotal(key)).toBe(data.good);
-  });
-
-  it('resumes after being killed mid-way: no listing created twice, totals of the whole file', async () => {
-    const { key, account_id } = await createTestKey({ tier: 'enterprise', rateLimit: 10_000 });
-    const dir = workDir();
-    const file = join(dir, 'big.csv');
-    const data = bigCsv(`k${Date.now()}`, 700);
-    writeFileSync(file, data.text);
-    const stateDir = join(dir, 'state');
-    const report = join(dir, 'big.report.csv');
-
-    // Test hook: SIGKILL once 2 batches are recorded and the 3rd is answered but not recorded
-    // (with 4 in flight, later batches may be created on the server too).
-    const killed = await upload([file], {
-      RLS_API_KEY: key,
-      RLS_UPLOAD_STATE_DIR: stateDir,
-      RLS_UPLOAD_KILL_AFTER_BATCHES: '2',
-    });
-    expect(killed.signal ?? killed.code).not.toBe(0);
-    expect(killed.stdout).toBe('');
-    const createdBeforeResume = await createdTotal(key);
-    expect(createdBeforeResume).toBeGreaterThanOrEqual(3 * 90);
-
-    const resumed = await upload([file, '--wait'], { RLS_API_KEY: key, RLS_UPLOAD_STATE_DIR: stateDir });
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stderr).toContain('resuming: batches 1–2');
-    expect(summaryOf(resumed)).toEqual({
-      rows: 700,
-      created: data.good,
-      duplicates: 0,
-      failed: data.bad,
-      batches: 7,
-      report,
-    });
-    const reported = reportOf(report);
-    expect(new Set(reported.map(([row]) => row)).size).toBe(data.bad);
-    expect(reported.map(([row]) => Number(row))).toEqual(
-      [...reported.map(([row]) => Number(row))].sort((a, b) => a - b),
-    );
-
-    // The server counted each listing created once, and stored each once.
-    expect(await createdTotal(key)).toBe(data.good);
-    const [stored] = await queryRows<{ rows: string; ids: string }>(
-      testClickHouse(),
-      'SELECT count() AS rows, uniqExact(listing_id) AS ids FROM listings WHERE account_id = {account:String}',
-      { account: account_id },
-    );
-    expect({ rows: Number(stored!.rows), ids: Number(stored!.ids) }).toEqual({
-      rows: data.good,
-      ids: data.good,
-    });
-
-    const rerun = await upload([file], { RLS_API_KEY: key, RLS_UPLOAD_STATE_DIR: stateDir });
-    expect(summaryOf(rerun)).toMatchObject({ created: 0, duplicates: data.good, failed: data.bad });
-  }, 120_000);
-
-  it('waits out a 429 as Retry-After and RateLimit-Reset say, then finishes', async () => {
-    const { key, id } = await createTestKey({ tier: 'enterprise', rateLimit: 3 });
-    const redis = await testRedis();
-    const windowKey = `${env.REDIS_KEY_PREFIX}rl:${id}`;
-    const usageDay = usageKeys(env.REDIS_KEY_PREFIX, id).day(bucketsOf(new Date()).day);
-    const rateLimited = async () => Number((await redis.hget(usageDay, 'rate_limited')) ?? 0);
-    // Use up the window (3 requests), then keep it closed for 3 s at a time until the uploader has
-    // been answered 429 (the key's rate_limited counter moves), however long npm takes to start:
-    // the test waits seconds, not the minute of a real window.
-    for (let i = 0; i < 3; i++) expect((await api('GET', '/api/v1/listings/bulk', { key })).status).toBe(200);
-    const limitedBefore = await rateLimited();
-
-    const dir = workDir();
-    const file = join(dir, 'limited.csv');
-    const data = bigCsv(`r${Date.now()}`, 150); // preflight + 2 batches = the 3 requests of the next window
-    writeFileSync(file, data.text);
-    const running = upload([file], { RLS_API_KEY: key, RLS_UPLOAD_STATE_DIR: join(dir, 'state') });
-    let answered429At = 0;
-    while (!answered429At) {
-      await redis.pexpire(windowKey, 3_000);
-      if ((await rateLimited()) > limitedBefore) answered429At = Date.now();
-      else await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    const run = await running;
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/rate limited: waiting [1-3] s/);
-    expect(Date.now() - answered429At).toBeGreaterThan(1_500); // it waited for the window to reopen
-    expect(summaryOf(run)).toMatchObject({ rows: 150, created: data.good, failed: data.bad, batches: 2 });
-  });
-
-  it('retries a 503 and a lost answer with the same Idempotency-Key and body: each batch counted once', async () => {
-    const { key } = await createTestKey();
-    // A proxy in front of the API: the first POST gets a 503, the second is forwarded but its
-    // answer is dropped (the server created the listings; the client sees a broken connection).
-    const seen: { key: string | undefined; body: string; outcome: string }[] = [];
-    const target = new URL(baseUrl());
-    const proxy = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks);
-        const isPost = req.method === 'POST';
-        const attempt = seen.filter((s) => s.outcome !== 'get').length;
-        const outcome = !isPost ? 'get' : attempt === 0 ? '503' : attempt === 1 ? 'dropped' : 'forwarded';
-        seen.push({
-          key: req.headers['idempotency-key'] as string | undefined,
-          body: body.toString(),
-          outcome,
-        });
-        if (outcome === '503') {
-          res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' });
-          res.end(
-            '{"error":{"code":"dependency_unavailable","message":"kafka is unavailable; retry later"}}',
-          );
-          return;
-        }
-        const forward = http.request(
-          {
-            host: target.hostname,
-            port: target.port,
-            path: req.url,
-            method: req.method,
-            headers: req.headers,
-          },
-          (answer) => {
-            const parts: Buffer[] = [];
-            answer.on('data', (chunk: Buffer) => parts.push(chunk));
-            answer.on('end', () => {
-              if (outcome === 'dropped') return req.socket.destroy();
-              res.writeHead(answer.statusCode!, answer.headers);
-              res.end(Buffer.concat(parts));
-            });
-          },
-        );
-        forward.end(body);
-      });
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    try {
-      const dir = workDir();
-      const file = join(dir, 'flaky.csv');
-      const data = bigCsv(`f${Date.now()}`, 100);
-      writeFileSync(file, data.text);
-      const run = await upload([file], {
-        RLS_API_KEY: key,
-        RLS_API_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api/v1`,
-        RLS_UPLOAD_STATE_DIR: join(dir, 'state'),
-      });
-      expect(run.code, run.stderr).toBe(0);
-      expect(run.stderr).toMatch(/server error 503 dependency_unavailable; retrying/);
-      // The lost answer's retry is proven by the proxy's records below (its ~1 s backoff is not always announced).
-      expect(summaryOf(run)).toMatchObject({
-        rows: 100,
-        created: data.good,
-        duplicates: 0,
-        failed: data.bad,
-        batches: 1,
-      });
-      const posts = seen.filter((s) => s.outcome !== 'get');
-      expect(posts.map((p) => p.outcome)).toEqual(['503', 'dropped', 'forwarded']);
-      expect(new Set(posts.map((p) => p.key)).size).toBe(1);
-      expect(new Set(posts.map((p) => p.body)).size).toBe(1);
-      expect(posts[0]!.key).toMatch(/^rls-upload-[0-9a-f]{16}-[0-9a-f]{12}-1$/);
-      expect(await createdTotal(key)).toBe(data.good);
-    } finally {
-      await new Promise((resolve) => proxy.close(resolve));
-    }
   });
 });
 

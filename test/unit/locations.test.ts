@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { citySlugs } from '../../common/domain/cities.ts';
 import {
   allLocations,
+  distanceKm,
   locationById,
   neighbourhoodsOf,
   resolveByAddress,
@@ -53,5 +54,36 @@ describe('locations dataset', () => {
   it('happy: a point inside a city but between neighbourhoods keeps the city', () => {
     // Dar es Salaam, ~20 km west of the centre: no neighbourhood within 1.5 radii.
     expect(resolveByPoint(-6.85, 39.1)).toEqual({ city: 'dar_es_salaam' });
+  });
+
+  it('happy: the pruned search finds what a full scan of every location finds', () => {
+    // The rule of resolveByPoint written as plainly as possible: every city, every neighbourhood.
+    const fullScan = (lat: number, lng: number) => {
+      const cities = allLocations.filter((l) => l.kind === 'city');
+      let city: (typeof cities)[number] | undefined;
+      for (const c of cities) {
+        const km = distanceKm(lat, lng, c.latitude, c.longitude);
+        if (km <= c.radius_km && (!city || km < distanceKm(lat, lng, city.latitude, city.longitude)))
+          city = c;
+      }
+      if (!city) return undefined;
+      let best: (typeof cities)[number] | undefined;
+      let bestScore = 1.5;
+      for (const n of allLocations) {
+        if (n.kind !== 'neighbourhood' || n.city !== city.city) continue;
+        const score = distanceKm(lat, lng, n.latitude, n.longitude) / n.radius_km;
+        if (score <= bestScore) [best, bestScore] = [n, score];
+      }
+      return best ? { city: city.city, neighbourhood: best } : { city: city.city };
+    };
+    let seed = 42;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    for (const place of allLocations) {
+      for (let i = 0; i < 200; i++) {
+        const lat = place.latitude + (random() - 0.5) * 0.4;
+        const lng = place.longitude + (random() - 0.5) * 0.4;
+        expect(resolveByPoint(lat, lng)).toEqual(fullScan(lat, lng));
+      }
+    }
   });
 });

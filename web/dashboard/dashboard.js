@@ -1,8 +1,12 @@
 // The analytics dashboard: the user's key (kept in this tab's sessionStorage only, sent as
 // X-API-Key to this origin), GET /analytics/pricing for the summary and the chart, and
 // GET /analytics/heatmap?format=geojson over the city's box for the map. Loading and error states
-// come from the API's own answers (the error body's message and code).
+// come from the API's own answers (the error body's message and code). The same key drives the
+// Keys page (keys.js, /dashboard#keys); tabs.js switches between the two.
+import { ApiError, getJson } from './api.js';
+import { initKeys, leaveKeys } from './keys.js';
 import { cityBounds, demandColour, drawLegend, drawMap } from './map.js';
+import { initTabs } from './tabs.js';
 
 const $ = (id) => document.getElementById(id);
 const tzs = new Intl.NumberFormat('en', { maximumFractionDigits: 0 });
@@ -26,21 +30,6 @@ function quarters(count) {
     if (quarter === 0) [year, quarter] = [year - 1, 4];
   }
   return out;
-}
-
-class ApiError extends Error {
-  constructor(status, body) {
-    const error = body && body.error;
-    super(error ? `${error.message} (${status} ${error.code})` : `The API answered ${status}`);
-    this.status = status;
-  }
-}
-
-async function getJson(path, key) {
-  const response = await fetch(path, { headers: { 'X-API-Key': key } });
-  const body = await response.json().catch(() => undefined);
-  if (!response.ok) throw new ApiError(response.status, body);
-  return body;
 }
 
 function drawSummary(pricing) {
@@ -164,6 +153,17 @@ async function init() {
   // Before anything is awaited: the form must never submit itself (a native GET would put the key
   // in the URL). Show stays disabled until the locations are in.
   $('controls').addEventListener('submit', show);
+  // The key field is outside both pages' forms: Enter runs the shown page's main action.
+  $('key').addEventListener('keydown', (event) => {
+    if (event.key !== 'Enter') return;
+    event.preventDefault();
+    if (document.body.dataset.page === 'keys') $('keys-load').click();
+    else $('controls').requestSubmit();
+  });
+  initKeys();
+  initTabs((page) => {
+    if (page !== 'keys') leaveKeys(); // the one-time plaintext never outlives the Keys page
+  });
   try {
     locations = await (await fetch('/dashboard/assets/locations.json')).json();
   } catch (error) {

@@ -1,0 +1,23 @@
+// The scope shared by the market-flow queries (velocity, seasonality): one city and property type,
+// live or test data, as zod params, query parameters and the matching WHERE clause.
+import { z } from 'zod';
+import { citySlugs } from '../../common/domain/cities.ts';
+import { propertyTypes } from '../../common/domain/listing.ts';
+import { flag } from './define.ts';
+
+export const marketScope = {
+  isTest: z.boolean(),
+  city: z.enum(citySlugs),
+  type: z.enum(propertyTypes),
+};
+
+export const marketScopeParams = (p: { isTest: boolean; city: string; type: string }) => ({
+  isTest: flag(p.isTest),
+  city: p.city,
+  type: p.type,
+});
+
+export const marketScopeWhere = `is_test = {isTest:UInt8} AND city = {city:String} AND property_type = {type:String}`;
+
+/** A count, coerced: the server may send an integer type as a JSON number or a string. */
+export const int = z.coerce.number().int();
