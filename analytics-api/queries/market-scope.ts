@@ -1,5 +1,5 @@
-// The scope shared by the market-flow queries (velocity, seasonality): one city and property type,
-// live or test data, as zod params, query parameters and the matching WHERE clause.
+// The scope shared by the market-flow queries (velocity, seasonality, market share): one city and
+// property type, live or test data, as zod params, query parameters and the matching WHERE clause.
 import { z } from 'zod';
 import { citySlugs } from '../../common/domain/cities.ts';
 import { propertyTypes } from '../../common/domain/listing.ts';

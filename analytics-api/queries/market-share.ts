@@ -5,17 +5,13 @@
 // total, how many other accounts have a non-zero value and the largest of them. No other account's
 // id leaves ClickHouse.
 import { z } from 'zod';
-import { citySlugs } from '../../common/domain/cities.ts';
-import { propertyTypes } from '../../common/domain/listing.ts';
 import { accountAreaStockTable, accountQuarterFlowsTable } from '../../common/warehouse/market-flows.ts';
-
-const scopeWhere = `is_test = {isTest:UInt8} AND city = {city:String} AND property_type = {type:String}`;
-import { defineQuery, flag, isoDate } from './define.ts';
+import { defineQuery, isoDate } from './define.ts';
+import { int, marketScope, marketScopeParams, marketScopeWhere } from './market-scope.ts';
 
 export const shareMetrics = ['active', 'new_listings', 'rented', 'views'] as const;
 export type ShareMetric = (typeof shareMetrics)[number];
 
-const int = z.coerce.number().int();
 type MetricColumn = `${'own' | 'market' | 'others' | 'top_other'}_${ShareMetric}`;
 const metricColumns = Object.fromEntries(
   shareMetrics.flatMap((m) => [
@@ -48,21 +44,13 @@ const metricSelects = shareMetrics
 export const accountShares = defineQuery({
   name: 'market_share.accounts',
   params: z.object({
-    isTest: z.boolean(),
-    city: z.enum(citySlugs),
-    type: z.enum(propertyTypes),
+    ...marketScope,
     /** First day of the period's quarter. */
     quarter: isoDate,
     account: z.string().min(1),
   }),
   row: z.object({ is_city: int, neighbourhood: z.string(), ...metricColumns }),
-  queryParams: (p) => ({
-    isTest: flag(p.isTest),
-    city: p.city,
-    type: p.type,
-    quarter: p.quarter,
-    account: p.account,
-  }),
+  queryParams: (p) => ({ ...marketScopeParams(p), quarter: p.quarter, account: p.account }),
   // Stock at the end of the quarter = stock now (account_area_stock) − the net flow of the quarters
   // after it; the other metrics are the quarter's own flows. Accounts are grouped by a 64-bit hash
   // of their id (cheaper to group than the string; the own account is matched by the same hash).
@@ -75,7 +63,7 @@ export const accountShares = defineQuery({
         SELECT neighbourhood, cityHash64(account_id) AS account, listings AS s,
                toInt64(0) AS e, toInt64(0) AS r, toInt64(0) AS v
         FROM ${accountAreaStockTable.name}
-        WHERE ${scopeWhere}
+        WHERE ${marketScopeWhere}
         UNION ALL
         SELECT neighbourhood, cityHash64(account_id) AS account,
                if(quarter > {quarter:Date}, exits - entries, 0) AS s,
@@ -83,7 +71,7 @@ export const accountShares = defineQuery({
                if(quarter = {quarter:Date}, rented, 0) AS r,
                if(quarter = {quarter:Date}, views, 0) AS v
         FROM ${accountQuarterFlowsTable.name}
-        WHERE ${scopeWhere} AND quarter >= {quarter:Date}
+        WHERE ${marketScopeWhere} AND quarter >= {quarter:Date}
       )
       GROUP BY GROUPING SETS ((neighbourhood, account), (account))
     )
