@@ -142,6 +142,29 @@ const neighbourhoodNames = neighbourhoodRecords
   .sort((a, b) => b.phrase.length - a.phrase.length);
 
 /**
+ * The phrases that occur in normalised `words` (whole words), in the phrases' own order. Only the
+ * phrases starting with one of the text's words are tried: the stream resolves every listing
+ * without a neighbourhood from its coordinates this way, and trying all ~130 phrases on each was
+ * its largest enrichment cost.
+ */
+function phraseFinder<T extends { phrase: string }>(entries: T[]): (words: string) => T[] {
+  const byFirstWord = new Map<string, number[]>();
+  entries.forEach((entry, i) => {
+    const first = entry.phrase.trim().split(' ')[0]!;
+    byFirstWord.set(first, [...(byFirstWord.get(first) ?? []), i]);
+  });
+  return (words) => {
+    const hits: number[] = [];
+    for (const word of new Set(words.trim().split(' '))) {
+      for (const i of byFirstWord.get(word) ?? []) if (words.includes(entries[i]!.phrase)) hits.push(i);
+    }
+    return hits.sort((a, b) => a - b).map((i) => entries[i]!);
+  };
+}
+const citiesNamedIn = phraseFinder(cityNames);
+const neighbourhoodsNamedIn = phraseFinder(neighbourhoodNames);
+
+/**
  * City and neighbourhood named in a free-text address ("Plot 12, Masaki, Dar es Salaam"), matched on
  * whole words. A neighbourhood in the named city wins; without a city name the first (longest)
  * neighbourhood name decides the city.
@@ -149,8 +172,8 @@ const neighbourhoodNames = neighbourhoodRecords
 export function resolveByAddress(text: string): Resolved | undefined {
   const words = normalise(text);
   if (words.trim() === '') return undefined;
-  const city = cityNames.find((c) => words.includes(c.phrase))?.city;
-  const matches = neighbourhoodNames.filter((n) => words.includes(n.phrase)).map((n) => n.location);
+  const city = citiesNamedIn(words)[0]?.city;
+  const matches = neighbourhoodsNamedIn(words).map((n) => n.location);
   const neighbourhood = city ? matches.find((n) => n.city === city) : matches[0];
   if (neighbourhood) return { city: neighbourhood.city, neighbourhood };
   return city ? { city } : undefined;

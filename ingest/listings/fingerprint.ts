@@ -7,12 +7,21 @@ import { deterministicUuid } from '../../common/ids.ts';
 
 /** Lower case, no punctuation, single spaces: "Masaki,  Plot 12" and "masaki plot 12" match. */
 function normalise(text: string): string {
+  // Plain ASCII text (most titles and addresses) takes the short way: NFKC leaves it unchanged, and its
+  // letters and digits are exactly [a-z0-9] once lowercased. Same result, a third of the CPU.
+  if (asciiOnly.test(text))
+    return text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, ' ')
+      .trim();
   return text
     .normalize('NFKC')
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
 }
+/** Printable ASCII and the usual whitespace; anything else takes the Unicode path. */
+const asciiOnly = /^[\t\n\r -~]*$/;
 
 /**
  * With `external_id`, the client's reference alone identifies the listing. Without it: property

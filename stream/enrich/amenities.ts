@@ -31,7 +31,21 @@ const synonyms: Record<string, string> = {
   'ocean view': 'sea_view',
 };
 
+// Feeds repeat the same few amenity spellings on every listing: remember the answers (bounded: a
+// client inventing names only costs a cleared cache now and then).
+const known = new Map<string, string>();
+const KNOWN_MAX = 10_000;
+
 export function normaliseAmenity(raw: string): string {
+  let name = known.get(raw);
+  if (name === undefined) {
+    if (known.size >= KNOWN_MAX) known.clear();
+    known.set(raw, (name = canonicalName(raw)));
+  }
+  return name;
+}
+
+function canonicalName(raw: string): string {
   const words = raw
     .toLowerCase()
     .normalize('NFKC')

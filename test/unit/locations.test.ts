@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import dataset from '../../infra/locations/locations.json' with { type: 'json' };
 import { citySlugs } from '../../common/domain/cities.ts';
 import {
   allLocations,
@@ -84,6 +85,53 @@ describe('locations dataset', () => {
         const lng = place.longitude + (random() - 0.5) * 0.4;
         expect(resolveByPoint(lat, lng)).toEqual(fullScan(lat, lng));
       }
+    }
+  });
+
+  it('happy: addresses resolve as if every city and neighbourhood name were tried', () => {
+    // The rule written plainly over the dataset file: every phrase tried, longest first.
+    const phrase = (text: string) =>
+      ` ${text
+        .toLowerCase()
+        .normalize('NFD')
+        .replace(/[^a-z0-9]+/g, ' ')
+        .trim()} `;
+    const byLength = <T extends { phrase: string }>(list: T[]) =>
+      list.sort((a, b) => b.phrase.length - a.phrase.length);
+    const cities = byLength(
+      dataset.cities.flatMap((c) =>
+        [c.name, c.slug.replace(/_/g, ' '), ...c.aliases].map((name) => ({
+          city: c.slug,
+          phrase: phrase(name),
+        })),
+      ),
+    );
+    const neighbourhoods = byLength(
+      allLocations
+        .filter((l) => l.kind === 'neighbourhood')
+        .map((l) => ({ location: l, phrase: phrase(l.name) })),
+    );
+    const fullScan = (text: string) => {
+      const words = phrase(text);
+      if (words.trim() === '') return undefined;
+      const city = cities.find((c) => words.includes(c.phrase))?.city;
+      const matches = neighbourhoods.filter((n) => words.includes(n.phrase)).map((n) => n.location);
+      const neighbourhood = city ? matches.find((n) => n.city === city) : matches[0];
+      if (neighbourhood) return { city: neighbourhood.city, neighbourhood };
+      return city ? { city } : undefined;
+    };
+    const names = [...cities, ...neighbourhoods].map((p) => p.phrase.trim());
+    let seed = 11;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)]!;
+    for (let i = 0; i < 3_000; i++) {
+      const parts = Array.from({ length: 1 + Math.floor(random() * 4) }, () =>
+        random() < 0.6
+          ? pick(names)
+          : pick(['Plot 12', 'road', 'near the market', 'beach', 'bay', 'Street 5', '']),
+      );
+      const text = parts.join(random() < 0.5 ? ', ' : ' ');
+      expect(resolveByAddress(text)).toEqual(fullScan(text));
     }
   });
 });
