@@ -5,7 +5,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../common/logger.ts';
-import type { Claim, ListingOwners } from './owners.ts';
+import { legacyOwners, ownersKeyPrefix, type Claim, type ListingOwners } from './owners.ts';
 
 const LOCK_TTL_SECONDS = 120;
 const CLAIMS_PER_ROUND = 20_000;
@@ -19,7 +19,7 @@ export async function ensureOwnersBuilt(deps: {
   logger: Logger;
 }): Promise<void> {
   const { redis, prefix, logger } = deps;
-  const marker = `${prefix}owners:built`;
+  const marker = `${ownersKeyPrefix(prefix)}built`;
   const lock = `${prefix}owners:rebuilding`;
   while (!(await redis.exists(marker))) {
     if (!(await redis.set(lock, deps.lockOwner, 'EX', LOCK_TTL_SECONDS, 'NX'))) {
@@ -31,6 +31,8 @@ export async function ensureOwnersBuilt(deps: {
       const count = await rebuild(deps, () => redis.expire(lock, LOCK_TTL_SECONDS));
       await redis.set(marker, new Date().toISOString());
       logger.info('listing owners built from ClickHouse', { listings: count });
+      const removed = await removeLegacyLayout(redis, prefix);
+      if (removed) logger.info('listing owners of the first layout removed', { keys: removed });
     } finally {
       await redis.del(lock);
     }
@@ -63,4 +65,22 @@ async function rebuild(
   }
   if (claims.length) await flush();
   return count;
+}
+
+/**
+ * The first layout's buckets and marker, once the current layout is built from ClickHouse. The
+ * marker goes too: code of that layout must rebuild rather than trust buckets that are gone.
+ */
+async function removeLegacyLayout(redis: Redis, prefix: string): Promise<number> {
+  const legacy = legacyOwners(prefix);
+  let removed = 0;
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', legacy.bucketPattern, 'COUNT', 1_000);
+    cursor = next;
+    // Old buckets are exactly four hex digits; the pattern's ? would match any character.
+    const buckets = keys.filter((key) => /^[0-9a-f]{4}$/.test(key.slice(-4)));
+    if (buckets.length) removed += await redis.unlink(...buckets);
+  } while (cursor !== '0');
+  return removed + (await redis.unlink(legacy.marker));
 }

@@ -11,8 +11,12 @@
 // itself the owner and stores them; every other position keeps skipping the id. Rows ClickHouse
 // refuses (quarantined) release their claim, so a corrected copy can be stored later.
 //
-// Storage: hashes of 65,536 buckets by the id's first four hex digits (small hashes use Redis'
+// Storage: hashes of 1,048,576 buckets by the id's first five hex digits (small hashes use Redis'
 // compact listpack encoding), no TTL. Rebuilt from ClickHouse when Redis lost them (rebuild.ts).
+// Why that many: a claim into a listpack costs time in proportion to its length (HSETNX measured at
+// 1.3 µs with 10–30 entries, 3.4 µs with 100, 6.6 with 300, 9.6 with 500). The first layout's 65,536
+// buckets held ~300 entries each at 20 M listings; a million stay ≤ 32 up to 33 M listings, for
+// ~70 bytes of Redis per bucket (README, "Redis sizing").
 import type { Redis } from 'ioredis';
 import { redisScript } from '../../common/clients/redis-script.ts';
 
@@ -45,7 +49,7 @@ export interface Claim {
 const CLAIMS_PER_CALL = 2_000;
 
 export function listingOwners(redis: Redis, prefix: string) {
-  const bucket = (listingId: string) => `${prefix}owners:${listingId.slice(0, 4)}`;
+  const bucket = (listingId: string) => `${ownersKeyPrefix(prefix)}${listingId.slice(0, 5)}`;
   /** Runs `script` over `claims` in calls of CLAIMS_PER_CALL; returns the concatenated replies. */
   async function inChunks(script: typeof claimScript, claims: Claim[]): Promise<string[]> {
     const replies: string[] = [];
@@ -70,6 +74,18 @@ export function listingOwners(redis: Redis, prefix: string) {
 }
 
 export type ListingOwners = ReturnType<typeof listingOwners>;
+
+/**
+ * Keys of the current layout ("v2": five hex digits per bucket). A layout change needs a rebuild,
+ * so the "built" marker lives under the layout too (owners-rebuild.ts).
+ */
+export const ownersKeyPrefix = (prefix: string) => `${prefix}owners:v2:`;
+
+/** The first layout (four hex digits, `owners:built`), removed once the current one is built. */
+export const legacyOwners = (prefix: string) => ({
+  bucketPattern: `${prefix}owners:????`,
+  marker: `${prefix}owners:built`,
+});
 
 export function positionOf(p: { _partition: number; _offset: string; _item: number }): string {
   return `${p._partition}:${p._offset}:${p._item}`;
