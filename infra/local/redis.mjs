@@ -43,8 +43,8 @@ function redisConf(port, dir, maxmemoryMb) {
     // so it stays compact), and no periodic fork + full dump competes for RAM and disk.
     'save ""',
     ...memoryDirectives(maxmemoryMb).map(([name, value]) => `${name} ${value}`),
-    // Listing owners live in 65,536 hashes (stream/listings/owners.ts): up to 512 fields per hash keep
-    // the compact listpack encoding (~8 M listings before buckets outgrow it; default 128).
+    // Listing owners live in 1,048,576 hashes (stream/listings/owners.ts) and views in per-account
+    // buckets: up to 512 fields per hash keep the compact listpack encoding (default 128).
     'hash-max-listpack-entries 512',
     '',
   ].join('\n');
