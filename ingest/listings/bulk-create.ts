@@ -7,6 +7,7 @@ import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
 import { dailyQuota } from '../../common/auth/tiers.ts';
 import type { BatchStore } from '../../common/batches.ts';
 import { AppError, dependencyUnavailable } from '../../common/errors.ts';
+import type { Logger } from '../../common/logger.ts';
 import type { Listing } from '../../common/domain/listing.ts';
 import type { ListingBatchHeader } from '../../common/domain/messages.ts';
 import { newId } from '../../common/ids.ts';
@@ -29,6 +30,8 @@ export interface BulkCreateDeps {
   quota: QuotaStore;
   /** Publishes the created listings (one message per request); rejects when Kafka is unavailable. */
   publish(head: ListingBatchHeader, items: { listing_id: string; listing: Listing }[]): Promise<void>;
+  /** Where a failed compensating step is reported (the request fails either way). */
+  logger: Logger;
   now?: () => number;
 }
 
@@ -52,6 +55,19 @@ export async function bulkCreate(
   const now = deps.now?.() ?? Date.now();
   const receivedAt = new Date(now).toISOString();
   const batchId = newId();
+  /**
+   * A compensating step of a failed request. Its own failure leaves a trace the client cannot see:
+   * claims that answer 409 until they expire, quota counted for nothing, a batch stuck processing.
+   */
+  const compensate = (step: string, work: Promise<unknown>) =>
+    work.catch((error: unknown) =>
+      deps.logger.warn('bulk create: compensating step failed', {
+        step,
+        batch_id: batchId,
+        account_id: auth.account_id,
+        error: String(error),
+      }),
+    );
   const results: ListingResult[] = [];
   const candidates: { index: number; listingId: string; listing: Listing }[] = [];
   const firstIndexOf = new Map<string, number>();
@@ -94,7 +110,7 @@ export async function bulkCreate(
   const claimed = candidates.filter((_, i) => !holders[i]).map((c) => c.listingId);
   const inFlight = candidates.filter((_, i) => holders[i]?.inFlight).map((c) => c.index);
   if (inFlight.length) {
-    await deps.seen.release(claimed).catch(() => undefined);
+    await compensate('release claims', deps.seen.release(claimed));
     throw new AppError(
       'listing_in_progress',
       `Listings at index ${inFlight.join(', ')} are being created by another request that has not ` +
@@ -120,14 +136,14 @@ export async function bulkCreate(
   try {
     await deps.quota.reserve(owner, 'listings', createdIds.length, dailyQuota(auth, 'listingsPerDay'), at);
   } catch (error) {
-    await deps.seen.release(createdIds).catch(() => undefined);
+    await compensate('release claims', deps.seen.release(createdIds));
     throw error instanceof AppError ? error : dependencyUnavailable('redis', error);
   }
   const undo = () =>
     Promise.all([
-      deps.seen.release(createdIds),
-      deps.quota.refund(owner, 'listings', createdIds.length, at),
-    ]).catch(() => undefined);
+      compensate('release claims', deps.seen.release(createdIds)),
+      compensate('refund quota', deps.quota.refund(owner, 'listings', createdIds.length, at)),
+    ]);
   try {
     await deps.batches.create({
       batch_id: batchId,
@@ -151,7 +167,7 @@ export async function bulkCreate(
       );
     } catch (error) {
       // Nothing of this batch will be stored: the client gets a 503 and never sees its id.
-      await Promise.all([undo(), deps.batches.remove(batchId).catch(() => undefined)]);
+      await Promise.all([undo(), compensate('remove batch record', deps.batches.remove(batchId))]);
       throw dependencyUnavailable('kafka', error);
     }
   }

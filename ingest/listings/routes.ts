@@ -21,6 +21,7 @@ export function createListingsRouter(ctx: IngestContext): Router {
     seen: ctx.seen,
     batches: ctx.batches,
     quota: quotaStore(ctx.platform.redis, ctx.platform.env.REDIS_KEY_PREFIX),
+    logger: ctx.platform.logger,
     async publish(head, items) {
       await ctx.listingPublisher.publish(
         topic,

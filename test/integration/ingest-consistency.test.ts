@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createKeyStore } from '../../common/auth/key-store.ts';
 import { batchStore } from '../../common/batches.ts';
 import { listingSchema } from '../../common/domain/listing.ts';
+import { createLogger } from '../../common/logger.ts';
 import { bulkCreate } from '../../ingest/listings/bulk-create.ts';
 import { listingFingerprint, listingIdFor } from '../../ingest/listings/fingerprint.ts';
 import { seenStore } from '../../ingest/listings/seen-store.ts';
@@ -87,6 +88,7 @@ describe('batch record before the publish (happy)', () => {
         seen: seenStore(redis, env.REDIS_KEY_PREFIX),
         batches,
         quota: quotaStore(redis, env.REDIS_KEY_PREFIX),
+        logger: createLogger('error'),
         // A stream that stores (and marks) the listings before the publish call even returns.
         async publish(head, items) {
           published = head.batch_id;
@@ -116,6 +118,7 @@ describe('batch record before the publish (happy)', () => {
         seen: seenStore(redis, env.REDIS_KEY_PREFIX),
         batches,
         quota: quotaStore(redis, env.REDIS_KEY_PREFIX),
+        logger: createLogger('error'),
         async publish(head) {
           attempted = head.batch_id;
           throw new Error('broker down');
@@ -127,6 +130,40 @@ describe('batch record before the publish (happy)', () => {
     await expect(failing).rejects.toMatchObject({ code: 'dependency_unavailable' });
     expect(attempted).toBeDefined();
     expect(await batches.get(attempted!)).toBeNull();
+  });
+
+  it('logs a compensating step that fails too, naming the step and the batch (error)', async () => {
+    const { id, account_id } = await createTestKey();
+    const redis = await testRedis();
+    const auth = (await createKeyStore(redis, env.REDIS_KEY_PREFIX).findById(id))!;
+    const seen = seenStore(redis, env.REDIS_KEY_PREFIX);
+    const lines: Record<string, unknown>[] = [];
+    let attempted: string | undefined;
+    const failing = bulkCreate(
+      {
+        // The claims cannot be released (Redis went away after claiming, say).
+        seen: { ...seen, release: async () => Promise.reject(new Error('connection lost')) },
+        batches: batchStore(redis, env.REDIS_KEY_PREFIX),
+        quota: quotaStore(redis, env.REDIS_KEY_PREFIX),
+        logger: createLogger('debug', {}, (line) => lines.push(JSON.parse(line) as Record<string, unknown>)),
+        async publish(head) {
+          attempted = head.batch_id;
+          throw new Error('broker down');
+        },
+      },
+      auth,
+      { listings: [sampleListing()] },
+    );
+    await expect(failing).rejects.toMatchObject({ code: 'dependency_unavailable' });
+    expect(lines.filter((l) => l.msg === 'bulk create: compensating step failed')).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        step: 'release claims',
+        batch_id: attempted,
+        account_id,
+        error: 'Error: connection lost',
+      }),
+    ]);
   });
 });
 
