@@ -119,10 +119,11 @@ export async function estimateAnswer(
   options: EstimateOptions,
 ): Promise<EstimateAnswer> {
   const segment = { city: subject.city, type: subject.type, bedrooms: bedroomClass(subject.bedrooms) };
-  const accuracy = deps.accuracy.forSegment(options.isTest, segment);
-  accuracy.catch(() => undefined); // awaited below; a failure must not be unhandled meanwhile
-  const { step, point } = await estimatePoint(deps.clickhouse, subject, options);
-  const { answer, interval } = await accuracy;
+  // In parallel; either failure fails the answer.
+  const [{ step, point }, { answer, interval }] = await Promise.all([
+    estimatePoint(deps.clickhouse, subject, options),
+    deps.accuracy.forSegment(options.isTest, segment),
+  ]);
   const [low, high] = interval
     ? [point.rentTzs * interval.low, point.rentTzs * interval.high]
     : [point.spreadLowTzs, point.spreadHighTzs];
