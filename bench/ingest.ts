@@ -23,7 +23,7 @@ import {
   stackProcesses,
   type CpuSnapshot,
   type TrackedProcess,
-} from './process-cpu.ts';
+} from './process-stats.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);

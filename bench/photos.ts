@@ -21,6 +21,7 @@ import { baseEnvSchema, parseEnv } from '../common/env.ts';
 import { ensurePhotoModel } from '../infra/local/photo-model.mjs';
 import { spawnService, stopChildren, waitForHealth } from '../infra/local/services.mjs';
 import { readSettings, repoRoot } from '../infra/local/settings.mjs';
+import { residentMemory } from './process-stats.ts';
 
 const total = Number(process.env.BENCH_PHOTOS ?? 600);
 const port = Number(process.env.BENCH_PORT ?? 28192);
@@ -47,18 +48,6 @@ async function photos(): Promise<Buffer[]> {
     );
   }
   return out;
-}
-
-function rssKb(pid: number): { rss: number; hwm: number } | undefined {
-  try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    return {
-      rss: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]),
-      hwm: Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]),
-    };
-  } catch {
-    return undefined;
-  }
 }
 
 async function main() {
@@ -97,7 +86,7 @@ async function main() {
       rateLimit: 1_000_000,
       name: 'bench-photos',
     });
-    const idle = rssKb(stream.pid!);
+    const idle = residentMemory(stream.pid!);
     const started = Date.now();
     const listingIds: string[] = [];
     for (let first = 0; first < total; first += perListing * 10) {
@@ -128,7 +117,7 @@ async function main() {
     let analysed = 0;
     while (analysed < total) {
       await sleep(250);
-      peakRss = Math.max(peakRss, rssKb(stream.pid!)?.rss ?? 0);
+      peakRss = Math.max(peakRss, residentMemory(stream.pid!)?.rssKb ?? 0);
       const [row] = await queryRows<{ n: string }>(
         clickhouse,
         `SELECT count() AS n FROM listing_images WHERE account_id = {account:String}`,
@@ -146,7 +135,7 @@ async function main() {
        FROM listing_images FINAL WHERE account_id = {account:String}`,
       { account: key.account_id },
     );
-    const mem = rssKb(stream.pid!);
+    const mem = residentMemory(stream.pid!);
     console.log(
       `${total} photos (${listingIds.length} listings × ${perListing}) in ${seconds.toFixed(1)} s: ` +
         `${(total / seconds).toFixed(1)} images/s with PHOTO_TAG_CONCURRENCY=${process.env.PHOTO_TAG_CONCURRENCY ?? 1}`,
@@ -156,9 +145,9 @@ async function main() {
         `(decode + hash + tag, worker CPU) p50 ${stats!.p50} ms, p95 ${stats!.p95} ms`,
     );
     console.log(
-      `stream worker pid ${stream.pid}: resident ${Math.round((idle?.rss ?? 0) / 1024)} MB idle, ` +
-        `peak ${Math.round(peakRss / 1024)} MB while analysing, ${Math.round((mem?.rss ?? 0) / 1024)} MB after ` +
-        `(VmHWM ${Math.round((mem?.hwm ?? 0) / 1024)} MB)`,
+      `stream worker pid ${stream.pid}: resident ${Math.round((idle?.rssKb ?? 0) / 1024)} MB idle, ` +
+        `peak ${Math.round(peakRss / 1024)} MB while analysing, ${Math.round((mem?.rssKb ?? 0) / 1024)} MB after ` +
+        `(VmHWM ${Math.round((mem?.hwmKb ?? 0) / 1024)} MB)`,
     );
   } finally {
     await stopChildren(children);

@@ -7,11 +7,10 @@
 // Runs against the stack of the environment (npm start's by default; RLS_PORT_BASE / RLS_STATE_DIR
 // select another). Starts its own gateway (BENCH_PORT, default 28192) and one stream worker unless
 // BENCH_BASE_URL points at running services.
-import fs from 'node:fs';
-import path from 'node:path';
 import { queryRows } from '../common/clients/clickhouse.ts';
 import { workerRegistry } from '../common/worker-registry.ts';
 import { readSettings } from '../infra/local/settings.mjs';
+import { componentProcesses, residentMemory, startTicks, type TrackedProcess } from './process-stats.ts';
 import { benchEnv, startBenchStack } from './support.ts';
 
 const minutes = Number(process.env.SOAK_MINUTES ?? 20);
@@ -24,28 +23,13 @@ const run = Date.now().toString(36);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (message: string) => process.stdout.write(`[soak] ${message}\n`);
 
-/** Resident memory (MB) and start time (clock ticks since boot) of a local process. */
-function processFacts(pid: number): { rssMb: number; started: string } | undefined {
-  try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const rssKb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
-    return {
-      rssMb: Math.round(rssKb / 1024),
-      started: stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!,
-    };
-  } catch {
-    return undefined;
-  }
-}
-
-function clickhousePid(): number {
-  try {
-    return Number(fs.readFileSync(path.join(settings.stateDir, 'clickhouse', 'clickhouse.pid'), 'utf8'));
-  } catch {
-    return 0;
-  }
-}
+/** Resident MB of processes (ClickHouse: the launcher and the server it runs). */
+const residentMb = (processes: TrackedProcess[]) =>
+  Math.round(processes.reduce((kb, p) => kb + (residentMemory(p.pid)?.rssKb ?? 0), 0) / 1024);
+/** Which processes these are: a restarted server has another pid or start time. */
+const identity = (processes: TrackedProcess[]) =>
+  processes.map((p) => `${p.pid}@${startTicks(p.pid)}`).join(',');
+const clickhouseProcesses = () => componentProcesses(settings.stateDir, 'clickhouse');
 
 let seq = 0;
 function body(): string {
@@ -81,9 +65,8 @@ async function main() {
       )[0]?.c ?? 0,
     );
 
-  const serverPid = clickhousePid();
-  const serverAtStart = processFacts(serverPid);
-  log(`ClickHouse pid ${serverPid}, ${serverAtStart?.rssMb ?? '?'} MB resident at the start`);
+  const serverAtStart = clickhouseProcesses();
+  log(`ClickHouse ${identity(serverAtStart)}, ${residentMb(serverAtStart)} MB resident at the start`);
   log(`posting ${rate} listings/s for ${minutes} min (${rate / 100} requests/s of 100 listings)`);
 
   let accepted = 0;
@@ -95,9 +78,9 @@ async function main() {
   const end = t0 + minutes * 60_000;
   const sampler = setInterval(() => {
     void (async () => {
-      const server = processFacts(serverPid)?.rssMb ?? NaN;
+      const server = residentMb(clickhouseProcesses());
       const beats = await workerRegistry(redis, env.REDIS_KEY_PREFIX).live();
-      const worker = Math.max(...beats.map((beat) => processFacts(beat.pid)?.rssMb ?? 0), 0);
+      const worker = Math.max(...beats.map((beat) => residentMb([{ name: 'worker', pid: beat.pid }])), 0);
       const stored = await storedCount();
       const minute = (Date.now() - t0) / 60_000;
       samples.push({ minute, server, worker, stored });
@@ -151,7 +134,7 @@ async function main() {
     'SELECT count() AS rows, uniqExact(listing_id) AS ids FROM listings WHERE account_id = {account:String}',
     { account },
   );
-  const serverAtEnd = processFacts(clickhousePid());
+  const serverAtEnd = clickhouseProcesses();
   const half = Math.floor(samples.length / 2);
   const avg = (list: number[]) => Math.round(list.reduce((a, b) => a + b, 0) / Math.max(1, list.length));
   log(
@@ -160,9 +143,9 @@ async function main() {
       `last stored ${((Date.now() - drainStart) / 1000).toFixed(1)} s after posting ended`,
   );
   log(
-    `ClickHouse ${clickhousePid() === serverPid && serverAtEnd?.started === serverAtStart?.started ? 'same process throughout (no restart)' : 'RESTARTED'}; ` +
+    `ClickHouse ${identity(serverAtEnd) === identity(serverAtStart) ? 'same process throughout (no restart)' : 'RESTARTED'}; ` +
       `resident MB first half avg ${avg(samples.slice(0, half).map((s) => s.server))}, second half avg ` +
-      `${avg(samples.slice(half).map((s) => s.server))}, max ${Math.max(...samples.map((s) => s.server))}, end ${serverAtEnd?.rssMb}`,
+      `${avg(samples.slice(half).map((s) => s.server))}, max ${Math.max(...samples.map((s) => s.server))}, end ${residentMb(serverAtEnd)}`,
   );
   log(
     `worker resident MB first half avg ${avg(samples.slice(0, half).map((s) => s.worker))}, second half avg ` +

@@ -6,7 +6,6 @@
 // *_URL select another). Starts its own gateway (BENCH_PORT, default 28191) and one stream worker
 // unless BENCH_BASE_URL points at running services. Knobs: BENCH_SECONDS (15), BENCH_CONCURRENCY (8).
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import { createKafka, createProducer } from '../common/clients/kafka.ts';
 import type { Listing } from '../common/domain/listing.ts';
 import { encodeListingBatch } from '../common/domain/messages.ts';
@@ -14,7 +13,7 @@ import { createLogger } from '../common/logger.ts';
 import { topicName } from '../common/topics.ts';
 import { queryRows } from '../common/clients/clickhouse.ts';
 import { workerRegistry } from '../common/worker-registry.ts';
-import { cpuSnapshot, printCpuTable } from './process-cpu.ts';
+import { cpuSnapshot, printCpuTable, residentMemory } from './process-stats.ts';
 import { benchEnv, LOAD_GENERATOR, startBenchStack } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
@@ -203,14 +202,12 @@ async function main() {
 
   // Resident memory of the stream workers (Linux /proc), by the pids they report.
   for (const beat of await workerRegistry(redis, env.REDIS_KEY_PREFIX).live()) {
-    try {
-      const status = fs.readFileSync(`/proc/${beat.pid}/status`, 'utf8');
-      console.log(
-        `stream worker ${beat.worker_id}: ${/VmRSS:\s+(\d+ kB)/.exec(status)?.[1]} resident (VmHWM ${/VmHWM:\s+(\d+ kB)/.exec(status)?.[1]})`,
-      );
-    } catch {
-      console.log(`stream worker ${beat.worker_id}: not on this machine`);
-    }
+    const memory = residentMemory(beat.pid);
+    console.log(
+      memory
+        ? `stream worker ${beat.worker_id}: ${memory.rssKb} kB resident (VmHWM ${memory.hwmKb} kB)`
+        : `stream worker ${beat.worker_id}: not on this machine`,
+    );
   }
   await close();
 }

@@ -7,7 +7,7 @@ import { createClickHouse } from '../common/clients/clickhouse.ts';
 import { createRedis, redisReady } from '../common/clients/redis.ts';
 import { baseEnvSchema, parseEnv } from '../common/env.ts';
 import { spawnService, stopChildren, waitForHealth } from '../infra/local/services.mjs';
-import { stackProcesses, type TrackedProcess } from './process-cpu.ts';
+import { stackProcesses, type TrackedProcess } from './process-stats.ts';
 
 export const benchEnv = parseEnv(baseEnvSchema);
 export const LOAD_GENERATOR = 'load generator (this process)';

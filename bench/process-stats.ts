@@ -1,8 +1,9 @@
-// CPU accounting per process from Linux /proc: user + system time of each process of the stack
-// (services, ClickHouse, Redis, Kafka) between two snapshots, printed as µs of CPU per listing.
-// /proc/<pid>/stat counts every thread of the process, so a JVM's or ClickHouse's pools are included.
+// What the benchmarks read about the stack's processes from Linux /proc: CPU time (user + system of
+// every thread, so a JVM's or ClickHouse's pools are included) between two snapshots, printed as µs
+// of CPU per listing; resident memory; start times (to tell a restarted process).
 import fs from 'node:fs';
 import path from 'node:path';
+import { isAlive, readPid } from '../infra/local/processes.mjs';
 
 /** Linux's USER_HZ: /proc times are in 1/100 s on every mainstream kernel build. */
 const TICKS_PER_SECOND = 100;
@@ -12,12 +13,34 @@ export interface TrackedProcess {
   pid: number;
 }
 
-function cpuTicks(pid: number): number | undefined {
+/** The fields of /proc/<pid>/stat after the command name (which may hold spaces), from field 3. */
+function statFields(pid: number): string[] | undefined {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command (which may contain spaces), so split after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]); // utime + stime (fields 14 and 15 of stat)
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+function cpuTicks(pid: number): number | undefined {
+  const fields = statFields(pid);
+  return fields && Number(fields[11]) + Number(fields[12]); // utime + stime (fields 14 and 15)
+}
+
+/** Start time in clock ticks since boot: a different value for the same pid is another process. */
+export function startTicks(pid: number): string | undefined {
+  return statFields(pid)?.[19]; // field 22
+}
+
+/** Resident memory now and at its peak (VmHWM), in kB. */
+export function residentMemory(pid: number): { rssKb: number; hwmKb: number } | undefined {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    return {
+      rssKb: Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]),
+      hwmKb: Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1]),
+    };
   } catch {
     return undefined;
   }
@@ -35,28 +58,22 @@ function childrenOf(pid: number): number[] {
   }
 }
 
-function pidFromFile(file: string): number | undefined {
-  try {
-    const pid = Number(fs.readFileSync(file, 'utf8').trim());
-    return Number.isInteger(pid) && pid > 0 && cpuTicks(pid) !== undefined ? pid : undefined;
-  } catch {
-    return undefined;
-  }
+/**
+ * A stack component by its pid file under the state directory, with its children: ClickHouse's pid
+ * is the launcher's, and the server is its child (infra/local/clickhouse/launcher.c).
+ */
+export function componentProcesses(stateDir: string, component: string): TrackedProcess[] {
+  const pid = readPid(path.join(stateDir, component, `${component}.pid`));
+  if (!isAlive(pid)) return [];
+  return [
+    { name: component, pid },
+    ...childrenOf(pid).map((child) => ({ name: `${component} (child ${child})`, pid: child })),
+  ];
 }
 
-/**
- * The stack's components by their pid files under the state directory. ClickHouse's pid is the
- * launcher's; the server is its child (infra/local/clickhouse/launcher.c), so both are counted.
- */
+/** Every component of the stack (ClickHouse, Redis, Kafka) that runs on this machine. */
 export function stackProcesses(stateDir = process.env.RLS_STATE_DIR ?? '.local'): TrackedProcess[] {
-  const tracked: TrackedProcess[] = [];
-  for (const component of ['clickhouse', 'redis', 'kafka']) {
-    const pid = pidFromFile(path.join(stateDir, component, `${component}.pid`));
-    if (pid === undefined) continue;
-    tracked.push({ name: component, pid });
-    for (const child of childrenOf(pid)) tracked.push({ name: `${component} (child ${child})`, pid: child });
-  }
-  return tracked;
+  return ['clickhouse', 'redis', 'kafka'].flatMap((component) => componentProcesses(stateDir, component));
 }
 
 export type CpuSnapshot = Map<number, number>;

@@ -1,0 +1,2 @@
+export function readPid(pidFile: string): number;
+export function isAlive(pid: number): boolean;
