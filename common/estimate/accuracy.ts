@@ -8,6 +8,7 @@
 // MIN_CALIBRATION estimates. The published factors use every month; the measured coverage uses,
 // for each month's listings, factors computed from the other months only (leave one month out),
 // so it is the coverage a new month gets, not a fit to itself.
+import type { EstimateAccuracyRow } from '../warehouse/estimate-accuracy.ts';
 import { INTERVAL_TARGET } from './method.ts';
 
 export const MIN_CALIBRATION = 30;
@@ -55,29 +56,11 @@ export class ResultLog {
   }
 }
 
-export interface AccuracyFigures {
-  city: string;
-  property_type: string;
-  bedrooms: string;
-  level: Level;
-  subjects: number;
-  n: number;
-  median_ape: number | null;
-  within_10pct: number | null;
-  within_20pct: number | null;
-  interval_target: number;
-  interval_coverage: number | null;
-  interval_low: number;
-  interval_high: number;
-  interval_level: Level | 'none';
-  baseline_n: number;
-  baseline_median_ape: number | null;
-  baseline_within_10pct: number | null;
-  baseline_within_20pct: number | null;
-  paired_n: number;
-  paired_median_ape: number | null;
-  paired_baseline_median_ape: number | null;
-}
+/** One segment's figures: a row of `estimate_accuracy` without the run's fields, with its level. */
+export type AccuracyFigures = Omit<
+  EstimateAccuracyRow,
+  'run_id' | 'run_at' | 'is_test' | 'from_month' | 'to_month' | 'interval_level'
+> & { level: Level; interval_level: Level | 'none' };
 
 export const ape = (actual: number, predicted: number): number => Math.abs(predicted - actual) / actual;
 

@@ -97,32 +97,13 @@ export async function runBacktest(
     figures[mode] = accuracyFigures(results);
   }
   const rows = (['live', 'test'] as const).flatMap((mode) =>
-    figures[mode].map((f): EstimateAccuracyRow => ({
+    figures[mode].map(({ level: _level, ...segment }): EstimateAccuracyRow => ({
       run_id: runId,
       run_at: runAt,
       is_test: mode === 'test' ? 1 : 0,
-      city: f.city,
-      property_type: f.property_type,
-      bedrooms: f.bedrooms,
       from_month: isoDay(origins[0]!),
       to_month: isoDay(origins[origins.length - 1]!),
-      subjects: f.subjects,
-      n: f.n,
-      median_ape: f.median_ape,
-      within_10pct: f.within_10pct,
-      within_20pct: f.within_20pct,
-      interval_target: f.interval_target,
-      interval_coverage: f.interval_coverage,
-      interval_low: f.interval_low,
-      interval_high: f.interval_high,
-      interval_level: f.interval_level,
-      baseline_n: f.baseline_n,
-      baseline_median_ape: f.baseline_median_ape,
-      baseline_within_10pct: f.baseline_within_10pct,
-      baseline_within_20pct: f.baseline_within_20pct,
-      paired_n: f.paired_n,
-      paired_median_ape: f.paired_median_ape,
-      paired_baseline_median_ape: f.paired_baseline_median_ape,
+      ...segment,
     })),
   );
   // One insert: a run is visible whole or not at all.
