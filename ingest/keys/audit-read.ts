@@ -16,20 +16,14 @@ import { managedModes } from './service.ts';
 /** Newest events answered; older ones stay in the warehouse (docs/auth.md has the SQL). */
 export const KEY_AUDIT_PAGE = 100;
 
-type Row = Omit<KeyAuditEventBody, 'actor_key_id' | 'client_ip' | 'request_id' | 'new_key_id'> & {
-  actor_key_id: string;
-  client_ip: string;
-  request_id: string;
-  new_key_id: string;
-};
-
 // occurred_at is stored to the second: within one second, revoke after roll after create (the enum
 // order) is the order one key's changes can happen in.
 const auditSql = `
   SELECT toString(event_id) AS event_id,
          formatDateTime(occurred_at, '%Y-%m-%dT%H:%i:%SZ') AS occurred_at,
-         action, source, actor_key_id, client_ip, request_id, key_id, key_prefix, key_name,
-         mode, tier, role, new_key_id,
+         action, source, nullIf(actor_key_id, '') AS actor_key_id, nullIf(client_ip, '') AS client_ip,
+         nullIf(request_id, '') AS request_id, key_id, key_prefix, key_name, mode, tier, role,
+         nullIf(new_key_id, '') AS new_key_id,
          if(isNull(expires_at), NULL, formatDateTime(assumeNotNull(expires_at), '%Y-%m-%dT%H:%i:%SZ')) AS expires_at
   FROM key_audit_events
   WHERE account_id = {account:String} AND toString(mode) IN {modes:Array(String)}
@@ -40,9 +34,8 @@ export async function readKeyAudit(
   clickhouse: ClickHouseClient,
   admin: ApiKeyRecord,
 ): Promise<KeyAuditEventBody[]> {
-  let rows: Row[];
   try {
-    rows = await queryRows<Row>(clickhouse, auditSql, {
+    return await queryRows<KeyAuditEventBody>(clickhouse, auditSql, {
       account: admin.account_id,
       modes: managedModes(admin),
       limit: KEY_AUDIT_PAGE,
@@ -50,12 +43,4 @@ export async function readKeyAudit(
   } catch (error) {
     throw dependencyUnavailable('clickhouse', error);
   }
-  const orNull = (value: string) => (value === '' ? null : value);
-  return rows.map((row) => ({
-    ...row,
-    actor_key_id: orNull(row.actor_key_id),
-    client_ip: orNull(row.client_ip),
-    request_id: orNull(row.request_id),
-    new_key_id: orNull(row.new_key_id),
-  }));
 }
