@@ -27,7 +27,12 @@ import { repoRoot } from './settings.mjs';
 
 const COMPONENT = 'clickhouse';
 const LIBRARY_PACKAGE = '@chdb/lib-linux-x64-gnu';
-const LAUNCHER_SOURCE = path.join(repoRoot, 'infra/local/clickhouse/launcher.c');
+const SOURCE_DIR = path.join(repoRoot, 'infra/local/clickhouse');
+const LAUNCHER_SOURCES = ['launcher.c', 'native-front.c'].map((file) => path.join(SOURCE_DIR, file));
+const LAUNCHER_HEADERS = ['native-front.h'].map((file) => path.join(SOURCE_DIR, file));
+// The server's own native listener sits behind the launcher's native front (native-front.c: a
+// failed native login would abort clickhouse-local), on the public native port + this offset.
+export const INTERNAL_TCP_OFFSET = 10;
 
 // The last query blocks on the launcher's stdin pipe until SIGTERM/SIGINT (see launcher.c).
 const SERVE_QUERIES =
@@ -53,6 +58,7 @@ function paths(settings) {
 
 function configXml(settings, p) {
   const { httpPort, tcpPort } = settings.clickhouse;
+  const internalTcpPort = tcpPort + INTERNAL_TCP_OFFSET;
   return `<?xml version="1.0"?>
 <clickhouse>
   <logger>
@@ -66,7 +72,8 @@ function configXml(settings, p) {
   <!-- Loopback only: listeners of clickhouse-local serve whoever can connect. -->
   <listen_host>127.0.0.1</listen_host>
   <http_port>${httpPort}</http_port>
-  <tcp_port>${tcpPort}</tcp_port>
+  <!-- Behind the launcher's native front, which owns ${tcpPort} (native-front.c says why). -->
+  <tcp_port>${internalTcpPort}</tcp_port>
   <!-- Above the 2.5 s idle-socket TTL of @clickhouse/client, so pooled sockets are not reset
        under the client; low enough that idle connections do not pile up. -->
   <keep_alive_timeout>10</keep_alive_timeout>
@@ -160,8 +167,9 @@ function libraryDir() {
 async function launcherBinary(settings) {
   const lib = libraryDir();
   const version = JSON.parse(fs.readFileSync(path.join(lib, 'package.json'), 'utf8')).version;
-  const source = fs.readFileSync(LAUNCHER_SOURCE);
-  const key = createHash('sha256').update(source).update(lib).update(version).digest('hex').slice(0, 16);
+  const hash = createHash('sha256');
+  for (const file of [...LAUNCHER_SOURCES, ...LAUNCHER_HEADERS]) hash.update(fs.readFileSync(file));
+  const key = hash.update(lib).update(version).digest('hex').slice(0, 16);
   const binary = path.join(settings.cacheDir, 'clickhouse', `launcher-${key}`);
   if (fs.existsSync(binary)) return binary;
   if (!commandExists('gcc')) aptInstall(COMPONENT, ['gcc', 'libc6-dev']);
@@ -169,7 +177,7 @@ async function launcherBinary(settings) {
   const partial = `${binary}.${process.pid}.tmp`; // parallel stacks may compile at once
   await runCommand(
     'gcc',
-    ['-O2', '-Wall', '-o', partial, LAUNCHER_SOURCE, `-L${lib}`, '-lchdb', `-Wl,-rpath,${lib}`, '-lpthread'],
+    ['-O2', '-Wall', '-o', partial, ...LAUNCHER_SOURCES, `-L${lib}`, '-lchdb', `-Wl,-rpath,${lib}`, '-lpthread'],
     { inheritStderr: true },
   );
   fs.renameSync(partial, binary);
@@ -231,6 +239,7 @@ export async function startClickHouse(settings) {
   for (const [name, port] of [
     ['HTTP', httpPort],
     ['native TCP', tcpPort],
+    ['internal native TCP', tcpPort + INTERNAL_TCP_OFFSET],
   ]) {
     if (await tcpOpen(port))
       throw new Error(
@@ -249,7 +258,12 @@ export async function startClickHouse(settings) {
     component: COMPONENT,
     command: binary,
     // --log-level: clickhouse-local otherwise logs at trace, whatever <logger><level> says.
-    args: [`--config-file=${p.config}`, '--log-level=information', `--query=${SERVE_QUERIES}`],
+    args: [
+      `--native-front=${tcpPort}:${tcpPort + INTERNAL_TCP_OFFSET}:${httpPort}`,
+      `--config-file=${p.config}`,
+      '--log-level=information',
+      `--query=${SERVE_QUERIES}`,
+    ],
     logFile: p.log,
     pidFile: p.pid,
     cwd: p.dir,
