@@ -27,6 +27,10 @@ export function createClickHouse(config: ClickHouseConfig): ClickHouseClient {
     // the older insert_deduplicate) is missing from the client's setting types.
     clickhouse_settings: {
       date_time_input_format: 'best_effort',
+      // On a sharded cluster the tables are Distributed: an insert returns once every shard has
+      // stored its rows (or fails, and is retried with the same deduplication token), never
+      // queued on the receiving node for later. No effect on a plain table.
+      distributed_foreground_insert: 1,
       ...({ deduplicate_insert: 'disable' } as ClickHouseSettings),
     },
     // Query parameters normally travel in the URL; past 4 KB (the stream's id lookups send 2,000

@@ -38,10 +38,35 @@ export const INTERNAL_TCP_OFFSET = 10;
 const SERVE_QUERIES =
   "SYSTEM START LISTEN HTTP; SYSTEM START LISTEN TCP; SELECT count() FROM file('stdin', 'LineAsString') FORMAT Null";
 
-function paths(settings) {
-  const dir = path.join(settings.stateDir, 'clickhouse');
+/** Name of the local cluster (remote_servers) the Distributed tables of the cluster topology use. */
+export const LOCAL_CLUSTER = 'rls';
+
+export function topologyOf(settings) {
+  return (settings.topology ?? process.env.RLS_TOPOLOGY ?? 'single') === 'cluster' ? 'cluster' : 'single';
+}
+
+/**
+ * The servers of the topology: one, or two shards (cluster topology) on consecutive ports. Each
+ * server has its own data directory, config, logs and pid file.
+ */
+export function clickhouseNodes(settings) {
+  const { httpPort, tcpPort } = settings.clickhouse;
+  const cluster = topologyOf(settings) === 'cluster';
+  return (cluster ? [1, 2] : [1]).map((n) => ({
+    n,
+    name: cluster ? `clickhouse-${n}` : 'clickhouse',
+    httpPort: httpPort + n - 1,
+    tcpPort: tcpPort + n - 1,
+    internalTcpPort: tcpPort + INTERNAL_TCP_OFFSET + n - 1,
+    url: `http://127.0.0.1:${httpPort + n - 1}`,
+  }));
+}
+
+function paths(settings, node = clickhouseNodes(settings)[0]) {
+  const dir = path.join(settings.stateDir, node.name);
   // ClickHouse wants directory paths with a trailing slash.
   const sub = (name) => path.join(dir, name) + '/';
+  const cluster = node.name !== 'clickhouse';
   return {
     dir,
     data: sub('data'),
@@ -49,16 +74,33 @@ function paths(settings) {
     userFiles: sub('user_files'),
     config: path.join(dir, 'config.xml'),
     users: path.join(dir, 'users.xml'),
-    pid: path.join(dir, 'clickhouse.pid'),
-    log: path.join(settings.logDir, 'clickhouse.log'), // launcher stdout/stderr: startup errors
-    serverLog: path.join(settings.logDir, 'clickhouse-server.log'),
-    serverErrLog: path.join(settings.logDir, 'clickhouse-server.err.log'),
+    pid: cluster ? path.join(settings.stateDir, 'pids', `${node.name}.pid`) : path.join(dir, 'clickhouse.pid'),
+    log: path.join(settings.logDir, `${node.name}.log`), // launcher stdout/stderr: startup errors
+    serverLog: path.join(settings.logDir, `${node.name}-server.log`),
+    serverErrLog: path.join(settings.logDir, `${node.name}-server.err.log`),
   };
 }
 
-function configXml(settings, p) {
-  const { httpPort, tcpPort } = settings.clickhouse;
-  const internalTcpPort = tcpPort + INTERNAL_TCP_OFFSET;
+/** The shards of the cluster topology, each reached on the server's own native listener (behind
+ * no front: the shards log in as `default`, which cannot fail), as `default` from loopback. */
+function remoteServersXml(nodes) {
+  if (nodes.length < 2) return '';
+  const shards = nodes
+    .map(
+      (node) =>
+        `      <shard><replica><host>127.0.0.1</host><port>${node.internalTcpPort}</port></replica></shard>`,
+    )
+    .join('\n');
+  return `  <remote_servers>
+    <${LOCAL_CLUSTER}>
+${shards}
+    </${LOCAL_CLUSTER}>
+  </remote_servers>
+`;
+}
+
+function configXml(settings, node, p) {
+  const { httpPort, tcpPort, internalTcpPort } = node;
   return `<?xml version="1.0"?>
 <clickhouse>
   <logger>
@@ -89,7 +131,7 @@ function configXml(settings, p) {
   <users_config>${p.users}</users_config>
   <default_profile>default</default_profile>
   <timezone>UTC</timezone>
-</clickhouse>
+${remoteServersXml(clickhouseNodes(settings))}</clickhouse>
 `;
 }
 
@@ -221,25 +263,45 @@ async function ready(port) {
   return one.status === 200 && one.body.trim() === '1';
 }
 
+/**
+ * Starts the topology's servers that are not running (in parallel) and waits until each answers.
+ * `url` is the first server's (the services' CLICKHOUSE_URL: every node serves every table),
+ * `urls` all of them (migrations apply to each); `startedPid` is non-zero when this call started
+ * any (the stack then stops them on the way out).
+ */
 export async function startClickHouse(settings) {
-  if (settings.clickhouse.external) return { url: settings.clickhouse.external, startedPid: 0 };
-  const p = paths(settings);
-  const { httpPort, tcpPort } = settings.clickhouse;
-  const url = `http://127.0.0.1:${httpPort}`;
+  if (settings.clickhouse.external)
+    return { url: settings.clickhouse.external, urls: [settings.clickhouse.external], startedPid: 0 };
+  const nodes = clickhouseNodes(settings);
+  const binary = await launcherBinary(settings);
+  const pids = await Promise.all(nodes.map((node) => startNode(settings, node, binary)));
+  return { url: nodes[0].url, urls: nodes.map((node) => node.url), startedPid: pids.find(Boolean) ?? 0 };
+}
+
+/** One server (node `n` of the topology) when it is not running: `stack up` after a node died. */
+export async function startClickHouseNode(settings, n) {
+  const node = clickhouseNodes(settings).find((candidate) => candidate.n === n);
+  if (!node) throw new Error(`ClickHouse: no node ${n} in the ${topologyOf(settings)} topology`);
+  return startNode(settings, node, await launcherBinary(settings));
+}
+
+async function startNode(settings, node, binary) {
+  const p = paths(settings, node);
+  const { httpPort, tcpPort, internalTcpPort } = node;
   const waitOptions = (pid) => ({ timeoutMs: 60_000, logFile: p.log, pid });
 
   const running = readPid(p.pid);
   if (isOurServer(running, p.config)) {
     // Left running by an earlier `npm start`/`npm test` (or still booting in a parallel one).
-    await waitUntil('ClickHouse', () => ready(httpPort), waitOptions(running));
-    log(COMPONENT, `reusing running server pid ${running} on ${httpPort}`);
-    return { url, startedPid: 0 };
+    await waitUntil(node.name, () => ready(httpPort), waitOptions(running));
+    log(COMPONENT, `reusing running ${node.name} pid ${running} on ${httpPort}`);
+    return 0;
   }
   fs.rmSync(p.pid, { force: true }); // stale: that process is gone or is something else now
   for (const [name, port] of [
     ['HTTP', httpPort],
     ['native TCP', tcpPort],
-    ['internal native TCP', tcpPort + INTERNAL_TCP_OFFSET],
+    ['internal native TCP', internalTcpPort],
   ]) {
     if (await tcpOpen(port))
       throw new Error(
@@ -248,18 +310,17 @@ export async function startClickHouse(settings) {
       );
   }
 
-  const binary = await launcherBinary(settings);
-  for (const dir of [p.dir, p.data, p.tmp, p.userFiles, settings.logDir])
+  for (const dir of [p.dir, p.data, p.tmp, p.userFiles, settings.logDir, path.dirname(p.pid)])
     fs.mkdirSync(dir, { recursive: true });
   // Regenerated on every start so port or password changes apply; the data directory is kept.
-  fs.writeFileSync(p.config, configXml(settings, p));
+  fs.writeFileSync(p.config, configXml(settings, node, p));
   fs.writeFileSync(p.users, usersXml());
   const pid = startDaemon({
-    component: COMPONENT,
+    component: node.name,
     command: binary,
     // --log-level: clickhouse-local otherwise logs at trace, whatever <logger><level> says.
     args: [
-      `--native-front=${tcpPort}:${tcpPort + INTERNAL_TCP_OFFSET}:${httpPort}`,
+      `--native-front=${tcpPort}:${internalTcpPort}:${httpPort}`,
       `--config-file=${p.config}`,
       '--log-level=information',
       `--query=${SERVE_QUERIES}`,
@@ -269,22 +330,31 @@ export async function startClickHouse(settings) {
     cwd: p.dir,
   });
   try {
-    await waitUntil('ClickHouse', () => ready(httpPort), waitOptions(pid));
+    await waitUntil(node.name, () => ready(httpPort), waitOptions(pid));
   } catch (error) {
     error.message += `\nServer error log ${p.serverErrLog}; last lines:\n${tailFile(p.serverErrLog, 10)}`;
     await stopPid(COMPONENT, p.pid); // don't leave a half-started server holding the ports
     throw error;
   }
-  return { url, startedPid: pid };
+  return pid;
 }
 
 export async function stopClickHouse(settings) {
-  const p = paths(settings);
-  if (!isOurServer(readPid(p.pid), p.config)) {
-    fs.rmSync(p.pid, { force: true }); // never signal a PID that now belongs to someone else
-    return;
-  }
-  // SIGTERM: the launcher ends clickhouse-local's serving query and clickhouse-local shuts down
-  // (in-flight queries finish first; measured ~1 s when idle). The timeout only covers a hang.
-  await stopPid(COMPONENT, p.pid, { timeoutMs: 60_000 });
+  await Promise.all(
+    clickhouseNodes(settings).map(async (node) => {
+      const p = paths(settings, node);
+      if (!isOurServer(readPid(p.pid), p.config)) {
+        fs.rmSync(p.pid, { force: true }); // never signal a PID that now belongs to someone else
+        return;
+      }
+      // SIGTERM: the launcher ends clickhouse-local's serving query and clickhouse-local shuts down
+      // (in-flight queries finish first; measured ~1 s when idle). The timeout only covers a hang.
+      await stopPid(node.name, p.pid, { timeoutMs: 60_000 });
+    }),
+  );
+}
+
+/** Pid file of each server of the topology (fault tests and benchmarks find the processes here). */
+export function clickhousePidFiles(settings) {
+  return clickhouseNodes(settings).map((node) => paths(settings, node).pid);
 }
