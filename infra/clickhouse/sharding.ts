@@ -18,10 +18,7 @@
 // - `everyShard`: small dimension tables, a full copy on each shard (the migration runner loads
 //   locations into each), so a join with them runs on each shard with its local copy.
 
-export type Placement =
-  | { kind: 'sharded'; key: string }
-  | { kind: 'aggregate' }
-  | { kind: 'everyShard' };
+export type Placement = { kind: 'sharded'; key: string } | { kind: 'aggregate' } | { kind: 'everyShard' };
 
 const byListing: Placement = { kind: 'sharded', key: 'cityHash64(listing_id)' };
 const aggregate: Placement = { kind: 'aggregate' };

@@ -29,8 +29,9 @@ const isDistributed = (table: string): boolean =>
 
 /** Table references after FROM, JOIN, INTO and TO, renamed to their _local tables. */
 export function toLocalTables(sql: string): string {
-  return sql.replace(new RegExp(`\\b(FROM|JOIN|INTO|TO)(\\s+)${identifier}\\b`, 'gi'), (match, word, space, name) =>
-    isDistributed(name) ? `${word}${space}${localName(name)}` : match,
+  return sql.replace(
+    new RegExp(`\\b(FROM|JOIN|INTO|TO)(\\s+)${identifier}\\b`, 'gi'),
+    (match, word, space, name) => (isDistributed(name) ? `${word}${space}${localName(name)}` : match),
   );
 }
 
@@ -60,7 +61,13 @@ function replicatedEngine(statement: string, zooPath: string): string {
   return `${statement.slice(0, match.index)}ENGINE = ${replicated}${statement.slice(at)}`;
 }
 
-function distributedTable(layout: ClusterLayout, name: string, source: string, key?: string, replace = false) {
+function distributedTable(
+  layout: ClusterLayout,
+  name: string,
+  source: string,
+  key?: string,
+  replace = false,
+) {
   const create = replace ? 'CREATE OR REPLACE TABLE' : 'CREATE TABLE IF NOT EXISTS';
   const keyArgument = key ? `, ${key}` : '';
   return `${create} ${name} AS ${source} ENGINE = Distributed('${layout.cluster}', '${layout.database}', '${source}'${keyArgument})`;
@@ -85,17 +92,24 @@ export function clusterStatements(statement: string, layout: ClusterLayout): str
     let create = text.replace(table[0], `CREATE TABLE ${table[1] ?? ''}${local}`);
     if (layout.replicated)
       create = replicatedEngine(create, `/clickhouse/tables/{shard}/${layout.database}/${local}`);
-    return [create, distributedTable(layout, name, local, placement.kind === 'sharded' ? placement.key : undefined)];
+    return [
+      create,
+      distributedTable(layout, name, local, placement.kind === 'sharded' ? placement.key : undefined),
+    ];
   }
 
   if (/^CREATE MATERIALIZED VIEW\b/i.test(text)) return [toLocalTables(text)];
 
-  const view = new RegExp(`^CREATE (OR REPLACE )?VIEW (IF NOT EXISTS )?${identifier}\\s+AS\\b`, 'i').exec(text);
+  const view = new RegExp(`^CREATE (OR REPLACE )?VIEW (IF NOT EXISTS )?${identifier}\\s+AS\\b`, 'i').exec(
+    text,
+  );
   if (view) {
     if (!referencesDistributed(text)) return [text];
     const name = view[3]!;
     const local = localName(name);
-    const create = toLocalTables(text.replace(view[0], `CREATE ${view[1] ?? ''}VIEW ${view[2] ?? ''}${local} AS`));
+    const create = toLocalTables(
+      text.replace(view[0], `CREATE ${view[1] ?? ''}VIEW ${view[2] ?? ''}${local} AS`),
+    );
     return [create, distributedTable(layout, name, local, undefined, Boolean(view[1]))];
   }
 

@@ -74,7 +74,9 @@ function paths(settings, node = clickhouseNodes(settings)[0]) {
     userFiles: sub('user_files'),
     config: path.join(dir, 'config.xml'),
     users: path.join(dir, 'users.xml'),
-    pid: cluster ? path.join(settings.stateDir, 'pids', `${node.name}.pid`) : path.join(dir, 'clickhouse.pid'),
+    pid: cluster
+      ? path.join(settings.stateDir, 'pids', `${node.name}.pid`)
+      : path.join(dir, 'clickhouse.pid'),
     log: path.join(settings.logDir, `${node.name}.log`), // launcher stdout/stderr: startup errors
     serverLog: path.join(settings.logDir, `${node.name}-server.log`),
     serverErrLog: path.join(settings.logDir, `${node.name}-server.err.log`),
@@ -219,7 +221,17 @@ async function launcherBinary(settings) {
   const partial = `${binary}.${process.pid}.tmp`; // parallel stacks may compile at once
   await runCommand(
     'gcc',
-    ['-O2', '-Wall', '-o', partial, ...LAUNCHER_SOURCES, `-L${lib}`, '-lchdb', `-Wl,-rpath,${lib}`, '-lpthread'],
+    [
+      '-O2',
+      '-Wall',
+      '-o',
+      partial,
+      ...LAUNCHER_SOURCES,
+      `-L${lib}`,
+      '-lchdb',
+      `-Wl,-rpath,${lib}`,
+      '-lpthread',
+    ],
     { inheritStderr: true },
   );
   fs.renameSync(partial, binary);
