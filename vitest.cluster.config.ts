@@ -1,8 +1,8 @@
 import { defineConfig } from 'vitest/config';
 import base from './vitest.config.ts';
 
-// The cluster phase's ClickHouse tests (RLS_TOPOLOGY=cluster): two shards against one server,
-// the stack's services as in the main suite; one file at a time (they load data and kill shards).
+// The cluster phase of `npm test` (infra/local/test.mjs): fault tests against a cluster-topology
+// stack of their own (Kafka ×3, Redis Cluster ×6), one file at a time, since they kill its nodes.
 export default defineConfig({
   ...base,
   test: {

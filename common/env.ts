@@ -57,6 +57,16 @@ export const envFields = {
     .string()
     .regex(/^[a-z0-9._-]*$/, 'lowercase letters, digits, dot, dash, underscore')
     .default(''),
+  /** Comma-separated items (CIDRs, host:port addresses), blanks dropped; empty when unset. */
+  list: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    ),
   cidrList: z
     .string()
     .default('')
@@ -80,6 +90,8 @@ export const baseEnvSchema = z.object({
   CLICKHOUSE_DATABASE: envFields.clickhouseDatabase,
   REDIS_URL: envFields.redisUrl,
   REDIS_KEY_PREFIX: z.string().default('rls:'),
+  // A Redis Cluster's nodes (host:port, comma-separated); empty: the one server of REDIS_URL.
+  REDIS_CLUSTER_NODES: envFields.list,
   // Outbound calls (webhooks, image checks) refuse non-public addresses except these CIDRs; empty in production.
   OUTBOUND_ALLOW_CIDRS: envFields.cidrList,
 });

@@ -14,6 +14,6 @@ export function clickhouseNodes(settings: StackSettings): ClickHouseNode[];
 export function clickhousePidFiles(settings: StackSettings): string[];
 export function startClickHouse(
   settings: StackSettings,
-): Promise<{ url: string; urls: string[]; startedPid: number }>;
+): Promise<{ url: string; urls: string[]; startedPid: number; startedNodes: number[] }>;
 export function startClickHouseNode(settings: StackSettings, n: number): Promise<number>;
-export function stopClickHouse(settings: StackSettings): Promise<void>;
+export function stopClickHouse(settings: StackSettings, only?: number[]): Promise<void>;

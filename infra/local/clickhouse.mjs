@@ -23,7 +23,7 @@ import {
   tcpOpen,
   waitUntil,
 } from './processes.mjs';
-import { repoRoot } from './settings.mjs';
+import { pidFile, repoRoot } from './settings.mjs';
 
 const COMPONENT = 'clickhouse';
 const LIBRARY_PACKAGE = '@chdb/lib-linux-x64-gnu';
@@ -66,7 +66,6 @@ function paths(settings, node = clickhouseNodes(settings)[0]) {
   const dir = path.join(settings.stateDir, node.name);
   // ClickHouse wants directory paths with a trailing slash.
   const sub = (name) => path.join(dir, name) + '/';
-  const cluster = node.name !== 'clickhouse';
   return {
     dir,
     data: sub('data'),
@@ -74,9 +73,7 @@ function paths(settings, node = clickhouseNodes(settings)[0]) {
     userFiles: sub('user_files'),
     config: path.join(dir, 'config.xml'),
     users: path.join(dir, 'users.xml'),
-    pid: cluster
-      ? path.join(settings.stateDir, 'pids', `${node.name}.pid`)
-      : path.join(dir, 'clickhouse.pid'),
+    pid: pidFile(settings, COMPONENT, node.n),
     log: path.join(settings.logDir, `${node.name}.log`), // launcher stdout/stderr: startup errors
     serverLog: path.join(settings.logDir, `${node.name}-server.log`),
     serverErrLog: path.join(settings.logDir, `${node.name}-server.err.log`),
@@ -286,8 +283,21 @@ export async function startClickHouse(settings) {
     return { url: settings.clickhouse.external, urls: [settings.clickhouse.external], startedPid: 0 };
   const nodes = clickhouseNodes(settings);
   const binary = await launcherBinary(settings);
-  const pids = await Promise.all(nodes.map((node) => startNode(settings, node, binary)));
-  return { url: nodes[0].url, urls: nodes.map((node) => node.url), startedPid: pids.find(Boolean) ?? 0 };
+  const started = [];
+  const results = await Promise.allSettled(
+    nodes.map((node) => startNode(settings, node, binary).then((pid) => pid && started.push(node.n))),
+  );
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) {
+    await stopClickHouse(settings, started); // a half-started topology would hold its ports
+    throw failed.reason;
+  }
+  return {
+    url: nodes[0].url,
+    urls: nodes.map((node) => node.url),
+    startedPid: started.length ? readPid(paths(settings, nodes[started[0] - 1]).pid) : 0,
+    startedNodes: started.sort(),
+  };
 }
 
 /** One server (node `n` of the topology) when it is not running: `stack up` after a node died. */
@@ -351,18 +361,21 @@ async function startNode(settings, node, binary) {
   return pid;
 }
 
-export async function stopClickHouse(settings) {
+/** Stops the topology's servers (or only the node numbers in `only`), together. */
+export async function stopClickHouse(settings, only) {
   await Promise.all(
-    clickhouseNodes(settings).map(async (node) => {
-      const p = paths(settings, node);
-      if (!isOurServer(readPid(p.pid), p.config)) {
-        fs.rmSync(p.pid, { force: true }); // never signal a PID that now belongs to someone else
-        return;
-      }
-      // SIGTERM: the launcher ends clickhouse-local's serving query and clickhouse-local shuts down
-      // (in-flight queries finish first; measured ~1 s when idle). The timeout only covers a hang.
-      await stopPid(node.name, p.pid, { timeoutMs: 60_000 });
-    }),
+    clickhouseNodes(settings)
+      .filter((node) => !only || only.includes(node.n))
+      .map(async (node) => {
+        const p = paths(settings, node);
+        if (!isOurServer(readPid(p.pid), p.config)) {
+          fs.rmSync(p.pid, { force: true }); // never signal a PID that now belongs to someone else
+          return;
+        }
+        // SIGTERM: the launcher ends clickhouse-local's serving query and clickhouse-local shuts down
+        // (in-flight queries finish first; measured ~1 s when idle). The timeout only covers a hang.
+        await stopPid(node.name, p.pid, { timeoutMs: 60_000 });
+      }),
   );
 }
 

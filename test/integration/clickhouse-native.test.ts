@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { readSettings } from '../../infra/local/settings.mjs';
+import { pidFile, readSettings } from '../../infra/local/settings.mjs';
 import { env, testClickHouse } from '../support/api.ts';
 import { nativeHello } from '../support/clickhouse-native.ts';
 
@@ -16,7 +16,7 @@ const password = process.env.CLICKHOUSE_ANALYST_PASSWORD || 'analyst';
 
 /** The pids of the launcher's children (the clickhouse-local process it supervises). */
 function serverPids(): string {
-  const launcher = fs.readFileSync(`${settings.stateDir}/clickhouse/clickhouse.pid`, 'utf8').trim();
+  const launcher = fs.readFileSync(pidFile(settings, 'clickhouse', 1), 'utf8').trim();
   return fs.readFileSync(`/proc/${launcher}/task/${launcher}/children`, 'utf8').trim();
 }
 
