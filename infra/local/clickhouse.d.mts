@@ -9,7 +9,6 @@ export interface ClickHouseNode {
   internalTcpPort: number;
   url: string;
 }
-export function topologyOf(settings: StackSettings): 'single' | 'cluster';
 export function clickhouseNodes(settings: StackSettings): ClickHouseNode[];
 export function clickhousePidFiles(settings: StackSettings): string[];
 export function startClickHouse(

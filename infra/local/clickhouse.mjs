@@ -41,20 +41,15 @@ const SERVE_QUERIES =
 /** Name of the local cluster (remote_servers) the Distributed tables of the cluster topology use. */
 export const LOCAL_CLUSTER = 'rls';
 
-export function topologyOf(settings) {
-  return (settings.topology ?? process.env.RLS_TOPOLOGY ?? 'single') === 'cluster' ? 'cluster' : 'single';
-}
-
 /**
- * The servers of the topology: one, or two shards (cluster topology) on consecutive ports. Each
- * server has its own data directory, config, logs and pid file.
+ * The servers of the topology: one, or one per shard (two in the cluster topology) on consecutive
+ * ports. Each has its own data directory, config, logs and pid file.
  */
 export function clickhouseNodes(settings) {
-  const { httpPort, tcpPort } = settings.clickhouse;
-  const cluster = topologyOf(settings) === 'cluster';
-  return (cluster ? [1, 2] : [1]).map((n) => ({
+  const { httpPort, tcpPort, shards = 1 } = settings.clickhouse;
+  return Array.from({ length: shards }, (_, i) => i + 1).map((n) => ({
     n,
-    name: cluster ? `clickhouse-${n}` : 'clickhouse',
+    name: shards > 1 ? `clickhouse-${n}` : 'clickhouse',
     httpPort: httpPort + n - 1,
     tcpPort: tcpPort + n - 1,
     internalTcpPort: tcpPort + INTERNAL_TCP_OFFSET + n - 1,
@@ -303,7 +298,7 @@ export async function startClickHouse(settings) {
 /** One server (node `n` of the topology) when it is not running: `stack up` after a node died. */
 export async function startClickHouseNode(settings, n) {
   const node = clickhouseNodes(settings).find((candidate) => candidate.n === n);
-  if (!node) throw new Error(`ClickHouse: no node ${n} in the ${topologyOf(settings)} topology`);
+  if (!node) throw new Error(`ClickHouse: no node ${n} (CLICKHOUSE_SHARDS=${settings.clickhouse.shards})`);
   return startNode(settings, node, await launcherBinary(settings));
 }
 

@@ -51,7 +51,7 @@ const alive = (pid: number) => {
   }
 };
 
-describe.runIf(nodes.length === 2)('a ClickHouse shard killed during ingest (fault)', () => {
+describe.runIf(nodes.length >= 2)('a ClickHouse shard killed during ingest (fault)', () => {
   it('analytics answer 503 while clickhouse-2 is down; after its restart every acknowledged listing is stored once', async () => {
     const pidFile = clickhousePidFiles(settings)[1]!;
     expect(path.basename(pidFile)).toBe('clickhouse-2.pid');
@@ -116,7 +116,7 @@ describe.runIf(nodes.length === 2)('a ClickHouse shard killed during ingest (fau
       await shard.close();
     }
     console.log(`acknowledged ${ids.length}; stored per shard ${split.join(' / ')}`);
-    expect(split[0]! + split[1]!).toBe(ids.length);
+    expect(split.reduce((a, b) => a + b, 0)).toBe(ids.length);
     expect(split.every((n) => n > 0)).toBe(true);
     const [stock] = await rows<{ n: string }>(
       'SELECT sum(listings) AS n FROM account_area_stock WHERE account_id = {account:String}',

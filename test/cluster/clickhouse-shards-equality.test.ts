@@ -62,7 +62,7 @@ function readmeExamples(): { sql: string; params: Record<string, string> }[] {
 /** Rows in a canonical order: ties of an ORDER BY may come in any order on one server too. */
 const canonical = (rows: unknown[]) => rows.map((row) => JSON.stringify(row)).sort();
 
-describe.runIf(nodes.length === 2)('ClickHouse on one server and on two shards', () => {
+describe.runIf(nodes.length >= 2)('ClickHouse on one server and on two shards', () => {
   beforeAll(async () => {
     const url = nodes[0]!.url;
     await migrate({ url, username: 'default', password: '', database: databases.single });
@@ -132,7 +132,7 @@ describe.runIf(nodes.length === 2)('ClickHouse on one server and on two shards',
     }
     console.log(`listings per shard: ${split.join(' / ')}`);
     expect(split.every((n) => n > 300)).toBe(true);
-    expect(split[0]! + split[1]!).toBe(1500);
+    expect(split.reduce((a, b) => a + b, 0)).toBe(1500);
   });
 
   const quarter = (date: Date, back: number) => {
