@@ -88,6 +88,9 @@ export const baseEnvSchema = z.object({
   CLICKHOUSE_USER: z.string().default('default'),
   CLICKHOUSE_PASSWORD: z.string().default(''),
   CLICKHOUSE_DATABASE: envFields.clickhouseDatabase,
+  // Every server of a sharded ClickHouse (HTTP URLs, comma-separated, shard order); empty: the one
+  // server of CLICKHOUSE_URL. /healthz names a shard that is down; migrations go to each.
+  CLICKHOUSE_NODES: envFields.list,
   REDIS_URL: envFields.redisUrl,
   REDIS_KEY_PREFIX: z.string().default('rls:'),
   // A Redis Cluster's nodes (host:port, comma-separated); empty: the one server of REDIS_URL.

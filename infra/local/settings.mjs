@@ -131,6 +131,15 @@ export function serviceEnv(settings) {
     KAFKA_BROKERS:
       settings.kafka.external || settings.kafka.nodes.map((n) => `127.0.0.1:${n.port}`).join(','),
     CLICKHOUSE_URL: settings.clickhouse.external || `http://127.0.0.1:${settings.clickhouse.httpPort}`,
+    // Every shard server (/healthz names one that is down), as clickhouse.mjs numbers them.
+    ...(settings.clickhouse.shards > 1 && !settings.clickhouse.external
+      ? {
+          CLICKHOUSE_NODES: Array.from(
+            { length: settings.clickhouse.shards },
+            (_, i) => `http://127.0.0.1:${settings.clickhouse.httpPort + i}`,
+          ).join(','),
+        }
+      : {}),
     REDIS_URL: settings.redis.external || `redis://127.0.0.1:${settings.redis.port}`,
     // The services use ioredis's Cluster client when this is set (seed nodes; it discovers the rest).
     ...(cluster && !settings.redis.external

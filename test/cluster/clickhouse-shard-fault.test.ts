@@ -81,6 +81,18 @@ describe.runIf(nodes.length >= 2)('a ClickHouse shard killed during ingest (faul
         retriable: true,
         details: { component: 'clickhouse' },
       });
+      // /healthz says which node: the component is down (a shard has no stand-in).
+      const health = await eventually(
+        async () => {
+          const answer = await api('GET', '/healthz');
+          return answer.status === 503 && answer.body.down?.includes('clickhouse-2')
+            ? answer.body
+            : undefined;
+        },
+        20_000,
+        '/healthz to name clickhouse-2',
+      );
+      expect(health.status).toBe('unavailable');
       for (let i = 0; i < 3; i++) {
         const answer = await api(
           'GET',
@@ -129,5 +141,10 @@ describe.runIf(nodes.length >= 2)('a ClickHouse shard killed during ingest (faul
     );
     expect(Number(quarantined!.c)).toBe(0);
     expect((await api('GET', pricing, { key })).status).toBe(200);
+    await eventually(
+      async () => ((await api('GET', '/healthz')).status === 200 ? true : undefined),
+      60_000,
+      'healthy again',
+    );
   }, 300_000);
 });
