@@ -93,6 +93,8 @@ ${shards}
 `;
 }
 
+/** config.xml of one server. `settings.clickhouse.extraConfig(node)`, when given (the replicated
+ * test: Keeper, macros, its own remote_servers), replaces the shards' remote_servers. */
 function configXml(settings, node, p) {
   const { httpPort, tcpPort, internalTcpPort } = node;
   return `<?xml version="1.0"?>
@@ -125,7 +127,7 @@ function configXml(settings, node, p) {
   <users_config>${p.users}</users_config>
   <default_profile>default</default_profile>
   <timezone>UTC</timezone>
-${remoteServersXml(clickhouseNodes(settings))}</clickhouse>
+${settings.clickhouse.extraConfig?.(node) ?? remoteServersXml(clickhouseNodes(settings))}</clickhouse>
 `;
 }
 
