@@ -46,7 +46,9 @@ async function get(side: Side, pathAndQuery: string): Promise<{ status: number; 
  */
 function readmeExamples(): { sql: string; params: Record<string, string> }[] {
   const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-  return [...readme.matchAll(/```sql\n([\s\S]*?)```/g)].map((match) => {
+  const start = readme.indexOf('## SQL schema for data engineers');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 3));
+  return [...section.matchAll(/```sql\n([\s\S]*?)```/g)].map((match) => {
     const sql = match[1]!;
     const params = Object.fromEntries(
       [...(/^-- params: (.*)$/m.exec(sql)?.[1] ?? '').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
