@@ -235,11 +235,23 @@ async function launcherBinary(settings) {
 
 /** True when `pid` is our launcher running our config (not a recycled PID). */
 function isOurServer(pid, configFile) {
-  if (!isAlive(pid)) return false;
+  return serverConfigOf(pid) === configFile;
+}
+
+/**
+ * The config file of the launcher `pid` when it is a ClickHouse server of this state directory
+ * (of either topology: node 1's pid file is `clickhouse-1` in both, its data directory is not),
+ * else undefined (gone, or a recycled PID).
+ */
+function serverConfigOf(pid, settings) {
+  if (!isAlive(pid)) return undefined;
   try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(`--config-file=${configFile}`);
+    const config = /--config-file=([^\0]+)/.exec(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1];
+    if (!config || (settings && !config.startsWith(`${settings.stateDir}${path.sep}clickhouse`)))
+      return undefined;
+    return config;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -316,6 +328,12 @@ async function startNode(settings, node, binary) {
     log(COMPONENT, `reusing running ${node.name} pid ${running} on ${httpPort}`);
     return 0;
   }
+  const other = serverConfigOf(running, settings);
+  if (other)
+    throw new Error(
+      `ClickHouse: ${node.name}'s pid file names a server of the other topology (pid ${running}, ` +
+        `${other}); stop it first (npm run stack -- down with the topology it was started with)`,
+    );
   fs.rmSync(p.pid, { force: true }); // stale: that process is gone or is something else now
   for (const [name, port] of [
     ['HTTP', httpPort],
@@ -365,7 +383,9 @@ export async function stopClickHouse(settings, only) {
       .filter((node) => !only || only.includes(node.n))
       .map(async (node) => {
         const p = paths(settings, node);
-        if (!isOurServer(readPid(p.pid), p.config)) {
+        // A server of this state directory in either topology: `down` after a topology switch
+        // still stops it (and never a PID that now belongs to someone else).
+        if (!serverConfigOf(readPid(p.pid), settings)) {
           fs.rmSync(p.pid, { force: true }); // never signal a PID that now belongs to someone else
           return;
         }

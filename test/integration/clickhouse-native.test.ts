@@ -95,6 +95,9 @@ describe.runIf(local)('ClickHouse native TCP listener', () => {
     running = false;
     await Promise.all([inserting, querying]);
 
+    console.log(
+      `20 failed native logins: ${inserts} inserts and ${queries} queries meanwhile, ${errors.length} errors`,
+    );
     for (const answer of refused.slice(0, 20)) expect(answer).toMatchObject({ ok: false, code: 516 });
     expect(refused[20]).toMatchObject({ ok: false, code: 81 });
     expect(errors).toEqual([]);
