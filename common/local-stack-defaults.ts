@@ -12,9 +12,20 @@ function portOr(raw: string | undefined, fallback: number): number {
 
 export function localStackDefaults(env: NodeJS.ProcessEnv): Record<string, string> {
   const base = portOr(env.RLS_PORT_BASE || undefined, LOCAL_START_PORT_BASE);
+  const clickhouseHttp = portOr(env.CLICKHOUSE_HTTP_PORT || undefined, base + 123);
+  // ClickHouse shard servers on consecutive HTTP ports (2 in the cluster topology).
+  const shards = portOr(env.CLICKHOUSE_SHARDS || undefined, env.RLS_TOPOLOGY === 'cluster' ? 2 : 1);
   return {
     KAFKA_BROKERS: `127.0.0.1:${portOr(env.KAFKA_PORT || undefined, base + 92)}`,
-    CLICKHOUSE_URL: `http://127.0.0.1:${portOr(env.CLICKHOUSE_HTTP_PORT || undefined, base + 123)}`,
+    CLICKHOUSE_URL: `http://127.0.0.1:${clickhouseHttp}`,
+    ...(shards > 1
+      ? {
+          CLICKHOUSE_NODES: Array.from(
+            { length: shards },
+            (_, i) => `http://127.0.0.1:${clickhouseHttp + i}`,
+          ).join(','),
+        }
+      : {}),
     REDIS_URL: `redis://127.0.0.1:${portOr(env.REDIS_PORT || undefined, base + 379)}`,
   };
 }

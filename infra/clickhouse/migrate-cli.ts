@@ -10,6 +10,9 @@ import { envFields, parseEnv } from '../../common/env.ts';
 import { runCommand } from '../../common/run.ts';
 import { migrate } from './migrate.ts';
 
+/** remote_servers name of the local stack's shards (infra/local/clickhouse.mjs, LOCAL_CLUSTER). */
+const LOCAL_CLUSTER = 'rls';
+
 await runCommand('migrate', async () => {
   const env = parseEnv(
     z.object({
@@ -26,6 +29,11 @@ await runCommand('migrate', async () => {
   );
   if (env.CLICKHOUSE_CLUSTER && env.CLICKHOUSE_NODES.length === 0)
     throw new Error('CLICKHOUSE_CLUSTER needs CLICKHOUSE_NODES: the HTTP URL of every server of the cluster');
+  // Several servers without a cluster name: the local stack's shards (development only; a
+  // production cluster names its own, and is replicated).
+  const localShards = !env.CLICKHOUSE_CLUSTER && env.CLICKHOUSE_NODES.length > 1;
+  if (localShards && process.env.NODE_ENV === 'production')
+    throw new Error('CLICKHOUSE_NODES lists several servers: set CLICKHOUSE_CLUSTER, the cluster they form');
   const target = new URL(env.CLICKHOUSE_URL); // printed without credentials
   process.stdout.write(`migrate: ${target.origin} database ${env.CLICKHOUSE_DATABASE}\n`);
   await migrate({
@@ -37,6 +45,8 @@ await runCommand('migrate', async () => {
     logUnchanged: true,
     cluster: env.CLICKHOUSE_CLUSTER
       ? { name: env.CLICKHOUSE_CLUSTER, nodes: env.CLICKHOUSE_NODES, replicated: true }
-      : undefined,
+      : localShards
+        ? { name: LOCAL_CLUSTER, nodes: env.CLICKHOUSE_NODES, replicated: false }
+        : undefined,
   });
 });
