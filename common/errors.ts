@@ -5,6 +5,7 @@ export const errorCodes = {
   invalid_json: 400,
   unsupported_media_type: 415,
   payload_too_large: 413,
+  snapshot_too_large: 413,
   validation_failed: 400,
   too_many_listings: 400,
   too_many_events: 400,

@@ -17,7 +17,8 @@ export const scriptOutcome = { unknown: 0, changed: 1, unchanged: 2, lastAdmin: 
 // comma-separated modes an admin key must have to count), 5 target id.
 // Guard: refuse (3) unless another active, non-expiring admin key of one of the modes remains.
 // A revoked or expired target is left as it is (2): revoking is idempotent.
-export const revokeScript = redisScript(`
+export const revokeScript = redisScript(
+  `
 local t = redis.call('HMGET', KEYS[1], 'id', 'status', 'expires_at')
 if not t[1] then return 0 end
 if t[2] ~= 'active' or (t[3] and t[3] ~= '' and t[3] <= ARGV[2]) then return 2 end
@@ -43,7 +44,9 @@ redis.call('HSET', KEYS[1], 'status', 'revoked')
 redis.call('HSETNX', KEYS[1], 'revoked_at', ARGV[2])
 if ARGV[3] ~= '' then redis.call('XADD', KEYS[2], '*', 'event', ARGV[3]) end
 return 1
-`);
+`,
+  { freesMemory: true },
+);
 
 // KEYS[1] old record, KEYS[2] new record, KEYS[3] new id → hash, KEYS[4] account key id set,
 // KEYS[5] all key ids (zset), KEYS[6] audit outbox.
