@@ -20,6 +20,7 @@ export const errorCodes = {
   revoked_api_key: 403,
   insufficient_tier: 403,
   insufficient_role: 403,
+  key_rolled: 403,
   scope_exceeded: 403,
   not_found: 404,
   method_not_allowed: 405,

@@ -18,7 +18,8 @@ import { MAX_ACTIVE_KEYS_PER_ACCOUNT } from './service.ts';
 const idParam = { name: 'id', in: 'path' as const, schema: z.string().meta({ description: 'key_…' }) };
 const adminOnly =
   'Needs a key with the admin role (403 insufficient_role otherwise). A live admin key manages the ' +
-  "account's live and test keys, a test admin key its test keys only; other keys are 404.";
+  "account's live and test keys, a test admin key its test keys only; other keys are 404. A rolled " +
+  'key (in its grace period) may read but not create, roll or revoke keys (403 key_rolled).';
 
 export function registerKeyPaths(registry: OpenApiRegistry): void {
   const tags = ['keys'];

@@ -7,6 +7,9 @@
 // not lead to live keys). Keys outside the scope are 404, as if they did not exist. A new key, and
 // a roll (which hands out a new secret with the old key's powers), never exceeds the acting key:
 // tier at most its own, role among those it may grant (roles.ts), mode within its scope.
+// A rolled key (expires_at set, in its grace period) may still read but changes no key: its
+// secret is the one being replaced, possibly because it leaked, and it must not be able to mint a
+// permanent key or revoke its own replacement.
 import type { KeyMode } from '../../common/auth/api-key-format.ts';
 import type { KeyActor } from '../../common/auth/key-audit.ts';
 import {
@@ -45,6 +48,7 @@ export function keyAdminService(deps: KeyAdminDeps) {
 
   return {
     async create(admin: ApiKeyRecord, actor: KeyActor, body: unknown) {
+      refuseRolled(admin);
       const parsed = createKeyBodySchema.safeParse(body);
       if (!parsed.success) {
         throw new AppError('validation_failed', 'Body must be {"mode", "name"?, "tier"?, "role"?}', {
@@ -76,6 +80,7 @@ export function keyAdminService(deps: KeyAdminDeps) {
     },
 
     async revoke(admin: ApiKeyRecord, actor: KeyActor, id: string) {
+      refuseRolled(admin);
       const target = await manageable(admin, id);
       let revoked: ApiKeyRecord | null;
       try {
@@ -101,6 +106,7 @@ export function keyAdminService(deps: KeyAdminDeps) {
     },
 
     async roll(admin: ApiKeyRecord, actor: KeyActor, id: string, body: unknown) {
+      refuseRolled(admin);
       const parsed = rollKeyBodySchema.safeParse(body);
       if (!parsed.success) {
         throw new AppError('validation_failed', 'Body must be {} or {"expires_in_hours"}', {
@@ -130,6 +136,17 @@ export function keyAdminService(deps: KeyAdminDeps) {
 }
 
 export type KeyAdminService = ReturnType<typeof keyAdminService>;
+
+/** 403 key_rolled for a key that was rolled (it works until expires_at, but changes no key). */
+function refuseRolled(admin: ApiKeyRecord): void {
+  if (!admin.expires_at) return;
+  throw new AppError(
+    'key_rolled',
+    `This key was rolled and stops working at ${admin.expires_at}; only its replacement ` +
+      `(${admin.replaced_by ?? 'the new key'}) may create, roll or revoke keys`,
+    { details: { expires_at: admin.expires_at, replaced_by: admin.replaced_by }, retriable: false },
+  );
+}
 
 function inScope(admin: ApiKeyRecord, key: ApiKeyRecord): boolean {
   return key.account_id === admin.account_id && managersOf(key.mode).includes(admin.mode);

@@ -188,6 +188,33 @@ describe('key management by an admin key (happy)', () => {
 });
 
 describe('key management refusals (error)', () => {
+  it('refuses create, roll and revoke with 403 key_rolled to a rolled admin key in its grace period; reading still works', async () => {
+    const boss = await admin({ tier: 'enterprise' });
+    const rolled = await rollKey(boss, boss.id, { expires_in_hours: 1 });
+    expect(rolled.status).toBe(201);
+    const successor = { ...boss, id: rolled.body.id as string, key: rolled.body.key as string };
+    const answers = {
+      create: await createKey(boss, { mode: 'live', role: 'admin' }),
+      revoke: await revokeKey(boss, successor.id),
+      roll: await rollKey(boss, successor.id),
+    };
+    for (const [action, response] of Object.entries(answers)) {
+      expectError(response, 403, 'key_rolled');
+      expect(response.body.error.details, action).toMatchObject({
+        expires_at: rolled.body.replaces.expires_at,
+        replaced_by: successor.id,
+      });
+    }
+    process.stdout.write(
+      `[figures] rolled admin key in its grace period: create ${answers.create.status}, revoke ${answers.revoke.status}, roll ${answers.roll.status} (${answers.create.body.error.code})\n`,
+    );
+    expect(ids(await listKeys(boss))).toEqual(ids([boss, successor])); // nothing created
+    const stillActive = (await listKeys(successor)).find((k) => k.id === successor.id);
+    expect(stillActive?.status).toBe('active');
+    // The replacement manages keys as before, including revoking the rolled one at once.
+    expect((await revokeKey(successor, boss.id)).status).toBe(200);
+  });
+
   it('answers 403 insufficient_role to keys without the admin role, on every /keys endpoint', async () => {
     const boss = await admin();
     for (const role of ['standard', 'portal'] as const) {
