@@ -82,6 +82,15 @@ export function keyAdminService(deps: KeyAdminDeps) {
     async revoke(admin: ApiKeyRecord, actor: KeyActor, id: string) {
       refuseRolled(admin);
       const target = await manageable(admin, id);
+      // The tier ceiling of create and roll holds for revoke too: a lower-tier admin key must not
+      // switch off the account's higher-tier keys.
+      const tiersAllowed = tiersUpTo(admin.tier);
+      if (!tiersAllowed.includes(target.tier)) {
+        throw new AppError('scope_exceeded', `A ${admin.tier} admin key cannot revoke a ${target.tier} key`, {
+          details: { field: 'tier', requested: target.tier, allowed: tiersAllowed },
+          retriable: false,
+        });
+      }
       let revoked: ApiKeyRecord | null;
       try {
         revoked = await redisCall(() =>
@@ -162,6 +171,11 @@ function managersOf(mode: KeyMode): KeyMode[] {
   return mode === 'live' ? ['live'] : ['live', 'test'];
 }
 
+/** `tier` and the tiers below it (tiers.ts lists them ascending). */
+function tiersUpTo(tier: Tier): Tier[] {
+  return tiers.slice(0, tiers.indexOf(tier) + 1);
+}
+
 /** 403 scope_exceeded unless `admin` may hand out a key with these powers. */
 function checkScope(admin: ApiKeyRecord, wanted: { mode: KeyMode; tier: Tier; role: Role }): void {
   const refuse = (field: string, requested: string, allowed: readonly string[]) =>
@@ -175,7 +189,7 @@ function checkScope(admin: ApiKeyRecord, wanted: { mode: KeyMode; tier: Tier; ro
     );
   const modes = managedModes(admin);
   if (!modes.includes(wanted.mode)) throw refuse('mode', wanted.mode, modes);
-  const tiersAllowed = tiers.slice(0, tiers.indexOf(admin.tier) + 1); // tiers.ts lists them ascending
+  const tiersAllowed = tiersUpTo(admin.tier);
   if (!tiersAllowed.includes(wanted.tier)) throw refuse('tier', wanted.tier, tiersAllowed);
   const rolesAllowed = grantableRoles[admin.role];
   if (!rolesAllowed.includes(wanted.role)) throw refuse('role', wanted.role, rolesAllowed);

@@ -188,6 +188,16 @@ describe('key management by an admin key (happy)', () => {
 });
 
 describe('key management refusals (error)', () => {
+  it("refuses with 403 scope_exceeded a lower-tier admin key revoking the account's higher-tier key", async () => {
+    const top = await admin({ tier: 'enterprise' });
+    const low = await admin({ tier: 'free', accountId: top.account_id });
+    const refused = await revokeKey(low, top.id);
+    expectError(refused, 403, 'scope_exceeded');
+    expect(refused.body.error.details).toMatchObject({ field: 'tier', requested: 'enterprise' });
+    expect((await api('GET', usagePath, { key: top.key })).status).toBe(200);
+    expect((await revokeKey(top, low.id)).status).toBe(200); // downwards is allowed
+  });
+
   it('refuses create, roll and revoke with 403 key_rolled to a rolled admin key in its grace period; reading still works', async () => {
     const boss = await admin({ tier: 'enterprise' });
     const rolled = await rollKey(boss, boss.id, { expires_in_hours: 1 });
