@@ -206,7 +206,7 @@ const estimate = (cache: Cache, j: (typeof estimateJobs)[number]) =>
     `estimate:live:${j.latitude},${j.longitude}:${j.type}:${j.bedrooms}:${j.bathrooms}:${j.areaSqm}:TZS`,
     async () => {
       try {
-        const answer = await pointEstimateAnswer(estimateDeps, j, false);
+        const answer = await pointEstimateAnswer(estimateDeps, j, false, 'acct_bench');
         const step = `${answer.radius_km} km / ${answer.max_age_days} days`;
         estimateSteps.set(step, (estimateSteps.get(step) ?? 0) + 1);
         return answer;
