@@ -1,5 +1,6 @@
 // Daily quotas per account and mode (docs/auth.md, "Quotas"): listings created, view events
-// accepted and snapshot external ids received per UTC day, by the calling key's tier (common/auth/tiers.ts). They bound what one
+// accepted and snapshot external ids received per UTC day, by the calling key's tier, and keys
+// created or rolled over the API (ingest/keys/service.ts) (common/auth/tiers.ts). They bound what one
 // account can add to Redis and the warehouse in a day — Redis runs with maxmemory and noeviction,
 // so unbounded growth from one key would end in every request of every account failing.
 //
@@ -15,12 +16,13 @@ import { AppError } from '../common/errors.ts';
 /** Today's hash stays until the end of tomorrow (UTC), whenever it was created. */
 export const QUOTA_TTL_SECONDS = 49 * 3600;
 
-export type QuotaKind = 'listings' | 'views' | 'snapshot_ids';
+export type QuotaKind = 'listings' | 'views' | 'snapshot_ids' | 'key_changes';
 
 const quotaNames: Record<QuotaKind, { what: string; quota: string; field: string }> = {
   listings: { what: 'listings created', quota: 'listings_per_day', field: 'listings' },
   views: { what: 'view events accepted', quota: 'view_events_per_day', field: 'events' },
   snapshot_ids: { what: 'snapshot external ids', quota: 'snapshot_ids_per_day', field: 'external_ids' },
+  key_changes: { what: 'keys created or rolled', quota: 'key_changes_per_day', field: 'keys' },
 };
 
 // KEYS[1] quota hash; ARGV[1] field, ARGV[2] amount, ARGV[3] limit, ARGV[4] ttl.

@@ -22,14 +22,23 @@ import {
 import { grantableRoles, type Role } from '../../common/auth/roles.ts';
 import { tiers, type Tier } from '../../common/auth/tiers.ts';
 import { AppError, dependencyUnavailable } from '../../common/errors.ts';
+import type { QuotaStore } from '../quota.ts';
 import { fieldErrors } from '../validation/field-errors.ts';
 import { createKeyBodySchema, ROLL_DEFAULT_HOURS, rollKeyBodySchema, type KeyRecordBody } from './schemas.ts';
 
 /** Active keys an account may hold before creating more over the API is refused (CLI: no cap). */
 export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 100;
+/**
+ * Keys an account may create or roll over the API per UTC day (CLI: no cap). Revoked and rolled
+ * records stay in Redis, so without a daily bound an admin key could grow its account's key set
+ * (and every GET /keys, create and revoke that reads it) without end by creating and revoking.
+ */
+export const MAX_KEY_CHANGES_PER_DAY = 100;
 
 export interface KeyAdminDeps {
   keys: KeyStore;
+  /** Daily count of keys created or rolled (ingest/quota.ts, kind key_changes). */
+  quota: QuotaStore;
   /** Copies the audit events the changes queued into ClickHouse (key-audit-flush.ts). */
   audit: { soon(): void };
 }
@@ -44,6 +53,23 @@ export function keyAdminService(deps: KeyAdminDeps) {
       throw new AppError('not_found', `No key ${id} in this account that this key may manage`);
     }
     return target;
+  }
+
+  /** Runs a create or roll against the account's daily count; given back when it changes nothing. */
+  async function counted<T>(admin: ApiKeyRecord, change: () => Promise<T>): Promise<T> {
+    const owner = { accountId: admin.account_id, mode: admin.mode };
+    const at = new Date();
+    await deps.quota.reserve(owner, 'key_changes', 1, MAX_KEY_CHANGES_PER_DAY, at).catch((error: unknown) => {
+      throw error instanceof AppError ? error : dependencyUnavailable('redis', error);
+    });
+    try {
+      const result = await change();
+      if (result === null) await deps.quota.refund(owner, 'key_changes', 1, at).catch(() => undefined);
+      return result;
+    } catch (error) {
+      await deps.quota.refund(owner, 'key_changes', 1, at).catch(() => undefined);
+      throw error;
+    }
   }
 
   return {
@@ -67,8 +93,8 @@ export function keyAdminService(deps: KeyAdminDeps) {
           { details: { limit: MAX_ACTIVE_KEYS_PER_ACCOUNT }, retriable: false },
         );
       }
-      const created = await redisCall(() =>
-        keys.create({ mode, tier, role, name, accountId: admin.account_id }, actor),
+      const created = await counted(admin, () =>
+        redisCall(() => keys.create({ mode, tier, role, name, accountId: admin.account_id }, actor)),
       );
       deps.audit.soon();
       return { ...publicKey(created), key: created.key };
@@ -128,7 +154,7 @@ export function keyAdminService(deps: KeyAdminDeps) {
       const expiresAt = new Date(Date.now() + Math.round(hours * 3_600_000));
       let rolled: Awaited<ReturnType<KeyStore['roll']>>;
       try {
-        rolled = await redisCall(() => keys.roll(id, { expiresAt, actor }));
+        rolled = await counted(admin, () => redisCall(() => keys.roll(id, { expiresAt, actor })));
       } catch (error) {
         if (!(error instanceof KeyNotRollableError)) throw error;
         throw new AppError('key_not_rollable', error.message, { retriable: false });

@@ -3,7 +3,17 @@
 // role), the no-lock-out rule, and revocation seen by a second API process on its next request.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, createTestKey, eventually, type ApiResponse, type TestKey } from '../support/api.ts';
+import { MAX_KEY_CHANGES_PER_DAY } from '../../ingest/keys/service.ts';
+import { quotaKey, utcDay } from '../../ingest/quota.ts';
+import {
+  api,
+  createTestKey,
+  env,
+  eventually,
+  testRedis,
+  type ApiResponse,
+  type TestKey,
+} from '../support/api.ts';
 import { startGateway, type ExtraGateway } from './auth-support.ts';
 
 const usagePath = '/api/v1/listings/bulk';
@@ -188,6 +198,28 @@ describe('key management by an admin key (happy)', () => {
 });
 
 describe('key management refusals (error)', () => {
+  it('caps keys created or rolled over the API per account and day: 429 quota_exceeded key_changes_per_day', async () => {
+    const boss = await admin();
+    const made = await createKey(boss, { mode: 'live' });
+    expect(made.status).toBe(201);
+    expect((await rollKey(boss, made.body.id)).status).toBe(201);
+    expect((await revokeKey(boss, made.body.id)).status).toBe(200); // revoking is not counted
+    const redis = await testRedis();
+    const counter = quotaKey(env.REDIS_KEY_PREFIX, boss.account_id, 'live', utcDay(new Date()));
+    expect(await redis.hget(counter, 'key_changes')).toBe('2');
+    await redis.hset(counter, 'key_changes', MAX_KEY_CHANGES_PER_DAY);
+    const before = (await listKeys(boss)).length;
+    for (const refused of [await createKey(boss, { mode: 'live' }), await rollKey(boss, boss.id)]) {
+      expectError(refused, 429, 'quota_exceeded');
+      expect(refused.body.error.details).toMatchObject({
+        quota: 'key_changes_per_day',
+        limit: MAX_KEY_CHANGES_PER_DAY,
+        used: MAX_KEY_CHANGES_PER_DAY,
+      });
+    }
+    expect((await listKeys(boss)).length).toBe(before);
+  });
+
   it("refuses with 403 scope_exceeded a lower-tier admin key revoking the account's higher-tier key", async () => {
     const top = await admin({ tier: 'enterprise' });
     const low = await admin({ tier: 'free', accountId: top.account_id });
