@@ -13,6 +13,7 @@ import type { Redis } from 'ioredis';
 import { redisScript } from '../common/clients/redis-script.ts';
 import type { KeyMode } from '../common/auth/api-key-format.ts';
 import { AppError } from '../common/errors.ts';
+import { quotaStore } from './quota.ts';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 /** How long an unfinished claim blocks the key (a crashed process must not block it for 24 h). */
@@ -74,7 +75,11 @@ export interface IdempotencyScope {
   mode: KeyMode;
 }
 
+/** What a kept 4xx (status, code, request id, digest) and its hash fields count against the budget. */
+const ERROR_RECORD_BYTES = 256;
+
 export function idempotencyStore(redis: Redis, prefix: string) {
+  const quota = quotaStore(redis, prefix);
   return {
     /** Claims `key` for this request, or returns the response to replay; throws 409/422/400. */
     async claim(scope: IdempotencyScope, key: string, rawBody: Buffer): Promise<Claim> {
@@ -115,7 +120,30 @@ export function idempotencyStore(redis: Redis, prefix: string) {
       return { kind: 'replay', response: { status: Number(status), body: body ?? '' } };
     },
 
-    async complete(recordKey: string, response: StoredResponse): Promise<void> {
+    /**
+     * Keeps the final response for replays, unless the account's daily budget of kept bytes
+     * (`limit`, by tier) has no room for it: then the claim is released instead — a retry runs again
+     * (bulk create answers the same listing ids, as duplicates) — and false is returned. Every reply
+     * an account can have kept is thereby bounded, those that stored nothing (all duplicates, all
+     * refused) included.
+     */
+    async complete(
+      recordKey: string,
+      response: StoredResponse,
+      budget: { owner: { accountId: string; mode: KeyMode }; limit: number },
+    ): Promise<boolean> {
+      const bytes = recordKey.length + ('body' in response ? response.body.length : ERROR_RECORD_BYTES);
+      const room = await quota
+        .reserve(budget.owner, 'kept_reply_bytes', bytes, budget.limit)
+        .then(() => true)
+        .catch((error: unknown) => {
+          if (error instanceof AppError && error.code === 'quota_exceeded') return false;
+          throw error;
+        });
+      if (!room) {
+        await redis.del(recordKey);
+        return false;
+      }
       await redis
         .multi()
         .hset(recordKey, {
@@ -131,6 +159,7 @@ export function idempotencyStore(redis: Redis, prefix: string) {
         })
         .expire(recordKey, IDEMPOTENCY_TTL_SECONDS)
         .exec();
+      return true;
     },
 
     async release(recordKey: string): Promise<void> {

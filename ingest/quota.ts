@@ -16,13 +16,18 @@ import { AppError } from '../common/errors.ts';
 /** Today's hash stays until the end of tomorrow (UTC), whenever it was created. */
 export const QUOTA_TTL_SECONDS = 49 * 3600;
 
-export type QuotaKind = 'listings' | 'views' | 'snapshot_ids' | 'key_changes';
+export type QuotaKind = 'listings' | 'views' | 'snapshot_ids' | 'key_changes' | 'kept_reply_bytes';
 
 const quotaNames: Record<QuotaKind, { what: string; quota: string; field: string }> = {
   listings: { what: 'listings created', quota: 'listings_per_day', field: 'listings' },
   views: { what: 'view events accepted', quota: 'view_events_per_day', field: 'events' },
   snapshot_ids: { what: 'snapshot external ids', quota: 'snapshot_ids_per_day', field: 'external_ids' },
   key_changes: { what: 'keys created or rolled', quota: 'key_changes_per_day', field: 'keys' },
+  kept_reply_bytes: {
+    what: 'bytes of kept replies',
+    quota: 'kept_reply_bytes_per_day',
+    field: 'Idempotency-Key',
+  },
 };
 
 // KEYS[1] quota hash; ARGV[1] field, ARGV[2] amount, ARGV[3] limit, ARGV[4] ttl.

@@ -2,6 +2,8 @@
 // Final 4xx outcomes are stored and replayed like 2xx ones (the same body fails the same way),
 // without their body (ingest/idempotency.ts).
 import type { Request, Response } from 'express';
+import { authOf } from '../common/auth/authenticate.ts';
+import { dailyQuota } from '../common/auth/tiers.ts';
 import { AppError, dependencyUnavailable } from '../common/errors.ts';
 import { errorBody } from '../common/http/errors.ts';
 import {
@@ -63,6 +65,12 @@ export async function respond(
           error: { code: errorCode, requestId: req.requestId, digest: bodyDigest(text) },
         };
   // If this write fails the claim simply expires; the response itself is still correct.
-  await options.store.complete(claim.recordKey, kept).catch(() => undefined);
+  const auth = authOf(req);
+  await options.store
+    .complete(claim.recordKey, kept, {
+      owner: { accountId: options.scope.accountId, mode: options.scope.mode },
+      limit: dailyQuota(auth, 'keptReplyBytesPerDay'),
+    })
+    .catch(() => undefined);
   res.status(outcome.status).type('application/json').send(text);
 }

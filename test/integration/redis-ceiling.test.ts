@@ -10,7 +10,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyStore } from '../../common/auth/key-store.ts';
 import { tierPolicies } from '../../common/auth/tiers.ts';
-import { api, createTestKey, env, testRedis } from '../support/api.ts';
+import { quotaKey, utcDay } from '../../ingest/quota.ts';
+import { api, createTestKey, env, sampleListing, testRedis } from '../support/api.ts';
 import { freePort, startGateway, type ExtraGateway } from './auth-support.ts';
 
 const longId = (n: number) => `${String(n).padStart(8, '0')}-${'x'.repeat(119)}`; // 128 characters
@@ -91,6 +92,44 @@ describe('kept replies of refused requests (error)', () => {
       `[figures] kept 400 reply (100 invalid listings, body ${JSON.stringify(first.body).length} bytes): ${bytes} bytes in Redis\n`,
     );
     expect(bytes).toBeLessThan(1024);
+  });
+});
+
+describe('kept replies per account and day (error)', () => {
+  it("stops keeping Idempotency-Key replies past the account's daily budget: answered, not kept, a retry runs again", async () => {
+    const { key, account_id } = await createTestKey({ tier: 'free' });
+    const redis = await testRedis();
+    const records = () => redis.keys(`${env.REDIS_KEY_PREFIX}*idem*${account_id}*`);
+    const listings = Array.from({ length: 100 }, () => sampleListing());
+    const post = (idempotencyKey: string) =>
+      api('POST', '/api/v1/listings/bulk', {
+        key,
+        body: { listings },
+        headers: { 'Idempotency-Key': idempotencyKey },
+      });
+    expect((await post(`created-${Date.now()}`)).status).toBe(201);
+    // The same listings under a new key: all duplicates (nothing stored, no listing quota used).
+    const duplicates = await post(`duplicates-${Date.now()}`);
+    expect(duplicates.body.summary.duplicates).toBe(100);
+    const kept = await records();
+    expect(kept).toHaveLength(2);
+    const sizes = await Promise.all(kept.map((name) => redis.memory('USAGE', name)));
+    process.stdout.write(
+      `[figures] kept 201 replies of 100 listings: ${sizes.join(', ')} bytes in Redis; budget of a free account ${tierPolicies.free.keptReplyBytesPerDay} bytes a day\n`,
+    );
+
+    const counter = quotaKey(env.REDIS_KEY_PREFIX, account_id, 'live', utcDay(new Date()));
+    await redis.hset(counter, 'kept_reply_bytes', tierPolicies.free.keptReplyBytesPerDay - 100);
+    const idempotencyKey = `over-budget-${Date.now()}`;
+    const first = await post(idempotencyKey);
+    expect(first.status).toBe(201);
+    expect(await records()).toHaveLength(2); // not kept
+    const again = await post(idempotencyKey);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotency-replayed')).toBeNull();
+    expect(again.body.results.map((r: { listing_id: string }) => r.listing_id)).toEqual(
+      first.body.results.map((r: { listing_id: string }) => r.listing_id),
+    );
   });
 });
 
