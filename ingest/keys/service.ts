@@ -83,9 +83,10 @@ export function keyAdminService(deps: KeyAdminDeps) {
       }
       const { mode, name, tier = admin.tier, role = 'standard' } = parsed.data;
       checkScope(admin, { mode, tier, role });
-      const active = (await redisCall(() => keys.listAccount(admin.account_id))).filter(
-        (key) => key.status === 'active',
-      ).length;
+      const current = await redisCall(() => keys.listAccount(admin.account_id));
+      // Keys revoked long ago leave the account's set here, on the path that adds to it.
+      await redisCall(() => keys.pruneRevoked(admin.account_id, current));
+      const active = current.filter((key) => key.status === 'active').length;
       if (active >= MAX_ACTIVE_KEYS_PER_ACCOUNT) {
         throw new AppError(
           'limit_exceeded',

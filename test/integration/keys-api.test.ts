@@ -197,6 +197,46 @@ describe('key management by an admin key (happy)', () => {
   });
 });
 
+describe('bounded key sets (happy)', () => {
+  it("keeps an account's admin keys in a set of their own, which revoking reads instead of every key", async () => {
+    const boss = await admin();
+    const deputy = (await createKey(boss, { mode: 'live', role: 'admin' })).body;
+    const worker = (await createKey(boss, { mode: 'live' })).body;
+    const redis = await testRedis();
+    const admins = () => redis.smembers(`${env.REDIS_KEY_PREFIX}account:${boss.account_id}:admins`);
+    expect((await admins()).sort()).toEqual([boss.id, deputy.id].sort());
+    const rolled = (await rollKey(boss, deputy.id)).body;
+    expect((await admins()).sort()).toEqual([boss.id, deputy.id, rolled.id].sort());
+    expect((await revokeKey(boss, deputy.id)).status).toBe(200);
+    expect((await admins()).sort()).toEqual([boss.id, rolled.id].sort());
+    expect(await admins()).not.toContain(worker.id);
+    // The guard still sees the remaining admin: revoking the last one of them is refused.
+    expect((await revokeKey(boss, rolled.id)).status).toBe(200);
+    expectError(await revokeKey(boss, boss.id), 409, 'last_admin_key');
+  });
+
+  it('takes keys revoked more than 30 days ago out of GET /keys when the account creates a key; they still get 403', async () => {
+    const boss = await admin();
+    const old = (await createKey(boss, { mode: 'live' })).body;
+    const recent = (await createKey(boss, { mode: 'live' })).body;
+    expect((await revokeKey(boss, old.id)).status).toBe(200);
+    expect((await revokeKey(boss, recent.id)).status).toBe(200);
+    const redis = await testRedis();
+    const hash = await redis.get(`${env.REDIS_KEY_PREFIX}key:id:${old.id}`);
+    await redis.hset(
+      `${env.REDIS_KEY_PREFIX}key:h:${hash}`,
+      'revoked_at',
+      new Date(Date.now() - 31 * 86_400_000).toISOString(),
+    );
+    expect(ids(await listKeys(boss))).toEqual(ids([boss, old, recent]));
+    expect((await createKey(boss, { mode: 'live' })).status).toBe(201);
+    const listed = ids(await listKeys(boss));
+    expect(listed).not.toContain(old.id);
+    expect(listed).toContain(recent.id);
+    expectError(await api('GET', usagePath, { key: old.key }), 403, 'revoked_api_key');
+  });
+});
+
 describe('key management refusals (error)', () => {
   it('caps keys created or rolled over the API per account and day: 429 quota_exceeded key_changes_per_day', async () => {
     const boss = await admin();
