@@ -26,7 +26,7 @@ export function createKeysRouter(ctx: IngestContext, openapi?: OpenApiRegistry):
     res.status(201).json(await service.create(authOf(req), actorOf(req), req.body));
   });
   router.get('/keys', ...guard, async (req, res) => {
-    res.json({ keys: await service.list(authOf(req)) });
+    res.json(await service.list(authOf(req), req.query));
   });
   router.get('/keys/audit', ...guard, async (req, res) => {
     res.json({ events: await readKeyAudit(platform.clickhouse, authOf(req)) });

@@ -24,7 +24,14 @@ import { tiers, type Tier } from '../../common/auth/tiers.ts';
 import { AppError, dependencyUnavailable } from '../../common/errors.ts';
 import type { QuotaStore } from '../quota.ts';
 import { fieldErrors } from '../validation/field-errors.ts';
-import { createKeyBodySchema, ROLL_DEFAULT_HOURS, rollKeyBodySchema, type KeyRecordBody } from './schemas.ts';
+import {
+  createKeyBodySchema,
+  KEY_PAGE_MAX,
+  keyListQuerySchema,
+  ROLL_DEFAULT_HOURS,
+  rollKeyBodySchema,
+  type KeyRecordBody,
+} from './schemas.ts';
 
 /** Active keys an account may hold before creating more over the API is refused (CLI: no cap). */
 export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 100;
@@ -101,9 +108,33 @@ export function keyAdminService(deps: KeyAdminDeps) {
       return { ...publicKey(created), key: created.key };
     },
 
-    async list(admin: ApiKeyRecord): Promise<KeyRecordBody[]> {
-      const all = await redisCall(() => keys.listAccount(admin.account_id));
-      return all.filter((key) => inScope(admin, key)).map(publicKey);
+    /** One page of the keys `admin` manages, oldest first, after the key `after` (a cursor). */
+    async list(
+      admin: ApiKeyRecord,
+      query: unknown,
+    ): Promise<{ keys: KeyRecordBody[]; next_after: string | null }> {
+      const parsed = keyListQuerySchema.safeParse(query);
+      if (!parsed.success) {
+        throw new AppError('invalid_parameter', 'limit must be 1–1000 and after a key id', {
+          details: parsed.error.issues.map((issue) => ({
+            parameter: String(issue.path[0]),
+            message: issue.message,
+          })),
+        });
+      }
+      const { limit = KEY_PAGE_MAX, after } = parsed.data;
+      const all = (await redisCall(() => keys.listAccount(admin.account_id))).filter((key) =>
+        inScope(admin, key),
+      );
+      const start = after === undefined ? 0 : all.findIndex((key) => key.id === after) + 1;
+      if (start === 0 && after !== undefined) {
+        throw new AppError('invalid_parameter', `after: no key ${after} in this list`, {
+          details: [{ parameter: 'after', message: 'not a key of this list' }],
+        });
+      }
+      const page = all.slice(start, start + limit);
+      const more = start + limit < all.length;
+      return { keys: page.map(publicKey), next_after: more ? page.at(-1)!.id : null };
     },
 
     async revoke(admin: ApiKeyRecord, actor: KeyActor, id: string) {

@@ -215,6 +215,32 @@ describe('bounded key sets (happy)', () => {
     expectError(await revokeKey(boss, boss.id), 409, 'last_admin_key');
   });
 
+  it('pages GET /keys with limit and after, oldest first', async () => {
+    const boss = await admin();
+    for (let i = 0; i < 3; i++)
+      expect((await createKey(boss, { mode: 'live', name: `k${i}` })).status).toBe(201);
+    const all = await api('GET', '/api/v1/keys', { key: boss.key });
+    expect(all.body.keys).toHaveLength(4);
+    expect(all.body.next_after).toBeNull();
+    const first = await api('GET', '/api/v1/keys?limit=3', { key: boss.key });
+    expect(first.body.keys.map((k: { id: string }) => k.id)).toEqual(
+      all.body.keys.slice(0, 3).map((k: { id: string }) => k.id),
+    );
+    expect(first.body.next_after).toBe(all.body.keys[2].id);
+    const rest = await api('GET', `/api/v1/keys?limit=3&after=${first.body.next_after}`, { key: boss.key });
+    expect(rest.body.keys.map((k: { id: string }) => k.id)).toEqual([all.body.keys[3].id]);
+    expect(rest.body.next_after).toBeNull();
+    for (const query of [
+      'limit=0',
+      'limit=1001',
+      'limit=x',
+      'after=key_000000000000000000000000',
+      'after=nope',
+    ]) {
+      expectError(await api('GET', `/api/v1/keys?${query}`, { key: boss.key }), 400, 'invalid_parameter');
+    }
+  });
+
   it('takes keys revoked more than 30 days ago out of GET /keys when the account creates a key; they still get 403', async () => {
     const boss = await admin();
     const old = (await createKey(boss, { mode: 'live' })).body;
