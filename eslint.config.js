@@ -44,6 +44,7 @@ export default tseslint.config(
         location: 'readonly',
         navigator: 'readonly',
         confirm: 'readonly',
+        FormData: 'readonly',
       },
     },
   },
