@@ -16,7 +16,7 @@ function intervalChart(a) {
   const min = Math.min(low, ...prices);
   const max = Math.max(high, ...prices);
   const width = 460;
-  const left = 16;
+  const left = 44; // room for the end labels
   const span = max - min || 1;
   const x = (v) => left + ((width - 2 * left) * (v - min)) / span;
   const svg = svgEl('svg', { viewBox: `0 0 ${width} 96`, role: 'img' });

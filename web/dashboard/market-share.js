@@ -4,7 +4,7 @@
 // with that reason and the account's own count, never as a zero share.
 import { getJson } from './api.js';
 import { $ } from './dom.js';
-import { cards, count, legend, pct, table } from './figures.js';
+import { cards, count, pct, table } from './figures.js';
 import { initAnalyticPage, queryOf } from './analytic-page.js';
 import { stackedChart } from './svg.js';
 
@@ -41,16 +41,13 @@ initAnalyticPage('market-share', {
     ]);
     const rows = [{ name: 'Whole city', ...s }, ...a.by_neighborhood].map((r) => ({ ...r, rest: rest(r) }));
     $('market-share-chart').replaceChildren(
-      legend([
-        ['your listings', 'swatch c1'],
-        ['rest of the market (anonymous)', 'swatch c5'],
-      ]),
       stackedChart({
         title: `Your share of ${a.property_type} listings by neighbourhood, ${a.city}, ${a.period}`,
         rows,
         label: (r) => r.name,
         parts,
         normalise: true,
+        width: 720,
         note: (r) =>
           r.suppressed ? `suppressed (${count.format(r.own_listings)} yours): ${REASON}` : undefined,
       }),

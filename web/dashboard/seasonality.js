@@ -69,6 +69,7 @@ function drawSeries(a) {
       xLabels: months.map((m) => m.month),
       series: [{ label: 'median rent', className: 'c1', values: months.map((m) => m.median_price_tzs) }],
       format: (v) => count.format(v),
+      maxLabels: 6,
     }),
     table(
       'Monthly series',

@@ -70,10 +70,9 @@ export function barChart({ title, rows, label, value, format, missing, marks = [
  * One horizontal bar per row split into `parts` ({key, label, className}); `total` scales a row to
  * its own width (shares) when `normalise` is set, otherwise every row shares one scale (counts).
  */
-export function stackedChart({ title, rows, label, parts, normalise = false, note }) {
+export function stackedChart({ title, rows, label, parts, normalise = false, note, width = 460 }) {
   const rowHeight = 22;
   const labelWidth = 130;
-  const width = 460;
   const legend = 20;
   const barWidth = width - labelWidth - 70;
   const sum = (row) => parts.reduce((s, p) => s + (row[p.key] ?? 0), 0);
@@ -119,7 +118,7 @@ export function stackedChart({ title, rows, label, parts, normalise = false, not
  * breaks the line. `baseline` draws a reference value (e.g. 1.0, an average month); `note` is text
  * written on the chart (e.g. the series' status).
  */
-export function lineChart({ title, xLabels, series, format, baseline, note }) {
+export function lineChart({ title, xLabels, series, format, baseline, note, maxLabels = 12 }) {
   const width = 560;
   const height = 240;
   const left = 64;
@@ -144,7 +143,7 @@ export function lineChart({ title, xLabels, series, format, baseline, note }) {
   for (const v of [min + pad, (min + max) / 2, max - pad]) {
     svg.append(svgEl('text', { class: 'value', x: left - 4, y: y(v) + 3, 'text-anchor': 'end' }, format(v)));
   }
-  const every = Math.ceil(xLabels.length / 12);
+  const every = Math.ceil(xLabels.length / maxLabels);
   xLabels.forEach((text, i) => {
     if (i % every) return;
     svg.append(svgEl('text', { class: 'value', x: x(i), y: height - 10, 'text-anchor': 'middle' }, text));

@@ -4,7 +4,7 @@
 // "suppressed", never 0.
 import { getJson } from './api.js';
 import { $ } from './dom.js';
-import { cards, count, days, emptyNote, legend, num, pct, table } from './figures.js';
+import { cards, count, days, emptyNote, num, pct, table } from './figures.js';
 import { initAnalyticPage, queryOf } from './analytic-page.js';
 import { barChart, stackedChart } from './svg.js';
 
@@ -50,7 +50,6 @@ const exitParts = [
 function drawExits(answer) {
   const rows = [{ name: 'Whole city', ...answer.summary }, ...answer.by_neighborhood];
   $('velocity-exits').replaceChildren(
-    legend(exitParts.map((p) => [p.label, `swatch ${p.className}`])),
     stackedChart({
       title: `Exits by reason, ${answer.period}`,
       rows,
@@ -79,7 +78,6 @@ const stockParts = [
 function drawStock(answer) {
   const rows = [{ name: 'Whole city', ...answer.summary }, ...answer.by_neighborhood];
   $('velocity-stock').replaceChildren(
-    legend(stockParts.map((p) => [p.label, `swatch ${p.className}`])),
     stackedChart({
       title: `New listings and stock, ${answer.period}`,
       rows,
