@@ -3,7 +3,7 @@
 // as they stand (their defaults), read what is drawn. Fixture data: dashboard-analytics-fixtures.ts.
 // Each page: figures drawn in SVG with a table, no console error, nothing requested from outside
 // the service, 0 serious or critical axe-core violations; a key without the analytics tier gets
-// the API's refusal shown. Screenshots: <artifacts>/dashboard-<page>.png.
+// the API's refusal shown. Screenshots: <artifacts>/dashboard-<page>.png; axe: axe-<page>.json.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -54,14 +54,22 @@ async function show(page: Page, name: string): Promise<string | undefined> {
   return page.evaluate(() => document.body.dataset.state);
 }
 
-/** axe-core's violations of impact serious or critical on the page as it stands. */
-async function seriousViolations(page: Page): Promise<string[]> {
+/**
+ * axe-core's violations of impact serious or critical on the page as it stands; the whole result's
+ * summary (rules passed, violations by impact) goes to <artifacts>/axe-<name>.json.
+ */
+async function seriousViolations(page: Page, name: string): Promise<string[]> {
   await page.evaluate(axeSource); // evaluated by the test driver: the page's CSP does not apply
-  const violations = await page.evaluate(async () => {
+  const summary = await page.evaluate(async () => {
     const result = await (window as unknown as { axe: { run: () => Promise<any> } }).axe.run();
-    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
+    return {
+      passes: result.passes.length,
+      incomplete: result.incomplete.length,
+      violations: result.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })),
+    };
   });
-  return violations
+  fs.writeFileSync(path.join(artifacts, `axe-${name}.json`), `${JSON.stringify(summary, null, 2)}\n`);
+  return summary.violations
     .filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical')
     .map((v: { id: string; impact: string; nodes: number }) => `${v.id} (${v.impact}, ${v.nodes} nodes)`);
 }
@@ -69,7 +77,7 @@ async function seriousViolations(page: Page): Promise<string[]> {
 async function finish({ page, requests, consoleErrors }: Opened, name: string): Promise<void> {
   expect(consoleErrors).toEqual([]);
   for (const url of requests) expect(url.startsWith(inject('baseUrl'))).toBe(true);
-  expect(await seriousViolations(page)).toEqual([]);
+  expect(await seriousViolations(page, name)).toEqual([]);
   await page.screenshot({ path: path.join(artifacts, `dashboard-${name}.png`), fullPage: true });
   await page.close();
 }
@@ -132,6 +140,14 @@ describe('dashboard analytic pages in a browser', () => {
     expect(await page.locator('#estimate-interval svg rect.interval').count()).toBe(1);
     expect(await page.textContent('#estimate-summary')).toMatch(/Estimated asking rent\s*$|TZS/);
     await finish(opened, 'estimate');
+  });
+
+  it('market: the default page answers its Show button (data-action) the same way', async () => {
+    const opened = await open('market', key);
+    const { page } = opened;
+    expect(await show(page, 'market')).toBe('ready');
+    expect(await page.locator('#chart rect.bar').count()).toBeGreaterThan(0);
+    await finish(opened, 'market');
   });
 
   it('error: a key without the analytics tier sees the API refusal on every page', async () => {
