@@ -24,7 +24,12 @@ beforeAll(async () => {
   if (!entry) throw new Error('run with `npm test`, which installs the client (RLS_CLIENT_TS_ENTRY)');
   rls = (await import(entry)) as typeof ClientModule;
   [proxy, receiver, spot] = await Promise.all([startLossyProxy(), startReceiver(), emptySpot()]);
-  ({ key, account_id: accountId } = await createTestKey({ mode: 'test' }));
+  // The test polls (batch, estimate): a limit above the default 60 a minute; the 429 is the proxy's.
+  ({ key, account_id: accountId } = await createTestKey({
+    mode: 'test',
+    tier: 'enterprise',
+    rateLimit: 100_000,
+  }));
 });
 
 afterAll(async () => {
