@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestKey } from '../support/api.ts';
 import { artifacts, launchBrowser } from '../support/browser.ts';
 import { seedAnalyticPages, type Seeded } from './dashboard-analytics-fixtures.ts';
+import { emptySpot } from './estimate-fixtures.ts';
 
 const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -168,6 +169,18 @@ describe('dashboard analytic pages in a browser', () => {
       expect(consoleErrors).toEqual([]);
       await page.close();
     }
+    // The estimate far from any listing: too few comparables (the API's 422) is no data, not an error.
+    const { page } = await open('estimate', key);
+    const spot = await emptySpot();
+    await page.fill('#estimate-lat', String(spot.latitude));
+    await page.fill('#estimate-lng', String(spot.longitude));
+    expect(await show(page, 'estimate')).toBe('ready');
+    expect(await page.getAttribute('#estimate-status', 'class')).toBe('status empty');
+    expect(await page.textContent('#estimate-status')).toMatch(
+      /^No estimate here: .*\(422 insufficient_comparables\)$/,
+    );
+    expect(await page.locator('#estimate-output').isHidden()).toBe(true);
+    await page.close();
   });
 
   it('error: a key without the analytics tier sees the API refusal on every page', async () => {

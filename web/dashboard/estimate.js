@@ -1,7 +1,7 @@
 // #estimate: GET /analytics/estimate for the unit in the form (pre-filled with a flat in Masaki,
 // Dar es Salaam). The estimate and its interval on a scale with the comparables' rents, the
 // comparables on the map (estimate-map.js) and in a table numbered as on the map.
-import { getJson } from './api.js';
+import { ApiError, getJson } from './api.js';
 import { $, el } from './dom.js';
 import { drawEstimateMap } from './estimate-map.js';
 import { cards, count, legend, money, num, table } from './figures.js';
@@ -50,13 +50,25 @@ initAnalyticPage('estimate', {
   loading: () => 'Estimating the rent from nearby comparables…',
   load: async (key, form) => {
     const [answer, locations] = await Promise.all([
-      getJson(`/api/v1/analytics/estimate?${queryOf(form)}`, key),
+      // Too few comparables is no data rather than a refusal: the empty state, with the API's words.
+      getJson(`/api/v1/analytics/estimate?${queryOf(form)}`, key).catch((error) => {
+        if (error instanceof ApiError && error.code === 'insufficient_comparables') {
+          return { insufficient: error.message };
+        }
+        throw error;
+      }),
       loadLocations(),
     ]);
+    if (answer.insufficient) return answer;
     const neighbourhoods = locations.neighbourhoods.filter((n) => n.city === answer.subject.city);
     return { ...answer, neighbourhoods };
   },
-  empty: (a) => (a.comparables.length ? undefined : 'No comparables near this point.'),
+  empty: (a) =>
+    a.insufficient
+      ? `No estimate here: ${a.insufficient}`
+      : a.comparables.length
+        ? undefined
+        : 'No comparables near this point.',
   draw: (a) => {
     const e = a.estimate;
     cards($('estimate-summary'), [
