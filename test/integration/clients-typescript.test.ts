@@ -122,6 +122,22 @@ describe('TypeScript client against the live service', () => {
       expect(() => new Webhook(hook.secret).verify(tampered, headers)).toThrow();
       const other = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
       expect(() => rls.verifyWebhook(delivery.body, headers, other)).toThrow(rls.WebhookVerificationError);
+      // Signatures made by the standardwebhooks package verify here; an old timestamp does not.
+      const signer = new Webhook(hook.secret);
+      for (let i = 0; i < 20; i++) {
+        const payload = JSON.stringify({ type: 'sample', n: i, text: 'ñ€'.repeat(i) });
+        const at = new Date(Math.floor(Date.now() / 1000) * 1000);
+        const signed = {
+          'webhook-id': `msg_${i}`,
+          'webhook-timestamp': String(at.getTime() / 1000),
+          'webhook-signature': signer.sign(`msg_${i}`, at, payload),
+        };
+        expect(rls.verifyWebhook(payload, signed, hook.secret)).toEqual(JSON.parse(payload));
+      }
+      const later = Date.now() + 10 * 60_000;
+      expect(() => rls.verifyWebhook(delivery.body, headers, hook.secret, { now: later })).toThrow(
+        /timestamp/,
+      );
     },
   );
 });
