@@ -15,6 +15,7 @@ export function initAnalyticPage(name, page) {
   const button = form.querySelector('button[data-action="show"]');
   const status = `${name}-status`;
   const output = $(`${name}-output`);
+  const summary = $(`${name}-summary`);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const key = $('key').value.trim();
@@ -25,28 +26,28 @@ export function initAnalyticPage(name, page) {
     }
     sessionStorage.setItem('rls-dashboard-key', key);
     button.disabled = true;
+    // Nothing of the previous answer stays beside the new state.
+    output.hidden = true;
+    summary.hidden = true;
     document.body.dataset.state = 'loading';
     setStatus(status, 'loading', page.loading(form));
     try {
       const answer = await page.load(key, form);
       const why = page.empty(answer);
       if (why) {
-        output.hidden = true;
         setStatus(status, 'empty', why);
       } else {
+        setStatus(status, 'ok', page.draw(answer)); // draw() fills and shows the summary
         output.hidden = false;
-        setStatus(status, 'ok', page.draw(answer));
       }
       document.body.dataset.state = 'ready';
     } catch (error) {
-      output.hidden = true;
       setStatus(status, 'error', failure(error));
       document.body.dataset.state = 'error';
     } finally {
       button.disabled = false;
     }
   });
-  return { enable: () => (button.disabled = false) };
 }
 
 /** The form's controls as query parameters (named by their name attribute), empty ones left out. */

@@ -67,8 +67,9 @@ export function barChart({ title, rows, label, value, format, missing, marks = [
 }
 
 /**
- * One horizontal bar per row split into `parts` ({key, label, className}); `total` scales a row to
- * its own width (shares) when `normalise` is set, otherwise every row shares one scale (counts).
+ * One horizontal bar per row split into `parts` ({key, label, className, text?}): with `normalise`
+ * every row fills the width (shares), otherwise all rows share one scale (counts). A row for which
+ * `note(row)` returns text shows that text instead of a bar (a withheld figure).
  */
 export function stackedChart({ title, rows, label, parts, normalise = false, note, width = 460 }) {
   const rowHeight = 22;
