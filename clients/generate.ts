@@ -1,11 +1,12 @@
 // The generated parts of the two clients, from the service's OpenAPI document: each package's own
-// copy of the document (the operations its methods are made from) and the TypeScript client's
-// types (openapi-typescript). `npm run clients:generate` writes them from the running test service
+// copy of the document (the operations its methods are made from), the TypeScript client's types
+// (openapi-typescript) and the Python client's TypedDicts and typed methods (python-generated.ts). `npm run clients:generate` writes them from the running test service
 // (test/integration/clients-generated.test.ts with RLS_WRITE_GENERATED=1); without it, that test
 // fails when a committed file differs from what the current service generates.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { pythonFiles } from './python-generated.ts';
 
 const clientsDir = path.dirname(fileURLToPath(import.meta.url));
 
@@ -21,9 +22,12 @@ const HEADER =
 export async function generatedFiles(document: Record<string, unknown>): Promise<GeneratedFile[]> {
   const json = `${JSON.stringify(document, null, 2)}\n`;
   const types = HEADER + astToString(await openapiTS(document as never));
+  const python = pythonFiles(document);
   return [
     { path: path.join(clientsDir, 'typescript/openapi.json'), content: json },
     { path: path.join(clientsDir, 'typescript/src/schema.d.ts'), content: types },
     { path: path.join(clientsDir, 'python/rls_client/openapi.json'), content: json },
+    { path: path.join(clientsDir, 'python/rls_client/models.py'), content: python.models },
+    { path: path.join(clientsDir, 'python/rls_client/methods.py'), content: python.methods },
   ];
 }

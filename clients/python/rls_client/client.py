@@ -1,6 +1,7 @@
-"""The client: a snake_case method per operation of the bundled OpenAPI document (operations.py),
-taking path and query parameters as keyword arguments and ``body=`` for a request body, returning
-the parsed JSON answer (text for HTML/plain answers). A refusal raises RlsApiError. 429 and
+"""The client: a snake_case method per operation of the bundled OpenAPI document (methods.py,
+generated; operations.py reads method, path and parameters from the document at run time), taking
+path and query parameters as keyword arguments and ``body=`` for a request body, returning the
+parsed JSON answer (text for HTML/plain answers). A refusal raises RlsApiError. 429 and
 retriable 5xx are tried again after Retry-After; a request whose operation takes an
 Idempotency-Key gets one, the same on every retry."""
 
@@ -15,6 +16,7 @@ from urllib.parse import quote, urlsplit
 import httpx
 
 from .errors import RlsApiError
+from .methods import Methods
 from .operations import OPERATIONS, Operation
 from .retry import is_retriable, retry_delay
 from .webhooks import verify_webhook
@@ -22,8 +24,9 @@ from .webhooks import verify_webhook
 _UNSET: Any = object()
 
 
-class Client:
-    """``Client(base_url="http://127.0.0.1:8080/api/v1", api_key="svc_live_…")``."""
+class Client(Methods):
+    """``Client(base_url="http://127.0.0.1:8080/api/v1", api_key="svc_live_…")``; its methods
+    (methods.py, generated) are typed with the TypedDicts of models.py."""
 
     def __init__(
         self,
@@ -68,7 +71,10 @@ class Client:
             return f"{parts.scheme}://{parts.netloc}{path}"
         return self.base_url + path
 
-    def _call(self, name: str, op: Operation, params: dict[str, Any]) -> Any:
+    def _call(self, name: str, params: dict[str, Any]) -> Any:
+        op = OPERATIONS[name]
+        # None is "not given": optional parameters default to it.
+        params = {key: value for key, value in params.items() if value is not None}
         body = params.pop("body", _UNSET)
         idempotency_key = params.pop("idempotency_key", None)
         unknown = set(params) - set(op.path_params) - set(op.query_params)
@@ -113,18 +119,3 @@ def _parse(response: httpx.Response) -> Any:
         except ValueError:
             return response.text
     return response.text
-
-
-def _method(name: str, op: Operation) -> Callable[..., Any]:
-    def call(self: Client, **params: Any) -> Any:
-        return self._call(name, op, params)
-
-    call.__name__ = name
-    call.__qualname__ = f"Client.{name}"
-    args = [*op.path_params, *op.query_params] + (["body"] if op.body != "none" else [])
-    call.__doc__ = f"{op.method} {op.path}: {op.summary}\n\nKeyword arguments: {', '.join(args) or 'none'}."
-    return call
-
-
-for _name, _op in OPERATIONS.items():
-    setattr(Client, _name, _method(_name, _op))
