@@ -33,8 +33,6 @@ export const estimateResponseSchema = z.object({
       listing_id: z.string(),
       price: z.number().describe('Asking rent in the answer’s currency'),
       distance_km: z.number(),
-      latitude: z.number().nullable().describe('To 3 decimals (about 100 m)'),
-      longitude: z.number().nullable().describe('To 3 decimals (about 100 m)'),
       days_old: z.number().int().describe('Whole days since it was listed'),
       bedrooms: z.number().int().nullable(),
       bathrooms: z.number().int().nullable(),

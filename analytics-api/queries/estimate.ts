@@ -37,8 +37,6 @@ const comparableRow = z.object({
   listing_id: z.string(),
   listed_at: z.coerce.number().int(),
   distance_km: z.number(),
-  latitude: z.number(),
-  longitude: z.number(),
   bedrooms: nullableCount,
   bathrooms: nullableCount,
   area_sqm: z.number().nullable(),
@@ -76,10 +74,10 @@ export const nearbyComparables = defineQuery({
   }),
   sql: `
     SELECT toString(listing_id) AS listing_id, toUInt32(listed_at) AS listed_at, distance_km,
-           latitude, longitude, bedrooms, bathrooms, area_sqm, price_tzs,
+           bedrooms, bathrooms, area_sqm, price_tzs,
            toUInt32(bitShiftRight(tie, 32)) AS tie_hi, toUInt32(bitAnd(tie, 4294967295)) AS tie_lo, recent
     FROM (
-      SELECT listing_id, listed_at, latitude, longitude, bedrooms, bathrooms, area_sqm, price_tzs,
+      SELECT listing_id, listed_at, bedrooms, bathrooms, area_sqm, price_tzs,
              cityHash64(listing_id) AS tie,
              toUInt8(listed_at >= toDateTime({recentFrom:UInt32}, 'UTC')) AS recent,
              12742 * asin(sqrt(

@@ -79,8 +79,6 @@ export interface EstimateAnswer {
     listing_id: string;
     price: number;
     distance_km: number;
-    latitude: number | null;
-    longitude: number | null;
     days_old: number;
     bedrooms: number | null;
     bathrooms: number | null;
@@ -149,9 +147,6 @@ export async function estimateAnswer(
       listing_id: c.listingId,
       price: price(c.priceTzs),
       distance_km: round3(c.distanceKm),
-      // To about 100 m: enough to draw it on a map, not an address.
-      latitude: c.latitude === undefined ? null : round3(c.latitude),
-      longitude: c.longitude === undefined ? null : round3(c.longitude),
       days_old: Math.floor(c.ageDays),
       bedrooms: c.bedrooms,
       bathrooms: c.bathrooms,
@@ -242,8 +237,6 @@ async function probeComparables(
     listingId: row.listing_id,
     listedAt: row.listed_at,
     distanceKm: row.distance_km,
-    latitude: row.latitude,
-    longitude: row.longitude,
     ageDays: (now - row.listed_at) / SECONDS_PER_DAY,
     bedrooms: row.bedrooms,
     bathrooms: row.bathrooms,

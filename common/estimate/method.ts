@@ -53,9 +53,6 @@ export interface Candidate {
   /** Epoch seconds. */
   listedAt: number;
   distanceKm: number;
-  /** Where it is, when the caller shows it (the API's comparables on the dashboard's map). */
-  latitude?: number;
-  longitude?: number;
   ageDays: number;
   bedrooms: number | null;
   bathrooms: number | null;

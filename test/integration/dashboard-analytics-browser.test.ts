@@ -135,12 +135,13 @@ describe('dashboard analytic pages in a browser', () => {
     await finish(opened, 'market-share');
   });
 
-  it('estimate: the pre-filled example answers an estimate, its interval and comparables on the map', async () => {
+  it('estimate: the pre-filled example answers an estimate, its interval and comparables by distance on the map', async () => {
     const opened = await open('estimate', key);
     const { page } = opened;
     expect(await show(page, 'estimate')).toBe('ready');
     const comparables = await page.locator('#estimate-comparables tbody tr').count();
-    expect(comparables).toBeGreaterThanOrEqual(5);
+    // Off-the-market comparables are counted, not listed: at least the seeded flats on the market.
+    expect(comparables).toBeGreaterThan(0);
     expect(await page.locator('#estimate-map svg circle.comparable').count()).toBe(comparables);
     expect(await page.locator('#estimate-map svg path.subject').count()).toBe(1);
     expect(await page.locator('#estimate-interval svg rect.interval').count()).toBe(1);

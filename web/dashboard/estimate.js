@@ -63,12 +63,7 @@ initAnalyticPage('estimate', {
     const neighbourhoods = locations.neighbourhoods.filter((n) => n.city === answer.subject.city);
     return { ...answer, neighbourhoods };
   },
-  empty: (a) =>
-    a.insufficient
-      ? `No estimate here: ${a.insufficient}`
-      : a.comparables.length
-        ? undefined
-        : 'No comparables near this point.',
+  empty: (a) => (a.insufficient ? `No estimate here: ${a.insufficient}` : undefined),
   draw: (a) => {
     const e = a.estimate;
     cards($('estimate-summary'), [
@@ -78,7 +73,12 @@ initAnalyticPage('estimate', {
         'Interval',
         e.interval_calibrated ? `calibrated, ${num(e.interval_target * 100)} % target` : 'uncalibrated',
       ],
-      ['Comparables', `${a.comparables.length} within ${a.radius_km} km, ${a.max_age_days} days`],
+      [
+        'Comparables',
+        `${a.comparables.length} within ${a.radius_km} km, ${a.max_age_days} days` +
+          // Off the market ones (rented, withdrawn) count but are not listed.
+          (a.off_market_comparables ? `, and ${a.off_market_comparables} off the market` : ''),
+      ],
     ]);
     $('estimate-interval').replaceChildren(
       legend([
@@ -111,6 +111,6 @@ initAnalyticPage('estimate', {
       neighbourhoods: a.neighbourhoods,
     });
     $('estimate-definition').replaceChildren(el('span', a.definition));
-    return `Estimated ${money(e.rent, e.currency)} (${count.format(e.low)}–${count.format(e.high)}) from ${a.comparables.length} comparables.`;
+    return `Estimated ${money(e.rent, e.currency)} (${count.format(e.low)}–${count.format(e.high)}) from ${a.comparables.length + (a.off_market_comparables ?? 0)} comparables.`;
   },
 });

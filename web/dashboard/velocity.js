@@ -1,7 +1,8 @@
 // #velocity: GET /analytics/velocity. Median days to rent by neighbourhood (with the city's median
 // and its Kaplan–Meier median marked), exits by reason (rented, withdrawn, expired), and stock and
-// absorption; each chart with its table. Medians the API withheld (under 10 rentals) read
-// "suppressed", never 0.
+// absorption; each chart with its table. Figures the API withheld read "suppressed" with the
+// reason, never 0: medians under 10 rentals, and every figure of an area with too few other
+// accounts behind it (market_suppressed, market share's rule).
 import { getJson } from './api.js';
 import { $ } from './dom.js';
 import { cards, count, days, emptyNote, num, pct, table } from './figures.js';
@@ -9,6 +10,11 @@ import { initAnalyticPage, queryOf } from './analytic-page.js';
 import { barChart, stackedChart } from './svg.js';
 
 const SUPPRESSED = 'suppressed: fewer than 10 rentals';
+const MARKET_SUPPRESSED = 'suppressed: fewer than 5 other accounts, or one holds over 25 % of the rest';
+/** A count of the area, or "suppressed" when the API withheld the area's figures. */
+const whole = (row, field) =>
+  row.market_suppressed || row[field] === null ? 'suppressed' : count.format(row[field]);
+const withheld = (row) => (row.market_suppressed ? MARKET_SUPPRESSED : undefined);
 
 function drawDays(answer) {
   const rows = answer.by_neighborhood;
@@ -20,7 +26,7 @@ function drawDays(answer) {
       label: (r) => r.name,
       value: (r) => r.median_days_to_rent,
       format: days,
-      missing: () => SUPPRESSED,
+      missing: (r) => withheld(r) ?? SUPPRESSED,
       marks: [
         { label: 'city', value: s.median_days_to_rent },
         { label: 'Kaplan–Meier', value: s.km_median_days_to_rent },
@@ -31,7 +37,7 @@ function drawDays(answer) {
       ['Neighbourhood', 'Rented', 'Median', 'P25', 'P75', 'Kaplan–Meier median'],
       rows.map((r) => [
         r.name,
-        count.format(r.rented),
+        whole(r, 'rented'),
         r.suppressed ? 'suppressed' : days(r.median_days_to_rent),
         days(r.p25_days_to_rent),
         days(r.p75_days_to_rent),
@@ -55,15 +61,16 @@ function drawExits(answer) {
       rows,
       label: (r) => r.name,
       parts: exitParts,
+      note: withheld,
     }),
     table(
       'Exits by reason',
       ['Area', 'Rented', 'Withdrawn', 'Expired', 'Median days to withdraw'],
       rows.map((r) => [
         r.name,
-        count.format(r.rented),
-        count.format(r.withdrawn),
-        count.format(r.expired),
+        whole(r, 'rented'),
+        whole(r, 'withdrawn'),
+        whole(r, 'expired'),
         days(r.median_days_to_withdraw),
       ]),
     ),
@@ -83,16 +90,17 @@ function drawStock(answer) {
       rows,
       label: (r) => r.name,
       parts: stockParts,
+      note: withheld,
     }),
     table(
       'Stock and absorption',
       ['Area', 'New listings', 'Active at the end', 'Average stock', 'Absorption'],
       rows.map((r) => [
         r.name,
-        count.format(r.new_listings),
-        count.format(r.active),
-        num(r.average_active),
-        pct(r.absorption),
+        whole(r, 'new_listings'),
+        whole(r, 'active'),
+        r.market_suppressed ? 'suppressed' : num(r.average_active),
+        r.market_suppressed ? 'suppressed' : pct(r.absorption),
       ]),
     ),
   );
@@ -104,7 +112,13 @@ initAnalyticPage('velocity', {
   empty: (a) => {
     const s = a.summary;
     const nothing =
-      !a.by_neighborhood.length && !s.rented && !s.withdrawn && !s.expired && !s.active && !s.new_listings;
+      !s.market_suppressed &&
+      !a.by_neighborhood.length &&
+      !s.rented &&
+      !s.withdrawn &&
+      !s.expired &&
+      !s.active &&
+      !s.new_listings;
     return nothing ? `No ${a.property_type} listings on the market in ${a.city}, ${a.period}.` : undefined;
   },
   draw: (a) => {
@@ -112,17 +126,20 @@ initAnalyticPage('velocity', {
     cards($('velocity-summary'), [
       ['Median days to rent', s.suppressed ? 'suppressed' : days(s.median_days_to_rent)],
       ['Kaplan–Meier median', s.km_suppressed ? 'suppressed' : days(s.km_median_days_to_rent)],
-      ['Rented', count.format(s.rented)],
-      ['Withdrawn · expired', `${count.format(s.withdrawn)} · ${count.format(s.expired)}`],
-      ['New listings', count.format(s.new_listings)],
-      ['Active at the end', count.format(s.active)],
-      ['Absorption', pct(s.absorption)],
+      ['Rented', whole(s, 'rented')],
+      ['Withdrawn · expired', `${whole(s, 'withdrawn')} · ${whole(s, 'expired')}`],
+      ['New listings', whole(s, 'new_listings')],
+      ['Active at the end', whole(s, 'active')],
+      ['Absorption', s.market_suppressed ? 'suppressed' : pct(s.absorption)],
     ]);
     if (a.by_neighborhood.length) drawDays(a);
     else $('velocity-days').replaceChildren(emptyNote('No neighbourhood has listings in this period.'));
     drawExits(a);
     drawStock(a);
     $('velocity-definition').textContent = a.definition;
-    return `${a.city}, ${a.property_type}, ${a.period}: ${count.format(s.rented)} rented, ${count.format(s.active)} active.`;
+    const figures = s.market_suppressed
+      ? `the city's figures are ${MARKET_SUPPRESSED}`
+      : `${count.format(s.rented)} rented, ${count.format(s.active)} active`;
+    return `${a.city}, ${a.property_type}, ${a.period}: ${figures}.`;
   },
 });

@@ -2414,10 +2414,6 @@ export interface operations {
                             /** @description Asking rent in the answer’s currency */
                             price: number;
                             distance_km: number;
-                            /** @description To 3 decimals (about 100 m) */
-                            latitude: number | null;
-                            /** @description To 3 decimals (about 100 m) */
-                            longitude: number | null;
                             /** @description Whole days since it was listed */
                             days_old: number;
                             bedrooms: number | null;
@@ -2531,10 +2527,6 @@ export interface operations {
                             /** @description Asking rent in the answer’s currency */
                             price: number;
                             distance_km: number;
-                            /** @description To 3 decimals (about 100 m) */
-                            latitude: number | null;
-                            /** @description To 3 decimals (about 100 m) */
-                            longitude: number | null;
                             /** @description Whole days since it was listed */
                             days_old: number;
                             bedrooms: number | null;
