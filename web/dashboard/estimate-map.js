@@ -10,7 +10,7 @@ const KM_PER_DEGREE = 111.32;
 export function drawEstimateMap(container, { subject, comparables, radiusKm, neighbourhoods }) {
   const width = 460;
   const height = 380;
-  const top = 22;
+  const top = 0;
   const kmPerLng = KM_PER_DEGREE * Math.cos((subject.latitude * Math.PI) / 180);
   const halfKm = Math.max(radiusKm, ...comparables.map((c) => c.distance_km)) * 1.2;
   const scale = (Math.min(width, height - top) / 2 / halfKm) * 0.95; // px per km
@@ -27,13 +27,6 @@ export function drawEstimateMap(container, { subject, comparables, radiusKm, nei
     ),
   );
   svg.append(svgEl('rect', { class: 'ground', x: 0, y: top, width, height: height - top }));
-  svg.append(
-    svgEl(
-      'text',
-      { class: 'chart-note', x: 4, y: 15 },
-      'Comparables at their distance; their direction is not given by the API',
-    ),
-  );
   svg.append(svgEl('circle', { class: 'radius', cx, cy, r: radiusKm * scale }));
   svg.append(svgEl('text', { class: 'value', x: cx + 4, y: cy - radiusKm * scale - 4 }, `${radiusKm} km`));
   for (const hood of neighbourhoods) {
@@ -43,20 +36,29 @@ export function drawEstimateMap(container, { subject, comparables, radiusKm, nei
     svg.append(svgEl('circle', { class: 'hood', cx: hx, cy: hy, r: 2 }));
     svg.append(svgEl('text', { class: 'hood-label', x: hx + 4, y: hy - 3 }, hood.name));
   }
-  // Distances come rounded to 0.5 km: "0 km" ones go on a small inner ring, not onto the unit.
-  const inner = halfKm * 0.12;
-  comparables.forEach((c, i) => {
-    const angle = -Math.PI / 2 + (2 * Math.PI * i) / comparables.length;
-    const km = Math.max(c.distance_km, inner);
-    const px = cx + Math.cos(angle) * km * scale;
-    const py = cy + Math.sin(angle) * km * scale;
-    const dot = svgEl('circle', { class: 'comparable', cx: px, cy: py, r: 7 });
-    dot.append(svgEl('title', {}, `Comparable ${i + 1}: ${c.price}, ${c.distance_km} km away`));
-    svg.append(dot);
-    svg.append(
-      svgEl('text', { class: 'comparable-label', x: px, y: py + 3, 'text-anchor': 'middle' }, String(i + 1)),
-    );
-  });
+  // Comparables at one distance share a circle, spread evenly around it; the circle is at least
+  // as wide as its dots need (distances come rounded, many may be "0 km").
+  const groups = new Map();
+  comparables.forEach((c, i) => groups.set(c.distance_km, [...(groups.get(c.distance_km) ?? []), i]));
+  for (const [km, members] of groups) {
+    const r = Math.max(km * scale, 24, (members.length * 16) / (2 * Math.PI));
+    members.forEach((i, k) => {
+      const c = comparables[i];
+      const angle = -Math.PI / 2 + (2 * Math.PI * k) / members.length;
+      const px = cx + Math.cos(angle) * r;
+      const py = cy + Math.sin(angle) * r;
+      const dot = svgEl('circle', { class: 'comparable', cx: px, cy: py, r: 7 });
+      dot.append(svgEl('title', {}, `Comparable ${i + 1}: ${c.price}, ${c.distance_km} km away`));
+      svg.append(dot);
+      svg.append(
+        svgEl(
+          'text',
+          { class: 'comparable-label', x: px, y: py + 3, 'text-anchor': 'middle' },
+          String(i + 1),
+        ),
+      );
+    });
+  }
   const subjectMark = svgEl('path', {
     class: 'subject',
     d: `M${cx},${cy - 9}L${cx + 8},${cy + 6}L${cx - 8},${cy + 6}Z`,
