@@ -10,7 +10,8 @@ import { initAnalyticPage, queryOf } from './analytic-page.js';
 import { barChart, stackedChart } from './svg.js';
 
 const SUPPRESSED = 'suppressed: fewer than 10 rentals';
-const MARKET_SUPPRESSED = 'suppressed: fewer than 5 other accounts, or one holds over 25 % of the rest';
+// Short enough for the chart; market share's page and docs/analytics.md give the rule in full.
+const MARKET_SUPPRESSED = 'suppressed: under 5 other accounts, or one over 25 %';
 /** A count of the area, or "suppressed" when the API withheld the area's figures. */
 const whole = (row, field) =>
   row.market_suppressed || row[field] === null ? 'suppressed' : count.format(row[field]);
