@@ -7,6 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { pidFile, readSettings } from '../../infra/local/settings.mjs';
+import { createClickHouse } from '../../common/clients/clickhouse.ts';
 import { env, testClickHouse } from '../support/api.ts';
 import { nativeHello } from '../support/clickhouse-native.ts';
 
@@ -49,7 +50,19 @@ describe.runIf(local)('ClickHouse native TCP listener', () => {
   });
 
   it('resilience: 20 failed native logins stop nothing: inserts and queries run on with 0 errors, and the right password still logs in', async () => {
-    const client = testClickHouse();
+    // A database of its own: the service database's tables are checked against the README meanwhile.
+    const probeDatabase = 'native_login_probe';
+    const admin = testClickHouse();
+    await admin.command({
+      query: 'CREATE DATABASE IF NOT EXISTS {db:Identifier}',
+      query_params: { db: probeDatabase },
+    });
+    const client = createClickHouse({
+      url: env.CLICKHOUSE_URL,
+      username: env.CLICKHOUSE_USER,
+      password: env.CLICKHOUSE_PASSWORD,
+      database: probeDatabase,
+    });
     const table = `native_login_probe_${process.pid}`;
     await client.command({
       query: 'CREATE TABLE {table:Identifier} (n UInt32) ENGINE = MergeTree ORDER BY n',
@@ -112,5 +125,6 @@ describe.runIf(local)('ClickHouse native TCP listener', () => {
       await nativeHello(settings.clickhouse.tcpPort, 'analyst', password, env.CLICKHOUSE_DATABASE),
     ).toMatchObject({ ok: true, server: 'ClickHouse' });
     await client.command({ query: 'DROP TABLE {table:Identifier} SYNC', query_params: { table } });
+    await client.close();
   }, 120_000);
 });
