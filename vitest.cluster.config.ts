@@ -1,14 +1,15 @@
 import { defineConfig } from 'vitest/config';
 import base from './vitest.config.ts';
 
-// Cluster tests kill nodes of the cluster topology (RLS_TOPOLOGY=cluster): one file at a time, against
-// the clusters the stack started. They talk to Kafka and Redis directly, without the services.
+// The cluster phase of `npm test` (infra/local/test.mjs): fault tests against a cluster-topology
+// stack of its own (Kafka ×3, Redis Cluster ×6), one file at a time, since they kill its nodes.
+// The API and a stream worker run against it (global setup); tests that talk to Kafka or Redis
+// directly simply do not use them.
 export default defineConfig({
   ...base,
   test: {
     ...base.test,
     include: ['test/cluster/**/*.test.ts'],
-    globalSetup: [],
     fileParallelism: false,
     testTimeout: 300_000,
   },
