@@ -80,16 +80,6 @@ export const envFields = {
     .string()
     .regex(/^[a-z0-9._-]*$/, 'lowercase letters, digits, dot, dash, underscore')
     .default(''),
-  /** Comma-separated items (CIDRs, host:port addresses), blanks dropped; empty when unset. */
-  list: z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((item) => item.trim())
-        .filter(Boolean),
-    ),
   cidrList: z
     .string()
     .default('')
@@ -115,8 +105,6 @@ export const baseEnvSchema = z.object({
   // With cluster nodes, REDIS_URL gives only the credentials and TLS (rediss://) of the nodes.
   REDIS_CLUSTER_NODES: envFields.redisClusterNodes,
   REDIS_KEY_PREFIX: z.string().default('rls:'),
-  // A Redis Cluster's nodes (host:port, comma-separated); empty: the one server of REDIS_URL.
-  REDIS_CLUSTER_NODES: envFields.list,
   // Outbound calls (webhooks, image checks) refuse non-public addresses except these CIDRs; empty in production.
   OUTBOUND_ALLOW_CIDRS: envFields.cidrList,
 });
