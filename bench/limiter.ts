@@ -15,13 +15,19 @@ import { baseEnvSchema, parseEnv } from '../common/env.ts';
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const ns = process.env.RLS_NAMESPACE;
-const env = parseEnv(baseEnvSchema.pick({ REDIS_URL: true, REDIS_CLUSTER_NODES: true, REDIS_KEY_PREFIX: true }), {
-  ...process.env,
-  ...(ns && !process.env.REDIS_KEY_PREFIX ? { REDIS_KEY_PREFIX: `rls:${ns}:` } : {}),
-});
+const env = parseEnv(
+  baseEnvSchema.pick({ REDIS_URL: true, REDIS_CLUSTER_NODES: true, REDIS_KEY_PREFIX: true }),
+  {
+    ...process.env,
+    ...(ns && !process.env.REDIS_KEY_PREFIX ? { REDIS_KEY_PREFIX: `rls:${ns}:` } : {}),
+  },
+);
 const prefix = `${env.REDIS_KEY_PREFIX}bench:`;
 
-const redis = createRedis({ url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES }, { name: 'bench-limiter' });
+const redis = createRedis(
+  { url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES },
+  { name: 'bench-limiter' },
+);
 await redisReady(redis);
 const store = createKeyStore(redis, prefix);
 // Several keys, so the figure is not one hot hash; the limit is the highest a key may have.

@@ -74,7 +74,10 @@ async function main(): Promise<void> {
   const [command, ...rest] = positionals;
   if (!command) fail(usage);
 
-  const redis = createRedis({ url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES }, { name: 'keys-cli' });
+  const redis = createRedis(
+    { url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES },
+    { name: 'keys-cli' },
+  );
   redis.on('error', () => undefined); // reported through the failed command below
   try {
     await redisReady(redis, 5_000).catch(() =>

@@ -79,6 +79,7 @@ async function removeLegacyLayout(redis: Redis, prefix: string): Promise<number>
   const buckets = (await scanAll(redis, legacy.bucketPattern)).filter((key) =>
     /^[0-9a-f]{4}$/.test(key.slice(-4)),
   );
-  for (let i = 0; i < buckets.length; i += 1_000) removed += await redis.unlink(...buckets.slice(i, i + 1_000));
+  for (let i = 0; i < buckets.length; i += 1_000)
+    removed += await redis.unlink(...buckets.slice(i, i + 1_000));
   return removed + (await redis.unlink(legacy.marker));
 }
