@@ -81,16 +81,6 @@ export const envFields = {
     .string()
     .regex(/^[a-z0-9._-]*$/, 'lowercase letters, digits, dot, dash, underscore')
     .default(''),
-  /** Comma-separated items (CIDRs, host:port addresses), blanks dropped; empty when unset. */
-  list: z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((item) => item.trim())
-        .filter(Boolean),
-    ),
   cidrList: z
     .string()
     .default('')
