@@ -67,7 +67,7 @@ describe('Redis Cluster: a master killed during ingest and rate-limited traffic'
     let master = 0;
     try {
       await sleep(4_000);
-      master = await redisMasterHolding(`rl*${limited.id}`);
+      master = await redisMasterHolding(`rl:${limited.id}`);
       killedAt = await killNode('redis', master);
       await healthUntil((b) => (b.down ?? []).includes(`redis-${master}`));
       // Its replica is promoted after cluster-node-timeout (3 s) plus the election.
