@@ -13,8 +13,9 @@ export class EnvError extends Error {}
  */
 export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
   const defaults = env.NODE_ENV === 'production' ? {} : localStackDefaults(env);
-  const result = schema.safeParse({ ...defaults, ...definedOnly(env) });
-  if (result.success) return onCluster(result.data, env);
+  const input: NodeJS.ProcessEnv = { ...defaults, ...definedOnly(env) };
+  const result = schema.safeParse(input);
+  if (result.success) return onCluster(result.data, input);
   const problems = result.error.issues.map(
     (issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`,
   );
@@ -102,7 +103,8 @@ export const baseEnvSchema = z.object({
   CLICKHOUSE_PASSWORD: z.string().default(''),
   CLICKHOUSE_DATABASE: envFields.clickhouseDatabase,
   REDIS_URL: envFields.redisUrl,
-  // With cluster nodes, REDIS_URL gives only the credentials and TLS (rediss://) of the nodes.
+  // A Redis Cluster's nodes (host:port, comma-separated); empty: the one server of REDIS_URL. With
+  // nodes, REDIS_URL gives only the credentials and TLS (rediss://) of the nodes.
   REDIS_CLUSTER_NODES: envFields.redisClusterNodes,
   REDIS_KEY_PREFIX: z.string().default('rls:'),
   // Outbound calls (webhooks, image checks) refuse non-public addresses except these CIDRs; empty in production.

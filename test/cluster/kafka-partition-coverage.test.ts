@@ -3,12 +3,12 @@
 // result for that partition; the project's producer (createProducer: sendCovered) re-sends those
 // messages, and everything it acknowledged is in the topic.
 import { randomUUID } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Partitioners, type Message, type Producer } from 'kafkajs';
 import { createKafka, createProducer } from '../../common/clients/kafka.ts';
 import { recordingPartitioner, uncovered } from '../../common/clients/kafka-covered-send.ts';
 import { createLogger } from '../../common/logger.ts';
-import { killNode, restartMissing } from './nodes.ts';
+import { expectClusterStack, killNode, restartMissing, waitForFullIsr } from './support.ts';
 
 const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').filter(Boolean);
 const kafka = createKafka(brokers, 'cluster-coverage-tests', createLogger('error'));
@@ -95,11 +95,9 @@ async function readTopic(): Promise<Map<string, number>> {
 
 const topic = `rls-cluster-coverage-${randomUUID().slice(0, 8)}`;
 
-afterAll(() => restartMissing());
-
 describe('sends across partitions while a partition leader is SIGKILLed (3 brokers)', () => {
   it('kafkajs alone resolves sends without a partition; the covered producer re-sends and loses nothing', async () => {
-    expect(brokers.length, 'KAFKA_BROKERS must list the 3 brokers of the cluster topology').toBe(3);
+    expectClusterStack();
     const admin = kafka.admin();
     await admin.connect();
     await admin.createTopics({
@@ -142,13 +140,13 @@ describe('sends across partitions while a partition leader is SIGKILLed (3 broke
       ];
       await new Promise((r) => setTimeout(r, 3_000));
       const leader = await leaderOf(0);
-      const pid = killNode('kafka', leader);
-      console.log(`round ${round}: SIGKILLed broker ${leader} (pid ${pid}), leader of partition 0`);
+      await killNode('kafka', leader);
+      console.log(`round ${round}: SIGKILLed broker ${leader}, leader of partition 0`);
       stopAt = Date.now() + 15_000;
       await Promise.all(loops);
-      restartMissing();
-      // The restarted broker catches up before the next round kills another leader.
-      await new Promise((r) => setTimeout(r, 5_000));
+      await restartMissing('kafka');
+      // The restarted broker catches up before the next round (or test) kills another node.
+      await waitForFullIsr();
       stored = await readTopic();
       if (rawTally.uncoveredSends > 0 || lost(rawTally) > 0) break;
     }
