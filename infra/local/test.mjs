@@ -63,10 +63,6 @@ async function clusterPhase(commonEnv) {
       ...overrides,
       ...clusterStack.env,
       RLS_TEST_STREAM_METRICS_PORT: String(clusterSettings.port + 10),
-      // `npm run stack -- up` from a test (test/cluster/nodes.ts): the stack's own nodes, not the
-      // connection variables of the environment, which would make every component "external".
-      RLS_CLUSTER_UP_COMMAND:
-        'KAFKA_BROKERS= CLICKHOUSE_URL= REDIS_URL= REDIS_CLUSTER_NODES= npm run --silent stack -- up',
       RLS_TEST_ARTIFACTS_DIR: path.join(clusterSettings.stateDir, 'artifacts'),
     };
     return await run('npx', ['vitest', 'run', '--config', 'vitest.cluster.config.ts', ...vitestArgs], env);
