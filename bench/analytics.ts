@@ -39,6 +39,7 @@ const env = parseEnv(
     CLICKHOUSE_PASSWORD: true,
     CLICKHOUSE_NODES: true,
     REDIS_URL: true,
+    REDIS_CLUSTER_NODES: true,
   }),
 );
 // Several servers (CLICKHOUSE_NODES, e.g. the local stack's shards): the database is sharded over
@@ -113,7 +114,10 @@ log(
     `${await count('listing_status_changes')} status changes, ${await count('account_quarter_flows')} account_quarter_flows rows`,
 );
 
-const redis = createRedis(env.REDIS_URL, { name: 'bench-analytics' });
+const redis = createRedis(
+  { url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES },
+  { name: 'bench-analytics' },
+);
 await redisReady(redis);
 // Each round gets a fresh cache namespace, so its first pass is all misses (cold) and its second
 // all hits (warm). More rounds give the p99 more samples (Dar es Salaam alone: 48 / 28 per round).

@@ -41,7 +41,10 @@ export function createPlatform(env: BaseEnv, logger: Logger, clientId: string): 
     password: env.CLICKHOUSE_PASSWORD,
     database: env.CLICKHOUSE_DATABASE,
   });
-  const redis = createRedis(env.REDIS_URL, { name: clientId });
+  const redis = createRedis(
+    { url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES },
+    { name: clientId },
+  );
   let lastRedisError = '';
   redis.on('error', (error: Error) => {
     if (error.message !== lastRedisError) logger.warn('redis connection error', { error: error.message });

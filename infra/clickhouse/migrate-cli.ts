@@ -24,7 +24,7 @@ await runCommand('migrate', async () => {
         .string()
         .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a cluster name of remote_servers')
         .optional(),
-      CLICKHOUSE_NODES: envFields.list,
+      CLICKHOUSE_NODES: envFields.urlList,
     }),
   );
   if (env.CLICKHOUSE_CLUSTER && env.CLICKHOUSE_NODES.length === 0)

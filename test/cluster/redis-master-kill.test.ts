@@ -3,7 +3,7 @@
 // its count, /healthz names the dead node, every 201 is stored exactly once, and the restarted
 // node rejoins as a replica.
 import { afterAll, describe, expect, it } from 'vitest';
-import { api, createTestKey } from '../support/api.ts';
+import { api, createTestKey, env } from '../support/api.ts';
 import { closeProducer } from '../integration/stream-support.ts';
 import { expectExactlyOnce } from '../faults/stream-support.ts';
 import {
@@ -12,7 +12,7 @@ import {
   killNode,
   longest503Window,
   recoveryAfter,
-  redisMasterHolding,
+  redisMasterOf,
   redisMasters,
   report,
   restartMissing,
@@ -67,7 +67,8 @@ describe('Redis Cluster: a master killed during ingest and rate-limited traffic'
     let master = 0;
     try {
       await sleep(4_000);
-      master = await redisMasterHolding(`rl*${limited.id}`);
+      // The key's rate-limit counter (common/auth/access-check.ts), under the services' key prefix.
+      master = await redisMasterOf(`${env.REDIS_KEY_PREFIX}rl:${limited.id}`);
       killedAt = await killNode('redis', master);
       await healthUntil((b) => (b.down ?? []).includes(`redis-${master}`));
       // Its replica is promoted after cluster-node-timeout (3 s) plus the election.

@@ -11,7 +11,7 @@ import { isAlive, readPid } from '../../infra/local/processes.mjs';
 import { startRedis } from '../../infra/local/redis.mjs';
 import { pidFile } from '../../infra/local/settings.mjs';
 import { topicDefinitions } from '../../common/topics.ts';
-import { api, env, eventually, sampleListing } from '../support/api.ts';
+import { api, env, eventually, sampleListing, testRedis } from '../support/api.ts';
 import { rows } from '../integration/stream-support.ts';
 import { stackSettings as settings } from '../faults/stack-settings.ts';
 
@@ -223,11 +223,6 @@ export function redisNodeCommand(port: number, args: string[]): Promise<string> 
       const eol = reply.indexOf('\r\n');
       if (eol < 0) return;
       if (reply.startsWith('$') && Buffer.byteLength(reply) < eol + 4 + Number(reply.slice(1, eol))) return;
-      if (reply.startsWith('*')) {
-        // SCAN's two-element array: wait for a short pause in the data instead of parsing it.
-        setTimeout(() => socket.destroy(), 50);
-        return;
-      }
       socket.destroy();
     });
     socket.once('close', () => resolve(reply));
@@ -251,20 +246,16 @@ export async function redisMasters(): Promise<number[]> {
   throw new Error('no Redis node answers');
 }
 
-/** The master (node number) holding a key whose name contains `fragment` (found with SCAN MATCH). */
-export async function redisMasterHolding(fragment: string): Promise<number> {
-  for (const n of await redisMasters()) {
-    const reply = await redisNodeCommand(settings.redis.ports[n - 1]!, [
-      'SCAN',
-      '0',
-      'MATCH',
-      `*${fragment}*`,
-      'COUNT',
-      '100000',
-    ]);
-    if (reply.includes(fragment)) return n;
-  }
-  throw new Error(`no Redis master holds a key containing ${fragment}`);
+/** The master (node number) serving `key`'s slot, from CLUSTER KEYSLOT and CLUSTER SLOTS. */
+export async function redisMasterOf(key: string): Promise<number> {
+  const redis = await testRedis();
+  const slot = Number(await redis.call('CLUSTER', 'KEYSLOT', key));
+  const ranges = (await redis.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
+  const range = ranges.find(([from, to]) => slot >= from && slot <= to);
+  if (!range) throw new Error(`no master serves slot ${slot}`);
+  const n = settings.redis.ports.indexOf(Number(range[2][1])) + 1;
+  if (n < 1) throw new Error(`slot ${slot} is served by ${range[2].join(':')}, not a node of this stack`);
+  return n;
 }
 
 /** Waits until every Redis node reports the cluster ok and every replica's link to its master is up. */
