@@ -26,6 +26,7 @@ import { cellToLatLng } from 'h3-js';
 /** Version of the listing model above; a database seeded with another is re-seeded (listings only). */
 export const LISTING_MODEL = 2;
 import { lifecycleTables, seedLifecycle } from './lifecycle-seed.ts';
+import { tableOps, type TableOps } from './table-ops.ts';
 
 // Share of listings per city, and a price factor per city (Dar and Zanzibar dearest).
 const cityWeights: Record<CitySlug, [number, number]> = {
@@ -203,20 +204,26 @@ const mixedTables: Record<string, string> = {
 type Log = (message: string) => void;
 
 /** Listings and views from scratch. */
-export async function seed(ch: ClickHouseClient, listings: number, views: number, log: Log) {
+export async function seed(
+  ch: ClickHouseClient,
+  listings: number,
+  views: number,
+  log: Log,
+  ops = tableOps(ch),
+) {
   for (const table of new Set([
     ...listingTables,
     ...lifecycleTables,
     ...Object.keys(mixedTables),
     'view_events',
   ])) {
-    await ch.command({ query: 'TRUNCATE TABLE {table:Identifier}', query_params: { table } });
+    await ops.truncate(table);
   }
   const layout = await cellsTable(ch, log);
   await insertListings(ch, layout, listings, log);
-  await seedLifecycle(ch, log); // status changes of the listings (bench/lifecycle-seed.ts)
+  await seedLifecycle(ch, log, ops); // status changes of the listings (bench/lifecycle-seed.ts)
   await insertViews(ch, layout, views, log);
-  await settle(ch);
+  await settle(ops);
 }
 
 /**
@@ -257,7 +264,7 @@ export async function reseedListings(ch: ClickHouseClient, listings: number, log
     });
     log(`${table}: views recomputed (${Math.round(performance.now() - t0)} ms)`);
   }
-  await settle(ch);
+  await settle(tableOps(ch));
 }
 
 /** The model the stored listings were generated with (0 = before models were recorded). */
@@ -383,13 +390,13 @@ async function insertViews(
 }
 
 /** The steady state of a live system: parts merged. */
-async function settle(ch: ClickHouseClient) {
+async function settle(ops: TableOps) {
   for (const table of [
     'neighbourhood_quarter_stats',
     'cell_quarter_stats',
     'neighbourhood_quarter_prices',
     'rent_comparables',
   ]) {
-    await ch.command({ query: 'OPTIMIZE TABLE {table:Identifier} FINAL', query_params: { table } });
+    await ops.optimize(table);
   }
 }

@@ -30,16 +30,21 @@ import { createLogger } from '../common/logger.ts';
 import { migrate } from '../infra/clickhouse/migrate.ts';
 import { listingModel, LISTING_MODEL, reseedListings, seed } from './analytics-seed.ts';
 import { seedLifecycle } from './lifecycle-seed.ts';
+import { tableOps } from './table-ops.ts';
 
 const env = parseEnv(
   baseEnvSchema.pick({
     CLICKHOUSE_URL: true,
     CLICKHOUSE_USER: true,
     CLICKHOUSE_PASSWORD: true,
+    CLICKHOUSE_NODES: true,
     REDIS_URL: true,
     REDIS_CLUSTER_NODES: true,
   }),
 );
+// Several servers (CLICKHOUSE_NODES, e.g. the local stack's shards): the database is sharded over
+// them (README, "ClickHouse shards") and queried through node 1's Distributed tables.
+const shardUrls = env.CLICKHOUSE_NODES.length > 1 ? env.CLICKHOUSE_NODES : [];
 const database = process.env.BENCH_DATABASE ?? 'rls_bench';
 const listings = Number(process.env.BENCH_LISTINGS ?? 10_000_000);
 const views = Number(process.env.BENCH_VIEWS ?? 100_000_000);
@@ -51,6 +56,7 @@ await migrate({
   password: env.CLICKHOUSE_PASSWORD,
   database,
   log,
+  cluster: shardUrls.length ? { name: 'rls', nodes: shardUrls, replicated: false } : undefined,
 });
 const ch = createClient({
   url: env.CLICKHOUSE_URL,
@@ -58,9 +64,24 @@ const ch = createClient({
   password: env.CLICKHOUSE_PASSWORD,
   database,
   request_timeout: 3_600_000,
-  clickhouse_settings: { send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '10000' },
+  clickhouse_settings: {
+    send_progress_in_http_headers: 1,
+    http_headers_progress_interval_ms: '10000',
+    distributed_foreground_insert: 1, // a sharded seed is stored on every shard when it returns
+  },
   compression: { response: true, request: false },
 });
+const shards = shardUrls.map((url) =>
+  createClient({
+    url,
+    username: env.CLICKHOUSE_USER,
+    password: env.CLICKHOUSE_PASSWORD,
+    database,
+    request_timeout: 3_600_000, // OPTIMIZE … FINAL of a large table
+    clickhouse_settings: { send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '10000' },
+  }),
+);
+log(shards.length ? `sharded over ${shards.length} servers` : 'one server');
 const count = async (table: string) =>
   Number(
     (
@@ -77,14 +98,15 @@ const count = async (table: string) =>
 // Views take most of the seeding: a new listing model re-seeds the listings alone.
 if (process.env.BENCH_RESEED === '1' || (await count('view_events')) !== views) {
   const t0 = performance.now();
-  await seed(ch, listings, views, log);
+  await seed(ch, listings, views, log, tableOps(ch, shards));
   log(`seeded in ${Math.round((performance.now() - t0) / 1000)} s`);
 } else if ((await count('listings')) !== listings || (await listingModel(ch)) !== LISTING_MODEL) {
   const t0 = performance.now();
+  if (shards.length) throw new Error('re-seeding the listings alone is single-server only: BENCH_RESEED=1');
   await reseedListings(ch, listings, log);
   log(`listings re-seeded (model ${LISTING_MODEL}) in ${Math.round((performance.now() - t0) / 1000)} s`);
 } else if ((await count('listing_status_changes')) === 0) {
-  await seedLifecycle(ch, log); // a database seeded before the lifecycle
+  await seedLifecycle(ch, log, tableOps(ch, shards)); // a database seeded before the lifecycle
 }
 log(
   `data: ${await count('listings')} listings, ${await count('view_events')} view events, ` +
@@ -279,3 +301,4 @@ log(
 log(`estimate steps (cold requests): ${[...estimateSteps].map(([step, n]) => `${step}: ${n}`).join(', ')}`);
 redis.disconnect();
 await ch.close();
+for (const shard of shards) await shard.close();

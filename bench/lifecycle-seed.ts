@@ -5,6 +5,7 @@
 // listing_status_changes as the stream would write them (transition exit), so the materialized
 // views of 0050/0052 fill listing_states and the market aggregates exactly as in production.
 import type { ClickHouseClient } from '@clickhouse/client';
+import { tableOps, type TableOps } from './table-ops.ts';
 
 export const lifecycleTables = [
   'listing_status_changes',
@@ -30,7 +31,11 @@ const exits = `
   )
   WHERE outcome != ''`;
 
-export async function seedLifecycle(ch: ClickHouseClient, log: (m: string) => void): Promise<void> {
+export async function seedLifecycle(
+  ch: ClickHouseClient,
+  log: (m: string) => void,
+  ops: TableOps = tableOps(ch),
+): Promise<void> {
   const parts = 5;
   for (let part = 0; part < parts; part++) {
     const t0 = performance.now();
@@ -46,7 +51,5 @@ export async function seedLifecycle(ch: ClickHouseClient, log: (m: string) => vo
     });
     log(`listing_status_changes part ${part + 1}/${parts} (${Math.round(performance.now() - t0)} ms)`);
   }
-  for (const table of lifecycleTables.slice(1)) {
-    await ch.command({ query: 'OPTIMIZE TABLE {table:Identifier} FINAL', query_params: { table } });
-  }
+  for (const table of lifecycleTables.slice(1)) await ops.optimize(table);
 }

@@ -81,6 +81,17 @@ export const envFields = {
     .string()
     .regex(/^[a-z0-9._-]*$/, 'lowercase letters, digits, dot, dash, underscore')
     .default(''),
+  /** Comma-separated http(s) URLs (CLICKHOUSE_NODES). */
+  urlList: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((url) => url.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.url({ protocol: /^https?$/, error: 'each node must be an http(s):// URL' }))),
   cidrList: z
     .string()
     .default('')
@@ -102,6 +113,9 @@ export const baseEnvSchema = z.object({
   CLICKHOUSE_USER: z.string().default('default'),
   CLICKHOUSE_PASSWORD: z.string().default(''),
   CLICKHOUSE_DATABASE: envFields.clickhouseDatabase,
+  // Every server of a sharded ClickHouse (HTTP URLs, comma-separated, shard order); empty: the one
+  // server of CLICKHOUSE_URL. /healthz names a shard that is down; migrations go to each.
+  CLICKHOUSE_NODES: envFields.urlList,
   REDIS_URL: envFields.redisUrl,
   // A Redis Cluster's nodes (host:port, comma-separated); empty: the one server of REDIS_URL. With
   // nodes, REDIS_URL gives only the credentials and TLS (rediss://) of the nodes.

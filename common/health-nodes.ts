@@ -84,3 +84,28 @@ export class ComponentDownError extends Error {
     super(message);
   }
 }
+
+/**
+ * ClickHouse servers (CLICKHOUSE_NODES, shard order) whose `/ping` does not answer: `clickhouse-2`
+ * is the second. A shard has no stand-in (its rows are nowhere else), so any of them down makes
+ * the component down: the analytics answer 503 rather than a figure from the other shards.
+ */
+export async function clickhouseNodesDown(nodes: string[], timeoutMs = 1_000): Promise<NodeDown[]> {
+  const down = await Promise.all(
+    nodes.map(async (url, i): Promise<NodeDown | undefined> => {
+      const address = new URL(url).host;
+      try {
+        const response = await fetch(new URL('/ping', url), { signal: AbortSignal.timeout(timeoutMs) });
+        if (response.ok) return undefined;
+        return { node: `clickhouse-${i + 1}`, address, reason: `HTTP ${response.status}` };
+      } catch (error) {
+        const reason =
+          error instanceof Error
+            ? ((error.cause as Error | undefined)?.message ?? error.message)
+            : String(error);
+        return { node: `clickhouse-${i + 1}`, address, reason };
+      }
+    }),
+  );
+  return down.filter((node): node is NodeDown => node !== undefined);
+}

@@ -9,7 +9,7 @@ import { createKafka } from './clients/kafka.ts';
 import { createRedis, redisReady } from './clients/redis.ts';
 import type { BaseEnv } from './env.ts';
 import { createHealthCheck, type HealthCheck, type Probe } from './health.ts';
-import { ComponentDownError, kafkaNodesDown, redisNodesDown } from './health-nodes.ts';
+import { clickhouseNodesDown, ComponentDownError, kafkaNodesDown, redisNodesDown } from './health-nodes.ts';
 import type { Logger } from './logger.ts';
 import { OUTBOX_SUFFIX, outboxStats } from './webhooks/outbox.ts';
 import { topicName, type TopicName } from './topics.ts';
@@ -74,6 +74,11 @@ export function createPlatform(env: BaseEnv, logger: Logger, clientId: string): 
     clickhouse: async () => {
       const result = await clickhouse.ping();
       if (!result.success) throw result.error;
+      if (env.CLICKHOUSE_NODES.length < 2) return;
+      const nodesDown = await clickhouseNodesDown(env.CLICKHOUSE_NODES);
+      if (nodesDown.length)
+        throw new ComponentDownError(`shard ${nodesDown.map((n) => n.node).join(', ')} down`, nodesDown);
+      return { shards: env.CLICKHOUSE_NODES.length };
     },
     redis: async () => {
       const seeds = env.REDIS_CLUSTER_NODES;

@@ -23,7 +23,10 @@ const transientCodes = new Map<number, string>([
   [241, 'MEMORY_LIMIT_EXCEEDED'], // server memory pressure; one insert is ≤ SINK_MAX_ROWS bounded rows
   [242, 'TABLE_IS_READ_ONLY'], // replicated table lost its Keeper session
   [243, 'NOT_ENOUGH_SPACE'], // disk full: pause until an operator frees space, never drop rows
-  [252, 'TOO_MANY_PARTS'], // merges are behind (except "too many partitions", see below)
+  [252, 'TOO_MANY_PARTS'],
+  // A Distributed query or insert could not reach a shard (every replica of it refused): the shard
+  // is down, the rows are not the cause. Retrying pauses until it is back, never a partial answer.
+  [279, 'ALL_CONNECTION_TRIES_FAILED'], // merges are behind (except "too many partitions", see below)
   [285, 'TOO_FEW_LIVE_REPLICAS'], // quorum insert without enough replicas up
   [319, 'UNKNOWN_STATUS_OF_INSERT'], // quorum insert: outcome unknown, ask again
   [394, 'QUERY_WAS_CANCELLED'], // a shutting-down server cancels running queries

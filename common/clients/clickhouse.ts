@@ -27,6 +27,14 @@ export function createClickHouse(config: ClickHouseConfig): ClickHouseClient {
     // the older insert_deduplicate) is missing from the client's setting types.
     clickhouse_settings: {
       date_time_input_format: 'best_effort',
+      // On a sharded cluster the tables are Distributed: an insert returns once every shard has
+      // stored its rows (or fails, and is retried with the same deduplication token), never
+      // queued on the receiving node for later. No effect on a plain table.
+      distributed_foreground_insert: 1,
+      // An IN or JOIN subquery over a second Distributed table (the lookups by id through
+      // listing_lookup) runs once and its result goes to every shard: the same answer as on one
+      // server whatever the tables' sharding keys. The server's default refuses such queries.
+      distributed_product_mode: 'global',
       ...({ deduplicate_insert: 'disable' } as ClickHouseSettings),
     },
     // Query parameters normally travel in the URL; past 4 KB (the stream's id lookups send 2,000

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClickHouse, queryRows } from '../../common/clients/clickhouse.ts';
 import { syncLocations } from '../locations/sync.ts';
+import { clusterStatements } from './topology.ts';
 
 const migrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -16,6 +17,13 @@ export interface MigrateOptions {
   log?: (message: string) => void;
   /** Also log the migrations that were applied before (`npm run migrate`: one line per file). */
   logUnchanged?: boolean;
+  /**
+   * A sharded cluster: every migration is applied in its cluster form (topology.ts) to each node
+   * in `nodes` (HTTP URLs; `url` is then ignored), whose remote_servers name the cluster `name`.
+   * `replicated`: Replicated*MergeTree tables (production, with Keeper and {shard}/{replica}
+   * macros on each node).
+   */
+  cluster?: { name: string; nodes: string[]; replicated: boolean };
 }
 
 export function readMigrations(): { version: number; name: string; sql: string; checksum: string }[] {
@@ -50,6 +58,26 @@ export function splitStatements(sql: string): string[] {
 export async function migrate(options: MigrateOptions): Promise<string[]> {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.database))
     throw new Error(`bad database name ${options.database}`);
+  const { cluster } = options;
+  if (!cluster) return migrateServer(options, (statement) => [statement]);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(cluster.name)) throw new Error(`bad cluster name ${cluster.name}`);
+  const layout = { cluster: cluster.name, database: options.database, replicated: cluster.replicated };
+  const done = new Set<string>();
+  // Node by node: each holds its own schema_migrations, so a node added later catches up alone.
+  for (const url of cluster.nodes) {
+    const log = options.log && ((message: string) => options.log!(`${new URL(url).host}: ${message}`));
+    for (const name of await migrateServer({ ...options, url, log }, (statement) =>
+      clusterStatements(statement, layout),
+    ))
+      done.add(name);
+  }
+  return [...done];
+}
+
+async function migrateServer(
+  options: MigrateOptions,
+  transform: (statement: string) => string[],
+): Promise<string[]> {
   const log = options.log ?? (() => undefined);
   const server = createClickHouse({ ...options, database: 'default' });
   await server.command({
@@ -85,7 +113,8 @@ export async function migrate(options: MigrateOptions): Promise<string[]> {
         if (options.logUnchanged) log(`already applied ${migration.name}`);
         continue;
       }
-      for (const statement of splitStatements(migration.sql)) await client.command({ query: statement });
+      for (const statement of splitStatements(migration.sql))
+        for (const query of transform(statement)) await client.command({ query });
       await client.command({
         query: `INSERT INTO schema_migrations (version, name, checksum, applied_at)
                 SELECT {version:UInt32}, {name:String}, {checksum:String}, now()`,

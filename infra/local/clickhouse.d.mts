@@ -1,3 +1,18 @@
 import type { StackSettings } from './settings.mjs';
-export function startClickHouse(settings: StackSettings): Promise<{ url: string; startedPid: number }>;
-export function stopClickHouse(settings: StackSettings): Promise<void>;
+export const INTERNAL_TCP_OFFSET: number;
+export const LOCAL_CLUSTER: string;
+export interface ClickHouseNode {
+  n: number;
+  name: string;
+  httpPort: number;
+  tcpPort: number;
+  internalTcpPort: number;
+  url: string;
+}
+export function clickhouseNodes(settings: StackSettings): ClickHouseNode[];
+export function clickhousePidFiles(settings: StackSettings): string[];
+export function startClickHouse(
+  settings: StackSettings,
+): Promise<{ url: string; urls: string[]; startedPid: number; startedNodes: number[] }>;
+export function startClickHouseNode(settings: StackSettings, n: number): Promise<number>;
+export function stopClickHouse(settings: StackSettings, only?: number[]): Promise<void>;

@@ -27,14 +27,38 @@ import { pidFile, repoRoot } from './settings.mjs';
 
 const COMPONENT = 'clickhouse';
 const LIBRARY_PACKAGE = '@chdb/lib-linux-x64-gnu';
-const LAUNCHER_SOURCE = path.join(repoRoot, 'infra/local/clickhouse/launcher.c');
+const SOURCE_DIR = path.join(repoRoot, 'infra/local/clickhouse');
+const LAUNCHER_SOURCES = ['launcher.c', 'native-front.c'].map((file) => path.join(SOURCE_DIR, file));
+const LAUNCHER_HEADERS = ['native-front.h'].map((file) => path.join(SOURCE_DIR, file));
+// The server's own native listener sits behind the launcher's native front (native-front.c: a
+// failed native login would abort clickhouse-local), on the public native port + this offset.
+export const INTERNAL_TCP_OFFSET = 10;
 
 // The last query blocks on the launcher's stdin pipe until SIGTERM/SIGINT (see launcher.c).
 const SERVE_QUERIES =
   "SYSTEM START LISTEN HTTP; SYSTEM START LISTEN TCP; SELECT count() FROM file('stdin', 'LineAsString') FORMAT Null";
 
-function paths(settings) {
-  const dir = path.join(settings.stateDir, 'clickhouse');
+/** Name of the local cluster (remote_servers) the Distributed tables of the cluster topology use. */
+export const LOCAL_CLUSTER = 'rls';
+
+/**
+ * The servers of the topology: one, or one per shard (two in the cluster topology) on consecutive
+ * ports. Each has its own data directory, config, logs and pid file.
+ */
+export function clickhouseNodes(settings) {
+  const { httpPort, tcpPort, shards = 1 } = settings.clickhouse;
+  return Array.from({ length: shards }, (_, i) => i + 1).map((n) => ({
+    n,
+    name: shards > 1 ? `clickhouse-${n}` : 'clickhouse',
+    httpPort: httpPort + n - 1,
+    tcpPort: tcpPort + n - 1,
+    internalTcpPort: tcpPort + INTERNAL_TCP_OFFSET + n - 1,
+    url: `http://127.0.0.1:${httpPort + n - 1}`,
+  }));
+}
+
+function paths(settings, node = clickhouseNodes(settings)[0]) {
+  const dir = path.join(settings.stateDir, node.name);
   // ClickHouse wants directory paths with a trailing slash.
   const sub = (name) => path.join(dir, name) + '/';
   return {
@@ -44,15 +68,35 @@ function paths(settings) {
     userFiles: sub('user_files'),
     config: path.join(dir, 'config.xml'),
     users: path.join(dir, 'users.xml'),
-    pid: pidFile(settings, COMPONENT, 1),
-    log: path.join(settings.logDir, 'clickhouse.log'), // launcher stdout/stderr: startup errors
-    serverLog: path.join(settings.logDir, 'clickhouse-server.log'),
-    serverErrLog: path.join(settings.logDir, 'clickhouse-server.err.log'),
+    pid: pidFile(settings, COMPONENT, node.n),
+    log: path.join(settings.logDir, `${node.name}.log`), // launcher stdout/stderr: startup errors
+    serverLog: path.join(settings.logDir, `${node.name}-server.log`),
+    serverErrLog: path.join(settings.logDir, `${node.name}-server.err.log`),
   };
 }
 
-function configXml(settings, p) {
-  const { httpPort, tcpPort } = settings.clickhouse;
+/** The shards of the cluster topology, each reached on the server's own native listener (behind
+ * no front: the shards log in as `default`, which cannot fail), as `default` from loopback. */
+function remoteServersXml(nodes) {
+  if (nodes.length < 2) return '';
+  const shards = nodes
+    .map(
+      (node) =>
+        `      <shard><replica><host>127.0.0.1</host><port>${node.internalTcpPort}</port></replica></shard>`,
+    )
+    .join('\n');
+  return `  <remote_servers>
+    <${LOCAL_CLUSTER}>
+${shards}
+    </${LOCAL_CLUSTER}>
+  </remote_servers>
+`;
+}
+
+/** config.xml of one server. `settings.clickhouse.extraConfig(node)`, when given (the replicated
+ * test: Keeper, macros, its own remote_servers), replaces the shards' remote_servers. */
+function configXml(settings, node, p) {
+  const { httpPort, tcpPort, internalTcpPort } = node;
   return `<?xml version="1.0"?>
 <clickhouse>
   <logger>
@@ -66,7 +110,8 @@ function configXml(settings, p) {
   <!-- Loopback only: listeners of clickhouse-local serve whoever can connect. -->
   <listen_host>127.0.0.1</listen_host>
   <http_port>${httpPort}</http_port>
-  <tcp_port>${tcpPort}</tcp_port>
+  <!-- Behind the launcher's native front, which owns ${tcpPort} (native-front.c says why). -->
+  <tcp_port>${internalTcpPort}</tcp_port>
   <!-- Above the 2.5 s idle-socket TTL of @clickhouse/client, so pooled sockets are not reset
        under the client; low enough that idle connections do not pile up. -->
   <keep_alive_timeout>10</keep_alive_timeout>
@@ -82,7 +127,7 @@ function configXml(settings, p) {
   <users_config>${p.users}</users_config>
   <default_profile>default</default_profile>
   <timezone>UTC</timezone>
-</clickhouse>
+${settings.clickhouse.extraConfig?.(node) ?? remoteServersXml(clickhouseNodes(settings))}</clickhouse>
 `;
 }
 
@@ -163,8 +208,9 @@ function libraryDir() {
 async function launcherBinary(settings) {
   const lib = libraryDir();
   const version = JSON.parse(fs.readFileSync(path.join(lib, 'package.json'), 'utf8')).version;
-  const source = fs.readFileSync(LAUNCHER_SOURCE);
-  const key = createHash('sha256').update(source).update(lib).update(version).digest('hex').slice(0, 16);
+  const hash = createHash('sha256');
+  for (const file of [...LAUNCHER_SOURCES, ...LAUNCHER_HEADERS]) hash.update(fs.readFileSync(file));
+  const key = hash.update(lib).update(version).digest('hex').slice(0, 16);
   const binary = path.join(settings.cacheDir, 'clickhouse', `launcher-${key}`);
   if (fs.existsSync(binary)) return binary;
   if (!commandExists('gcc')) aptInstall(COMPONENT, ['gcc', 'libc6-dev']);
@@ -172,7 +218,17 @@ async function launcherBinary(settings) {
   const partial = `${binary}.${process.pid}.tmp`; // parallel stacks may compile at once
   await runCommand(
     'gcc',
-    ['-O2', '-Wall', '-o', partial, LAUNCHER_SOURCE, `-L${lib}`, '-lchdb', `-Wl,-rpath,${lib}`, '-lpthread'],
+    [
+      '-O2',
+      '-Wall',
+      '-o',
+      partial,
+      ...LAUNCHER_SOURCES,
+      `-L${lib}`,
+      '-lchdb',
+      `-Wl,-rpath,${lib}`,
+      '-lpthread',
+    ],
     { inheritStderr: true },
   );
   fs.renameSync(partial, binary);
@@ -182,11 +238,23 @@ async function launcherBinary(settings) {
 
 /** True when `pid` is our launcher running our config (not a recycled PID). */
 function isOurServer(pid, configFile) {
-  if (!isAlive(pid)) return false;
+  return serverConfigOf(pid) === configFile;
+}
+
+/**
+ * The config file of the launcher `pid` when it is a ClickHouse server of this state directory
+ * (of either topology: node 1's pid file is `clickhouse-1` in both, its data directory is not),
+ * else undefined (gone, or a recycled PID).
+ */
+function serverConfigOf(pid, settings) {
+  if (!isAlive(pid)) return undefined;
   try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(`--config-file=${configFile}`);
+    const config = /--config-file=([^\0]+)/.exec(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1];
+    if (!config || (settings && !config.startsWith(`${settings.stateDir}${path.sep}clickhouse`)))
+      return undefined;
+    return config;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -216,24 +284,64 @@ async function ready(port) {
   return one.status === 200 && one.body.trim() === '1';
 }
 
+/**
+ * Starts the topology's servers that are not running (in parallel) and waits until each answers.
+ * `url` is the first server's (the services' CLICKHOUSE_URL: every node serves every table),
+ * `urls` all of them (migrations apply to each); `startedPid` is non-zero when this call started
+ * any (the stack then stops them on the way out).
+ */
 export async function startClickHouse(settings) {
-  if (settings.clickhouse.external) return { url: settings.clickhouse.external, startedPid: 0 };
-  const p = paths(settings);
-  const { httpPort, tcpPort } = settings.clickhouse;
-  const url = `http://127.0.0.1:${httpPort}`;
+  if (settings.clickhouse.external)
+    return { url: settings.clickhouse.external, urls: [settings.clickhouse.external], startedPid: 0 };
+  const nodes = clickhouseNodes(settings);
+  const binary = await launcherBinary(settings);
+  const started = [];
+  const results = await Promise.allSettled(
+    nodes.map((node) => startNode(settings, node, binary).then((pid) => pid && started.push(node.n))),
+  );
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) {
+    await stopClickHouse(settings, started); // a half-started topology would hold its ports
+    throw failed.reason;
+  }
+  return {
+    url: nodes[0].url,
+    urls: nodes.map((node) => node.url),
+    startedPid: started.length ? readPid(paths(settings, nodes[started[0] - 1]).pid) : 0,
+    startedNodes: started.sort(),
+  };
+}
+
+/** One server (node `n` of the topology) when it is not running: `stack up` after a node died. */
+export async function startClickHouseNode(settings, n) {
+  const node = clickhouseNodes(settings).find((candidate) => candidate.n === n);
+  if (!node) throw new Error(`ClickHouse: no node ${n} (CLICKHOUSE_SHARDS=${settings.clickhouse.shards})`);
+  return startNode(settings, node, await launcherBinary(settings));
+}
+
+async function startNode(settings, node, binary) {
+  const p = paths(settings, node);
+  const { httpPort, tcpPort, internalTcpPort } = node;
   const waitOptions = (pid) => ({ timeoutMs: 60_000, logFile: p.log, pid });
 
   const running = readPid(p.pid);
   if (isOurServer(running, p.config)) {
     // Left running by an earlier `npm start`/`npm test` (or still booting in a parallel one).
-    await waitUntil('ClickHouse', () => ready(httpPort), waitOptions(running));
-    log(COMPONENT, `reusing running server pid ${running} on ${httpPort}`);
-    return { url, startedPid: 0 };
+    await waitUntil(node.name, () => ready(httpPort), waitOptions(running));
+    log(COMPONENT, `reusing running ${node.name} pid ${running} on ${httpPort}`);
+    return 0;
   }
+  const other = serverConfigOf(running, settings);
+  if (other)
+    throw new Error(
+      `ClickHouse: ${node.name}'s pid file names a server of the other topology (pid ${running}, ` +
+        `${other}); stop it first (npm run stack -- down with the topology it was started with)`,
+    );
   fs.rmSync(p.pid, { force: true }); // stale: that process is gone or is something else now
   for (const [name, port] of [
     ['HTTP', httpPort],
     ['native TCP', tcpPort],
+    ['internal native TCP', internalTcpPort],
   ]) {
     if (await tcpOpen(port))
       throw new Error(
@@ -242,38 +350,56 @@ export async function startClickHouse(settings) {
       );
   }
 
-  const binary = await launcherBinary(settings);
-  for (const dir of [p.dir, p.data, p.tmp, p.userFiles, settings.logDir])
+  for (const dir of [p.dir, p.data, p.tmp, p.userFiles, settings.logDir, path.dirname(p.pid)])
     fs.mkdirSync(dir, { recursive: true });
   // Regenerated on every start so port or password changes apply; the data directory is kept.
-  fs.writeFileSync(p.config, configXml(settings, p));
+  fs.writeFileSync(p.config, configXml(settings, node, p));
   fs.writeFileSync(p.users, usersXml());
   const pid = startDaemon({
-    component: COMPONENT,
+    component: node.name,
     command: binary,
     // --log-level: clickhouse-local otherwise logs at trace, whatever <logger><level> says.
-    args: [`--config-file=${p.config}`, '--log-level=information', `--query=${SERVE_QUERIES}`],
+    args: [
+      `--native-front=${tcpPort}:${internalTcpPort}:${httpPort}`,
+      `--config-file=${p.config}`,
+      '--log-level=information',
+      `--query=${SERVE_QUERIES}`,
+    ],
     logFile: p.log,
     pidFile: p.pid,
     cwd: p.dir,
   });
   try {
-    await waitUntil('ClickHouse', () => ready(httpPort), waitOptions(pid));
+    await waitUntil(node.name, () => ready(httpPort), waitOptions(pid));
   } catch (error) {
     error.message += `\nServer error log ${p.serverErrLog}; last lines:\n${tailFile(p.serverErrLog, 10)}`;
     await stopPid(COMPONENT, p.pid); // don't leave a half-started server holding the ports
     throw error;
   }
-  return { url, startedPid: pid };
+  return pid;
 }
 
-export async function stopClickHouse(settings) {
-  const p = paths(settings);
-  if (!isOurServer(readPid(p.pid), p.config)) {
-    fs.rmSync(p.pid, { force: true }); // never signal a PID that now belongs to someone else
-    return;
-  }
-  // SIGTERM: the launcher ends clickhouse-local's serving query and clickhouse-local shuts down
-  // (in-flight queries finish first; measured ~1 s when idle). The timeout only covers a hang.
-  await stopPid(COMPONENT, p.pid, { timeoutMs: 60_000 });
+/** Stops the topology's servers (or only the node numbers in `only`), together. */
+export async function stopClickHouse(settings, only) {
+  await Promise.all(
+    clickhouseNodes(settings)
+      .filter((node) => !only || only.includes(node.n))
+      .map(async (node) => {
+        const p = paths(settings, node);
+        // A server of this state directory in either topology: `down` after a topology switch
+        // still stops it (and never a PID that now belongs to someone else).
+        if (!serverConfigOf(readPid(p.pid), settings)) {
+          fs.rmSync(p.pid, { force: true }); // never signal a PID that now belongs to someone else
+          return;
+        }
+        // SIGTERM: the launcher ends clickhouse-local's serving query and clickhouse-local shuts down
+        // (in-flight queries finish first; measured ~1 s when idle). The timeout only covers a hang.
+        await stopPid(node.name, p.pid, { timeoutMs: 60_000 });
+      }),
+  );
+}
+
+/** Pid file of each server of the topology (fault tests and benchmarks find the processes here). */
+export function clickhousePidFiles(settings) {
+  return clickhouseNodes(settings).map((node) => paths(settings, node).pid);
 }

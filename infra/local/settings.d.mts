@@ -14,7 +14,7 @@ export interface StackSettings {
     version: string;
     heapMb: number;
   };
-  clickhouse: { external: string; httpPort: number; tcpPort: number };
+  clickhouse: { external: string; httpPort: number; tcpPort: number; shards: number };
   redis: { external: string; port: number; ports: number[]; maxmemoryMb: number };
 }
 export function readSettings(

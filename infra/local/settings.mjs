@@ -60,6 +60,12 @@ function kafkaNodes(env, kind, port, base) {
   return nodes;
 }
 
+function shardCount(env, kind) {
+  const shards = positiveInt(env, 'CLICKHOUSE_SHARDS', kind === 'cluster' ? 2 : 1);
+  if (shards > 4) throw new Error(`CLICKHOUSE_SHARDS must be 1-4, got ${shards}`);
+  return shards;
+}
+
 function portOf(env, name) {
   return port(env, name, 0);
 }
@@ -105,6 +111,9 @@ export function readSettings(env = process.env, { profile = 'start' } = {}) {
       external: env.CLICKHOUSE_URL || '',
       httpPort: port(env, 'CLICKHOUSE_HTTP_PORT', base + 123),
       tcpPort: port(env, 'CLICKHOUSE_TCP_PORT', base + 900),
+      // Shard servers on consecutive ports (2 in the cluster topology); 1–4, e.g. 2 shards beside a
+      // single Kafka and Redis to work on ClickHouse alone.
+      shards: shardCount(env, kind),
     },
     redis: {
       external: env.REDIS_URL || '',
@@ -122,6 +131,15 @@ export function serviceEnv(settings) {
     KAFKA_BROKERS:
       settings.kafka.external || settings.kafka.nodes.map((n) => `127.0.0.1:${n.port}`).join(','),
     CLICKHOUSE_URL: settings.clickhouse.external || `http://127.0.0.1:${settings.clickhouse.httpPort}`,
+    // Every shard server (/healthz names one that is down), as clickhouse.mjs numbers them.
+    ...(settings.clickhouse.shards > 1 && !settings.clickhouse.external
+      ? {
+          CLICKHOUSE_NODES: Array.from(
+            { length: settings.clickhouse.shards },
+            (_, i) => `http://127.0.0.1:${settings.clickhouse.httpPort + i}`,
+          ).join(','),
+        }
+      : {}),
     REDIS_URL: settings.redis.external || `redis://127.0.0.1:${settings.redis.port}`,
     // The services use ioredis's Cluster client when this is set (seed nodes; it discovers the rest).
     ...(cluster && !settings.redis.external

@@ -6,7 +6,7 @@ import { createKafka } from '../../common/clients/kafka.ts';
 import { createLogger } from '../../common/logger.ts';
 import { migrate } from '../clickhouse/migrate.ts';
 import { createTopics } from '../kafka/create-topics.ts';
-import { startClickHouse, stopClickHouse } from './clickhouse.mjs';
+import { LOCAL_CLUSTER, startClickHouse, stopClickHouse } from './clickhouse.mjs';
 import { startKafka, stopKafka } from './kafka.mjs';
 import { ensurePhotoModel } from './photo-model.mjs';
 import { log } from './processes.mjs';
@@ -81,6 +81,11 @@ export async function startStack(settings, env = process.env) {
       password: env.CLICKHOUSE_PASSWORD || '',
       database,
       log: (message) => log('clickhouse', message),
+      // Two shards (cluster topology): sharded tables and Distributed ones on each node.
+      cluster:
+        clickhouse.urls?.length > 1
+          ? { name: LOCAL_CLUSTER, nodes: clickhouse.urls, replicated: false }
+          : undefined,
     });
     log('clickhouse', `schema up to date in database ${database} (${applied.length} new migrations)`);
     const quiet = createLogger('error');

@@ -38,11 +38,13 @@ describe('service environment in development', () => {
       {},
       { RLS_PORT_BASE: '39000' },
       { KAFKA_PORT: '12092', CLICKHOUSE_HTTP_PORT: '12123', REDIS_PORT: '12379' },
+      { CLICKHOUSE_SHARDS: '2', RLS_PORT_BASE: '39000' },
     ]) {
       const local = serviceEnv(readSettings(env));
       expect(localStackDefaults(env), JSON.stringify(env)).toEqual({
         KAFKA_BROKERS: local.KAFKA_BROKERS,
         CLICKHOUSE_URL: local.CLICKHOUSE_URL,
+        ...(local.CLICKHOUSE_NODES ? { CLICKHOUSE_NODES: local.CLICKHOUSE_NODES } : {}),
         REDIS_URL: local.REDIS_URL,
       });
     }
@@ -54,6 +56,7 @@ describe('service environment in development', () => {
       expect(localStackDefaults(env), JSON.stringify(env)).toEqual({
         KAFKA_BROKERS: local.KAFKA_BROKERS,
         CLICKHOUSE_URL: local.CLICKHOUSE_URL,
+        CLICKHOUSE_NODES: local.CLICKHOUSE_NODES,
         REDIS_URL: local.REDIS_URL,
         REDIS_CLUSTER_NODES: local.REDIS_CLUSTER_NODES,
       });

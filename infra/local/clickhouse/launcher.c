@@ -16,13 +16,18 @@
  * kill: the stop is clickhouse-local's own. Inserts that were acknowledged are durable either way
  * (MergeTree commits a part by renaming it into place), so even SIGKILL loses nothing committed.
  *
- * Supervision: clickhouse-local 26.7 aborts the whole process when a native-protocol (TCP) login
- * fails (an uncaught AUTHENTICATION_FAILED in its TCP handler; HTTP logins are fine), so anyone who
- * can reach the TCP port could stop the warehouse. The launcher therefore runs clickhouse-local in
- * a child process and starts it again when it dies from a signal (at most 5 times a minute);
- * SIGTERM/SIGINT are passed to the child, whose clean shutdown ends the launcher with its status.
- * The child dies with the launcher (PR_SET_PDEATHSIG), so a SIGKILL of the launcher is a SIGKILL
- * of the server, as before. test/faults/clickhouse-kill.test.ts covers both.
+ * The public native port: clickhouse-local 26.x aborts the whole process when a native-protocol
+ * Hello fails (wrong password, unknown user or database; native-front.c says why), so anyone who
+ * can reach the TCP port could stop the warehouse. With `--native-front=PUBLIC:INTERNAL:HTTP` as
+ * the first argument, the server's own native listener is on INTERNAL (config.xml) and the
+ * front, running in the server's process, owns PUBLIC: it checks each login over HTTP first and
+ * answers a failed one itself, so a wrong password never reaches clickhouse-local's TCP handler.
+ *
+ * Supervision, for any other abort: the launcher runs clickhouse-local in a child process and
+ * starts it again when it dies from a signal (at most 5 times a minute); SIGTERM/SIGINT are passed
+ * to the child, whose clean shutdown ends the launcher with its status. The child dies with the
+ * launcher (PR_SET_PDEATHSIG), so a SIGKILL of the launcher is a SIGKILL of the server, as before.
+ * test/faults/clickhouse-kill.test.ts covers both.
  *
  * Built at provisioning time with gcc against the library in node_modules (rpath to it).
  */
@@ -33,7 +38,11 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+#include "native-front.h"
 
 /* From chdb.h (chdb 3.x / 26.x); only the fields we read. */
 struct local_result_v2 {
@@ -59,8 +68,14 @@ static void *wait_for_stop(void *unused) {
   return NULL;
 }
 
+static int front_ports[3]; /* public, internal native, HTTP; 0 = no front */
+
 /* One clickhouse-local run in this (child) process; returns its exit status. */
 static int serve(int argc, char **argv) {
+  if (front_ports[0] && start_native_front(front_ports[0], front_ports[1], front_ports[2]) != 0) {
+    perror("launcher: native front");
+    return 2;
+  }
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0 || dup2(pipe_fds[0], STDIN_FILENO) < 0) {
     perror("launcher: stdin pipe");
@@ -86,6 +101,15 @@ static int serve(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  if (argc > 1 && strncmp(argv[1], "--native-front=", 15) == 0) {
+    if (sscanf(argv[1] + 15, "%d:%d:%d", &front_ports[0], &front_ports[1], &front_ports[2]) != 3) {
+      fprintf(stderr, "launcher: --native-front=PUBLIC:INTERNAL:HTTP expected\n");
+      return 2;
+    }
+    argv[1] = argv[0]; /* clickhouse-local sees its own arguments only */
+    argv++;
+    argc--;
+  }
   /* Blocked before any thread or child exists: the child's ClickHouse threads inherit the mask and
    * only wait_for_stop receives the stop signals there; here sigwait() takes them with SIGCHLD. */
   sigemptyset(&stop_signals);
