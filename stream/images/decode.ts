@@ -1,8 +1,11 @@
 // Decodes a downloaded photo once, within pixel limits, into the small views the analysis needs:
 // the model's 224×224 RGB input, a 32×32 grey thumbnail for the perceptual hash, and brightness
-// and sharpness figures. sharp (libvips) reads the header first, so an image over the pixel limit
-// is refused before its pixels are decoded.
+// and sharpness figures. Before libvips sees a byte, the body must be one of the photo formats by
+// its magic bytes (sniff.ts) and a JPEG must have a sane number of scans; then sharp reads the
+// header, so an image over the pixel limit is refused before its pixels are decoded. Time is not
+// limited here: decode-pool.ts runs this in a child process it kills at the deadline.
 import sharp, { type Metadata } from 'sharp';
+import { jpegScanCount, sniffFormat } from './sniff.ts';
 
 // One libvips thread per operation and no operation cache: PHOTO_TAG_CONCURRENCY bounds the CPU,
 // and a worker holds no decoded images between photos.
@@ -10,6 +13,11 @@ sharp.concurrency(1);
 sharp.cache(false);
 
 export const MODEL_SIDE = 224;
+/**
+ * More scans than any encoder writes for a photo (baseline 1–3, progressive ~10, optimised
+ * progressive ~20); each scan is a pass over the whole image.
+ */
+export const MAX_JPEG_SCANS = 100;
 export const HASH_SIDE = 32;
 /** Longest side of the grey view that brightness and sharpness are measured on. */
 const MEASURE_SIDE = 256;
@@ -31,14 +39,44 @@ export interface DecodedPhoto {
   contrast: number;
 }
 
-export type DecodeResult =
-  | { ok: true; photo: DecodedPhoto }
-  | { ok: false; outcome: 'not_an_image' | 'too_many_pixels' | 'too_small'; error: string };
+export type DecodeFailure =
+  | 'not_an_image'
+  | 'unsupported_format'
+  | 'too_many_scans'
+  | 'too_many_pixels'
+  | 'too_small'
+  | 'decode_timeout';
 
-export async function decodePhoto(
-  body: Buffer,
-  { maxPixels, minSide }: { maxPixels: number; minSide: number },
-): Promise<DecodeResult> {
+export type DecodeResult =
+  { ok: true; photo: DecodedPhoto } | { ok: false; outcome: DecodeFailure; error: string };
+
+export interface DecodeLimits {
+  maxPixels: number;
+  minSide: number;
+}
+
+/** The checks that need no decoder: format by magic bytes, JPEG scan count. */
+export function refuseBeforeDecoding(body: Uint8Array): DecodeResult | undefined {
+  const format = sniffFormat(body);
+  if (!format) {
+    const text = /^\s*</.test(Buffer.from(body.subarray(0, 64)).toString('latin1'));
+    return {
+      ok: false,
+      outcome: 'unsupported_format',
+      error: `not JPEG, PNG, WebP, GIF or AVIF by its first bytes${text ? ' (markup: SVG, HTML or XML)' : ''}`,
+    };
+  }
+  if (format === 'jpeg') {
+    const scans = jpegScanCount(body, MAX_JPEG_SCANS + 1);
+    if (scans > MAX_JPEG_SCANS)
+      return { ok: false, outcome: 'too_many_scans', error: `JPEG with over ${MAX_JPEG_SCANS} scans` };
+  }
+  return undefined;
+}
+
+export async function decodePhoto(body: Buffer, { maxPixels, minSide }: DecodeLimits): Promise<DecodeResult> {
+  const refused = refuseBeforeDecoding(body);
+  if (refused) return refused;
   let meta: Metadata;
   try {
     meta = await sharp(body, { limitInputPixels: false }).metadata();

@@ -16,6 +16,11 @@ export const photoEnvSchema = z.object({
    * plus the decode per photo, each on one thread). Downloads are bounded by IMAGE_CHECK_* instead.
    */
   PHOTO_TAG_CONCURRENCY: envFields.positiveInt.max(16).default(1),
+  /**
+   * A photo's decode is stopped (its child process killed) after this long: outcome
+   * decode_timeout. An ordinary photo decodes in well under a second.
+   */
+  PHOTO_DECODE_TIMEOUT_MS: envFields.positiveInt.min(500).max(60_000).default(5_000),
   /** Larger bodies are not read past this size (outcome too_large). */
   PHOTO_MAX_BYTES: envFields.positiveInt.default(10 * 1024 * 1024),
   /** Larger images are not decoded (outcome too_many_pixels); width × height. */

@@ -11,7 +11,7 @@ import type { OutboundClient } from '../../common/outbound/index.ts';
 import { countPhoto } from '../../common/photos/batch-summary.ts';
 import type { ListingImageRow } from '../../common/warehouse/listing-images.ts';
 import type { Provenance } from '../../common/warehouse/table.ts';
-import { decodePhoto } from './decode.ts';
+import { createDecodePool } from './decode-pool.ts';
 import { fetchPhoto } from './fetch-photo.ts';
 import { createLimiter } from './limiter.ts';
 import type { PhotoEnv } from './photo-env.ts';
@@ -49,7 +49,12 @@ export async function createPhotoAnalyser(
 ) {
   const model = env.PHOTO_MODEL_PATH ? await loadPhotoModel(env.PHOTO_MODEL_PATH) : undefined;
   if (!model) logger.warn('PHOTO_MODEL_PATH is not set: photos are decoded and hashed but not tagged');
-  const cpu = createLimiter(env.PHOTO_TAG_CONCURRENCY, env.PHOTO_TAG_CONCURRENCY);
+  // Decoding (in child processes killed at the deadline) and tagging, accounts taking turns.
+  const cpu = createDecodePool({
+    size: env.PHOTO_TAG_CONCURRENCY,
+    timeoutMs: env.PHOTO_DECODE_TIMEOUT_MS,
+    limits: { maxPixels: env.PHOTO_MAX_PIXELS, minSide: env.PHOTO_MIN_SIDE },
+  });
   // Photos held in memory at once (downloading, waiting for the CPU, being analysed): downloads
   // finish faster than the CPU analyses, and a batch can hold thousands of images, so without this
   // their bodies (up to PHOTO_MAX_BYTES each) would pile up. At most half of them per account.
@@ -144,12 +149,7 @@ export async function createPhotoAnalyser(
       return undefined;
     }
     row.bytes = fetched.body.length;
-    return cpu.run('cpu', async () => {
-      const started = performance.now();
-      const decoded = await decodePhoto(fetched.body, {
-        maxPixels: env.PHOTO_MAX_PIXELS,
-        minSide: env.PHOTO_MIN_SIDE,
-      });
+    return cpu.decode(row.account_id, fetched.body, async (decoded, started) => {
       if (!decoded.ok) return { decoded, ms: performance.now() - started };
       const { photo } = decoded;
       const hashes = { phash: phash(photo.hashGrey), mirrored: phash(photo.hashGrey, true) };
@@ -173,6 +173,7 @@ export async function createPhotoAnalyser(
       buffers.abort(error);
     },
     async close() {
+      await cpu.close();
       await model?.release();
     },
   };
