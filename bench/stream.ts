@@ -13,7 +13,7 @@ import { createLogger } from '../common/logger.ts';
 import { topicName } from '../common/topics.ts';
 import { queryRows } from '../common/clients/clickhouse.ts';
 import { workerRegistry } from '../common/worker-registry.ts';
-import { cpuSnapshot, printCpuTable, residentMemory } from './process-stats.ts';
+import { cpuSnapshot, printCpuTable, residentMemory, residentMemoryWithChildren } from './process-stats.ts';
 import { benchEnv, LOAD_GENERATOR, startBenchStack } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
@@ -200,13 +200,19 @@ async function main() {
       `p50 ${pct(50)} ms, p95 ${pct(95)} ms, max ${freshness.at(-1)} ms`,
   );
 
-  // Resident memory of the stream workers (Linux /proc), by the pids they report.
+  // Resident memory of the stream workers and image processes (Linux /proc), by the pids they
+  // report; an image process's decoder children counted with it.
   for (const beat of await workerRegistry(redis, env.REDIS_KEY_PREFIX).live()) {
+    const name = `${beat.role === 'images' ? 'image process' : 'stream worker'} ${beat.worker_id}`;
     const memory = residentMemory(beat.pid);
+    const withChildren = residentMemoryWithChildren(beat.pid);
     console.log(
       memory
-        ? `stream worker ${beat.worker_id}: ${memory.rssKb} kB resident (VmHWM ${memory.hwmKb} kB)`
-        : `stream worker ${beat.worker_id}: not on this machine`,
+        ? `${name}: ${memory.rssKb} kB resident (VmHWM ${memory.hwmKb} kB)` +
+            (withChildren?.children
+              ? `, ${withChildren.rssKb} kB with its ${withChildren.children} child process(es)`
+              : '')
+        : `${name}: not on this machine`,
     );
   }
   await close();
