@@ -1,10 +1,12 @@
 // npm run bench:stream — end-to-end stream figures: sustained listings/s from API 201 to stored in
 // ClickHouse (saturating phase), then freshness p50/p95 (201 → batch completed, from the outbox
-// timestamps) while posting at half of that rate, and the stream worker's resident memory.
+// timestamps) while posting at half of that rate, and the resident memory of the stream worker and
+// of the image process.
 //
 // Runs against the stack of the environment (npm start's by default; RLS_PORT_BASE / RLS_STATE_DIR /
-// *_URL select another). Starts its own gateway (BENCH_PORT, default 28191) and one stream worker
-// unless BENCH_BASE_URL points at running services. Knobs: BENCH_SECONDS (15), BENCH_CONCURRENCY (8).
+// *_URL select another). Starts its own gateway (BENCH_PORT, default 28191), one stream worker and
+// one image process unless BENCH_BASE_URL points at running services. Knobs: BENCH_SECONDS (15),
+// BENCH_CONCURRENCY (8).
 import { randomUUID } from 'node:crypto';
 import { createKafka, createProducer } from '../common/clients/kafka.ts';
 import type { Listing } from '../common/domain/listing.ts';

@@ -27,7 +27,7 @@ export interface DecodedPhoto {
   /** As displayed (EXIF orientation applied). */
   width: number;
   height: number;
-  /** MODEL_SIDE² × RGB bytes, centre crop. */
+  /** MODEL_SIDE² × RGB bytes, the whole photo squeezed (as the scene model was trained). */
   modelRgb: Buffer;
   /** HASH_SIDE² grey bytes, whole image squeezed (no crop, so a small crop moves the hash little). */
   hashGrey: Buffer;
@@ -37,6 +37,17 @@ export interface DecodedPhoto {
   sharpness: number;
   /** Standard deviation of the grey thumbnail (0..255): near 0 is a flat picture with no content. */
   contrast: number;
+  /** Colour statistics of the decoded view (floor-plan.ts). */
+  colour: ColourStats;
+}
+
+export interface ColourStats {
+  /** Share of pixels that are near white (every channel ≥ 215). */
+  white: number;
+  /** Share of pixels that are dark (every channel < 110): lines and text on a drawing. */
+  dark: number;
+  /** Mean chroma, (max − min channel) / 255: 0 for greys. */
+  chroma: number;
 }
 
 export type DecodeFailure =
@@ -101,7 +112,7 @@ export async function decodePhoto(body: Buffer, { maxPixels, minSide }: DecodeLi
       .toBuffer({ resolveWithObject: true });
     const raw = { raw: { width: info.width, height: info.height, channels: info.channels } } as const;
     const [modelRgb, hashGrey, measure] = await Promise.all([
-      sharp(data, raw).resize(MODEL_SIDE, MODEL_SIDE, { fit: 'cover' }).raw().toBuffer(),
+      sharp(data, raw).resize(MODEL_SIDE, MODEL_SIDE, { fit: 'fill' }).raw().toBuffer(),
       sharp(data, raw).greyscale().resize(HASH_SIDE, HASH_SIDE, { fit: 'fill' }).raw().toBuffer(),
       sharp(data, raw)
         .greyscale()
@@ -120,6 +131,7 @@ export async function decodePhoto(body: Buffer, { maxPixels, minSide }: DecodeLi
         brightness: mean(measure.data) / 255,
         sharpness: laplacianVariance(measure.data, measure.info.width, measure.info.height),
         contrast: Math.sqrt(variance(hashGrey)),
+        colour: colourStats(data, info.channels),
       },
     };
   } catch (error) {
@@ -129,6 +141,24 @@ export async function decodePhoto(body: Buffer, { maxPixels, minSide }: DecodeLi
 
 function message(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).slice(0, 500);
+}
+
+function colourStats(rgb: Uint8Array, channels: number): ColourStats {
+  let white = 0;
+  let dark = 0;
+  let chroma = 0;
+  const pixels = Math.floor(rgb.length / channels);
+  for (let i = 0; i < rgb.length; i += channels) {
+    const [r, g, b] = [rgb[i]!, rgb[i + 1]!, rgb[i + 2]!];
+    const max = Math.max(r, g, b);
+    const min = Math.min(r, g, b);
+    if (min >= 215) white++;
+    if (max < 110) dark++;
+    chroma += max - min;
+  }
+  return pixels
+    ? { white: white / pixels, dark: dark / pixels, chroma: chroma / pixels / 255 }
+    : { white: 0, dark: 0, chroma: 0 };
 }
 
 function mean(values: Uint8Array): number {

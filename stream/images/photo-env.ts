@@ -28,7 +28,7 @@ export const photoEnvSchema = z.object({
   /** Images with a shorter side say nothing about a property (outcome too_small, e.g. 1×1 pixels). */
   PHOTO_MIN_SIDE: envFields.positiveInt.default(32),
   /** Below this summed probability the model abstains: image_of is Other, tags is empty. */
-  PHOTO_TAG_THRESHOLD: fraction.default(0.3),
+  PHOTO_TAG_THRESHOLD: fraction.default(0.33),
   /** Hashes (or mirrored hashes) at most this many bits apart are the same photo. */
   PHOTO_REUSE_MAX_DISTANCE: z.coerce.number().int().min(0).max(20).default(10),
 });

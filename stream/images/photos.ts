@@ -17,8 +17,9 @@ import { createLimiter } from './limiter.ts';
 import type { PhotoEnv } from './photo-env.ts';
 import { phash } from './phash.ts';
 import { reuseFinder } from './reuse.ts';
-import { roomTags, TAG_MODEL } from './room-tags.ts';
-import { loadPhotoModel } from './tagger.ts';
+import { floorPlanScore, isFloorPlan } from './floor-plan.ts';
+import { loadSceneModel } from './scene-model.ts';
+import { sceneTags, TAG_MODEL, type RoomTags } from './scene-tags.ts';
 
 export type PhotoRow = Omit<ListingImageRow, keyof Provenance>;
 
@@ -47,7 +48,7 @@ export async function createPhotoAnalyser(
   env: PhotoEnv,
   logger: Logger,
 ) {
-  const model = env.PHOTO_MODEL_PATH ? await loadPhotoModel(env.PHOTO_MODEL_PATH) : undefined;
+  const model = env.PHOTO_MODEL_PATH ? await loadSceneModel(env.PHOTO_MODEL_PATH) : undefined;
   if (!model) logger.warn('PHOTO_MODEL_PATH is not set: photos are decoded and hashed but not tagged');
   // Decoding (in child processes killed at the deadline) and tagging, accounts taking turns.
   const cpu = createDecodePool({
@@ -149,20 +150,28 @@ export async function createPhotoAnalyser(
       return undefined;
     }
     row.bytes = fetched.body.length;
-    return cpu.decode(row.account_id, fetched.body, async (decoded, started) => {
-      if (!decoded.ok) return { decoded, ms: performance.now() - started };
-      const { photo } = decoded;
-      const hashes = { phash: phash(photo.hashGrey), mirrored: phash(photo.hashGrey, true) };
-      let tagError = '';
-      let tags: ReturnType<typeof roomTags> | undefined;
-      try {
-        if (model) tags = roomTags(await model.classify(photo.modelRgb), env.PHOTO_TAG_THRESHOLD);
-      } catch (error) {
-        tagError = `tagging failed: ${(error as Error).message}`.slice(0, 500);
-        logger.warn('photo tagging failed', { url: input.url, error: tagError });
-      }
-      return { decoded, photo, hashes, tags, tagError, ms: performance.now() - started };
-    });
+    // The decoder's turn covers decoding only: the model runs after it, so the next photo decodes
+    // (in its child process) while this one is classified, and photos classified meanwhile share
+    // one batch (scene-model.ts).
+    const { decoded, started } = await cpu.decode(row.account_id, fetched.body, (result, at) => ({
+      decoded: result,
+      started: at,
+    }));
+    if (!decoded.ok) return { decoded, ms: performance.now() - started };
+    const { photo } = decoded;
+    const hashes = { phash: phash(photo.hashGrey), mirrored: phash(photo.hashGrey, true) };
+    let tagError = '';
+    let tags: RoomTags | undefined;
+    try {
+      // A floor plan is line art, not a scene: told apart by its pixels before the model is asked.
+      if (isFloorPlan(photo))
+        tags = { tags: [{ tag: 'FloorPlan', confidence: floorPlanScore(photo) }], image_of: 'FloorPlan' };
+      else if (model) tags = sceneTags(await model.classify(photo.modelRgb), env.PHOTO_TAG_THRESHOLD);
+    } catch (error) {
+      tagError = `tagging failed: ${(error as Error).message}`.slice(0, 500);
+      logger.warn('photo tagging failed', { url: input.url, error: tagError });
+    }
+    return { decoded, photo, hashes, tags, tagError, ms: performance.now() - started };
   }
 
   return {
