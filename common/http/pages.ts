@@ -55,6 +55,16 @@ const pages: Record<'docs' | 'dashboard', Page> = {
       'keys.js': path.join(webDir, 'dashboard/keys.js'),
       'key-audit.js': path.join(webDir, 'dashboard/key-audit.js'),
       'one-time-key.js': path.join(webDir, 'dashboard/one-time-key.js'),
+      'locations.js': path.join(webDir, 'dashboard/locations.js'),
+      'periods.js': path.join(webDir, 'dashboard/periods.js'),
+      'svg.js': path.join(webDir, 'dashboard/svg.js'),
+      'figures.js': path.join(webDir, 'dashboard/figures.js'),
+      'analytic-page.js': path.join(webDir, 'dashboard/analytic-page.js'),
+      'velocity.js': path.join(webDir, 'dashboard/velocity.js'),
+      'seasonality.js': path.join(webDir, 'dashboard/seasonality.js'),
+      'market-share.js': path.join(webDir, 'dashboard/market-share.js'),
+      'estimate.js': path.join(webDir, 'dashboard/estimate.js'),
+      'estimate-map.js': path.join(webDir, 'dashboard/estimate-map.js'),
       // The shipped cities and neighbourhoods (centres and radii): the map's outline and points.
       'locations.json': path.join(webDir, '../infra/locations/locations.json'),
     },
@@ -90,7 +100,7 @@ export function createPages(names: (keyof typeof pages)[], openapi: OpenApiRegis
       summary:
         name === 'docs'
           ? 'This API reference (HTML)'
-          : 'The analytics dashboard and, at #keys, the Keys page (HTML; the key is typed in the page)',
+          : 'The analytics dashboard: #market, #velocity, #seasonality, #market-share, #estimate and #keys (HTML; the key is typed in the page)',
       responses: { 200: { description: 'The page', mediaType: 'text/html' } },
     });
     openapi.register({

@@ -11,6 +11,7 @@ await ensureDependencies();
 const { log } = await import('./processes.mjs');
 const { startStack } = await import('./stack.mjs');
 const { ensureSchemathesis } = await import('./schemathesis.mjs');
+const { installClients } = await import('./clients.mjs');
 
 function run(command, args, env = {}) {
   return new Promise((resolve) => {
@@ -38,10 +39,13 @@ try {
   const built = build({ allowTypeErrors: quick });
   // The OpenAPI conformance test's Schemathesis, in a cached virtualenv (first run: ~1 min of pip).
   const schemathesis = ensureSchemathesis(settings);
-  for (const step of [built, schemathesis]) step.catch(() => undefined); // awaited below
+  // The client packages as their users install them (first run: a virtualenv with httpx).
+  const clients = installClients(settings);
+  for (const step of [built, schemathesis, clients]) step.catch(() => undefined); // awaited below
   stack = await startStack(settings);
   await built;
   const schemathesisPython = await schemathesis;
+  const installedClients = await clients;
   // The dashboard's browser test drives Debian's Chromium (apt-get on the first run, synchronous:
   // after the stack's probes, not during them).
   const { ensureChromium } = await import('./chromium.mjs');
@@ -64,6 +68,9 @@ try {
     IMAGES_METRICS_PORT: '0',
     RLS_TEST_IMAGES_METRICS_PORT: process.env.IMAGES_METRICS_PORT || String(settings.port + 11),
     RLS_SCHEMATHESIS_PYTHON: schemathesisPython,
+    RLS_CLIENT_PYTHON: installedClients.python,
+    RLS_CLIENT_PYTHONPATH: installedClients.pythonPath,
+    RLS_CLIENT_TS_ENTRY: installedClients.typescriptEntry,
     // Artifacts of the run a person may want to look at (the dashboard's screenshot, Schemathesis's report).
     RLS_TEST_ARTIFACTS_DIR: path.join(settings.stateDir, 'artifacts'),
   };

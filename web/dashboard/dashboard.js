@@ -1,12 +1,19 @@
-// The analytics dashboard: the user's key (kept in this tab's sessionStorage only, sent as
+// The analytics dashboard's Market page and the document's start: the user's key (kept in this tab's sessionStorage only, sent as
 // X-API-Key to this origin), GET /analytics/pricing for the summary and the chart, and
 // GET /analytics/heatmap?format=geojson over the city's box for the map. Loading and error states
 // come from the API's own answers (the error body's message and code). The same key drives the
-// Keys page (keys.js, /dashboard#keys); tabs.js switches between the two.
+// Keys page (keys.js, /dashboard#keys) and the other analytics' pages (one module each, imported
+// here); tabs.js switches between them.
 import { ApiError, getJson } from './api.js';
 import { initKeys, leaveKeys } from './keys.js';
+import { loadLocations } from './locations.js';
 import { cityBounds, demandColour, drawLegend, drawMap } from './map.js';
+import { quarters } from './periods.js';
 import { initTabs } from './tabs.js';
+import './velocity.js';
+import './seasonality.js';
+import './market-share.js';
+import './estimate.js';
 
 const $ = (id) => document.getElementById(id);
 const tzs = new Intl.NumberFormat('en', { maximumFractionDigits: 0 });
@@ -17,19 +24,6 @@ function setStatus(kind, text) {
   status.className = `status ${kind}`;
   status.setAttribute('role', kind === 'error' ? 'alert' : 'status');
   status.textContent = text;
-}
-
-function quarters(count) {
-  const now = new Date();
-  let year = now.getUTCFullYear();
-  let quarter = Math.floor(now.getUTCMonth() / 3) + 1;
-  const out = [];
-  for (let i = 0; i < count; i++) {
-    out.push(`${year}-Q${quarter}`);
-    quarter -= 1;
-    if (quarter === 0) [year, quarter] = [year - 1, 4];
-  }
-  return out;
 }
 
 function drawSummary(pricing) {
@@ -157,23 +151,31 @@ async function init() {
   $('key').addEventListener('keydown', (event) => {
     if (event.key !== 'Enter') return;
     event.preventDefault();
-    if (document.body.dataset.page === 'keys') $('keys-load').click();
-    else $('controls').requestSubmit();
+    const page = document.body.dataset.page;
+    if (page === 'keys') $('keys-load').click();
+    else if (page === 'market') $('controls').requestSubmit();
+    else $(`${page}-controls`).requestSubmit();
   });
   initKeys();
   initTabs((page) => {
     if (page !== 'keys') leaveKeys(); // the one-time plaintext never outlives the Keys page
   });
   try {
-    locations = await (await fetch('/dashboard/assets/locations.json')).json();
+    locations = await loadLocations();
   } catch (error) {
     setStatus('error', `Could not load the locations: ${error.message}`);
     return;
   }
-  for (const city of locations.cities) $('city').append(new Option(city.name, city.slug));
-  for (const label of quarters(8)) $('period').append(new Option(label, label));
+  // Every page's city and period controls; the first option (Dar es Salaam, the current quarter)
+  // is each one's default.
+  for (const select of document.querySelectorAll('select[name="city"]')) {
+    for (const city of locations.cities) select.append(new Option(city.name, city.slug));
+  }
+  for (const select of document.querySelectorAll('select[name="period"]')) {
+    for (const label of quarters(8)) select.append(new Option(label, label));
+  }
   $('key').value = sessionStorage.getItem('rls-dashboard-key') ?? '';
-  $('show').disabled = false;
+  for (const button of document.querySelectorAll('button[data-action="show"]')) button.disabled = false;
   document.body.dataset.state = 'idle';
 }
 

@@ -1,4 +1,4 @@
-// Small DOM helpers of the Keys page. Every server string goes in as textContent, never as HTML, so
+// Small DOM helpers of the dashboard's pages. Every server string goes in as textContent, never as HTML, so
 // a key name like "<img onerror=…>" shows as those characters.
 export const $ = (id) => document.getElementById(id);
 

@@ -1,0 +1,2 @@
+import type { StackSettings } from './settings.mjs';
+export function ensureVenv(settings: StackSettings, name: string, requirements: string): Promise<string>;
