@@ -12,8 +12,8 @@ export const photoEnvSchema = z.object({
    */
   PHOTO_MODEL_PATH: z.string().optional(),
   /**
-   * Photos decoded, hashed and tagged at once per worker: the CPU-bound part (~10 ms of the model
-   * plus the decode per photo, each on one thread). Downloads are bounded by IMAGE_CHECK_* instead.
+   * Photos decoded at once per image process, each in a child process of its own (decode-pool.ts);
+   * the scene model runs beside them on one thread. Downloads are bounded by IMAGE_CHECK_* instead.
    */
   PHOTO_TAG_CONCURRENCY: envFields.positiveInt.max(16).default(1),
   /**
