@@ -12,11 +12,14 @@ import { listingEstimateAnswer } from './services/listing-estimate.ts';
 export function addEstimateRoutes(router: Router, ctx: AnalyticsContext, auth: RequestHandler): void {
   router.get('/analytics/estimate', auth, requirePermission('analytics:read'), async (req, res) => {
     const p = parseEstimateParams(req.query);
-    const mode = authOf(req).mode;
-    const key = `estimate:${mode}:${p.latitude},${p.longitude}:${p.type}:${p.bedrooms ?? '-'}:${p.bathrooms ?? '-'}:${p.areaSqm ?? '-'}:${p.currency}`;
+    const { mode, account_id: account } = authOf(req);
+    // Per account: the account's own comparables show their ids.
+    const key = `estimate:${mode}:${account}:${p.latitude},${p.longitude}:${p.type}:${p.bedrooms ?? '-'}:${p.bathrooms ?? '-'}:${p.areaSqm ?? '-'}:${p.currency}`;
     send(
       res,
-      await ctx.cache.getOrCompute(key, () => pointEstimateAnswer(ctx.estimates, p, mode === 'test')),
+      await ctx.cache.getOrCompute(key, () =>
+        pointEstimateAnswer(ctx.estimates, p, mode === 'test', account),
+      ),
     );
   });
 

@@ -30,9 +30,12 @@ export const estimateResponseSchema = z.object({
   max_age_days: z.number().int().describe('Age window actually used (90 or 365)'),
   comparables: z.array(
     z.object({
-      listing_id: z.string(),
+      listing_id: z
+        .string()
+        .nullable()
+        .describe('The calling account’s own listings only; null for other accounts’ listings'),
       price: z.number().describe('Asking rent in the answer’s currency'),
-      distance_km: z.number(),
+      distance_km: z.number().describe('Rounded to the nearest 0.5 km'),
       days_old: z.number().int().describe('Whole days since it was listed'),
       bedrooms: z.number().int().nullable(),
       bathrooms: z.number().int().nullable(),
@@ -42,6 +45,10 @@ export const estimateResponseSchema = z.object({
         .describe('0–1: bedrooms, floor area and bathrooms alike (distance and age not included)'),
     }),
   ),
+  off_market_comparables: z
+    .number()
+    .int()
+    .describe('Comparables used that are off the market (rented, withdrawn, expired): counted, not listed'),
   accuracy: z.object({
     segment: z.object({
       city: z.string().nullable().describe('City slug of the point; null outside the ten cities'),

@@ -10,11 +10,25 @@ import { MAX_SEASONALITY_MONTHS, SEASONALITY_MONTHS_PATTERN } from './params.ts'
 
 const days = z.number().nullable();
 const velocityFigures = {
-  rented: z.number().int().describe('Listings rented in the period (exits by the at of their rented status)'),
-  withdrawn: z.number().int(),
-  expired: z.number().int(),
-  new_listings: z.number().int().describe('Market entries in the period: new listings and relists'),
-  active: z.number().int().describe('On the market at the end of the period (today while it runs)'),
+  rented: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'Listings rented in the period (exits by the at of their rented status); null when market_suppressed',
+    ),
+  withdrawn: z.number().int().nullable(),
+  expired: z.number().int().nullable(),
+  new_listings: z
+    .number()
+    .int()
+    .nullable()
+    .describe('Market entries in the period: new listings and relists'),
+  active: z
+    .number()
+    .int()
+    .nullable()
+    .describe('On the market at the end of the period (today while it runs)'),
   average_active: z.number().nullable().describe('Mean of the daily stock over the period so far'),
   absorption: z.number().nullable().describe('rented ÷ average_active'),
   median_days_to_rent: days.describe('Exact median; null (suppressed) under 10 rentals'),
@@ -29,6 +43,11 @@ const velocityFigures = {
   suppressed: z.boolean().describe('median_days_to_rent is null: fewer than 10 rentals'),
   quartiles_suppressed: z.boolean(),
   km_suppressed: z.boolean(),
+  market_suppressed: z
+    .boolean()
+    .describe(
+      "Every figure of the area is null: fewer than 5 other accounts have listings in it, or one holds more than 25 % of the rest (market share's rule)",
+    ),
 };
 
 export const velocityResponseSchema = z.object({

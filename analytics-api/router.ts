@@ -59,9 +59,13 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
   // Listing lifecycle metrics (docs/analytics.md): velocity, seasonality, market share.
   router.get('/analytics/velocity', auth, requirePermission('analytics:read'), async (req, res) => {
     const params = parsePricingParams(req.query);
-    const mode = authOf(req).mode;
-    const key = `velocity:${mode}:${params.city}:${params.type}:${periodLabel(params.period)}`;
-    send(res, await ctx.cache.getOrCompute(key, () => velocityAnswer(clickhouse, params, mode === 'test')));
+    const { mode, account_id: account } = authOf(req);
+    // Per account: what the market-share rule withholds depends on the calling account.
+    const key = `velocity:${mode}:${account}:${params.city}:${params.type}:${periodLabel(params.period)}`;
+    send(
+      res,
+      await ctx.cache.getOrCompute(key, () => velocityAnswer(clickhouse, params, mode === 'test', account)),
+    );
   });
 
   router.get('/analytics/seasonality', auth, requirePermission('analytics:read'), async (req, res) => {

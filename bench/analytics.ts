@@ -164,7 +164,7 @@ const seasonalityJobs = citySlugs.flatMap((city) => propertyTypes.map((type) => 
 const end = lastCompleteMonth(new Date());
 const velocity = (cache: Cache, j: (typeof velocityJobs)[number]) =>
   cache.getOrCompute(`velocity:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`, () =>
-    velocityAnswer(ch, j, false),
+    velocityAnswer(ch, j, false, shareAccount),
   );
 const marketShare = (cache: Cache, j: (typeof shareJobs)[number]) =>
   cache.getOrCompute(
@@ -206,7 +206,7 @@ const estimate = (cache: Cache, j: (typeof estimateJobs)[number]) =>
     `estimate:live:${j.latitude},${j.longitude}:${j.type}:${j.bedrooms}:${j.bathrooms}:${j.areaSqm}:TZS`,
     async () => {
       try {
-        const answer = await pointEstimateAnswer(estimateDeps, j, false);
+        const answer = await pointEstimateAnswer(estimateDeps, j, false, 'acct_bench');
         const step = `${answer.radius_km} km / ${answer.max_age_days} days`;
         estimateSteps.set(step, (estimateSteps.get(step) ?? 0) + 1);
         return answer;
@@ -225,7 +225,7 @@ for (const job of heatmapJobs.slice(0, 8))
   await heatmapAnswer(ch, { bounds: cityBox(job.city), type: job.type, period: job.period }, false);
 for (const job of estimateJobs.slice(0, 8)) await estimate(cacheFor(-1), job);
 
-for (const job of velocityJobs.slice(0, 4)) await velocityAnswer(ch, job, false);
+for (const job of velocityJobs.slice(0, 4)) await velocityAnswer(ch, job, false, shareAccount);
 for (const job of shareJobs.slice(0, 4)) await marketShareAnswer(ch, job, false, shareAccount);
 for (const job of seasonalityJobs.slice(0, 4))
   await seasonalityAnswer(ch, { ...job, months: 24, end }, false);

@@ -80,6 +80,9 @@ export const baseEnvSchema = z.object({
   CLICKHOUSE_DATABASE: envFields.clickhouseDatabase,
   REDIS_URL: envFields.redisUrl,
   REDIS_KEY_PREFIX: z.string().default('rls:'),
+  // Health reports Redis degraded (503, reason given) above this share of its maxmemory: with
+  // noeviction every write of every account fails at the ceiling, so operators need warning first.
+  REDIS_MEMORY_DEGRADED_RATIO: z.coerce.number().gt(0).lte(1).default(0.9),
   // Outbound calls (webhooks, image checks) refuse non-public addresses except these CIDRs; empty in production.
   OUTBOUND_ALLOW_CIDRS: envFields.cidrList,
 });

@@ -68,8 +68,18 @@ export function createPlatform(env: BaseEnv, logger: Logger, clientId: string): 
       // How close Redis is to its ceiling (noeviction: at maxmemory every write fails).
       const info = await redis.info('memory');
       const bytes = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? 0);
+      const used = bytes('used_memory');
+      const max = bytes('maxmemory');
       const mb = (n: number) => Math.round(n / 1048576);
-      return { used_memory_mb: mb(bytes('used_memory')), maxmemory_mb: mb(bytes('maxmemory')) };
+      const memory = { used_memory_mb: mb(used), maxmemory_mb: mb(max) };
+      const ratio = env.REDIS_MEMORY_DEGRADED_RATIO;
+      if (max > 0 && used / max > ratio) {
+        throw new Error(
+          `used_memory ${memory.used_memory_mb} MB is ${Math.round((100 * used) / max)} % of maxmemory ` +
+            `${memory.maxmemory_mb} MB (degraded above ${Math.round(ratio * 100)} %): writes fail at the ceiling`,
+        );
+      }
+      return memory;
     },
     stream_workers: async () => {
       const live = await workers.live();

@@ -1,6 +1,9 @@
 // Idempotency-Key support (docs/ingest.md, "Idempotency"): the first request with a key runs and
 // its final response (2xx or 4xx) is kept for 24 h; a later request with the same key and the same
-// body gets that response again with `Idempotency-Replayed: true`. The same key with another body
+// body gets that response again with `Idempotency-Replayed: true`. Of a 4xx only the status, the
+// error code, the request id and the SHA-256 of the body are kept, not the body: a refused request
+// uses no quota, so keeping a large error body (100 invalid listings: ~1 MB) for a day would let
+// any key grow Redis without bound. Its replay says so (replayedError below). The same key with another body
 // is 422 idempotency_key_reused; while the first is still running, 409 idempotency_in_progress.
 // A 5xx or another retriable answer (409 listing_in_progress) is not kept, so the client can retry
 // with the same key. Keys are scoped by account, mode and endpoint: a test key and a live key of one
@@ -10,15 +13,16 @@ import type { Redis } from 'ioredis';
 import { redisScript } from '../common/clients/redis-script.ts';
 import type { KeyMode } from '../common/auth/api-key-format.ts';
 import { AppError } from '../common/errors.ts';
+import { quotaStore } from './quota.ts';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 /** How long an unfinished claim blocks the key (a crashed process must not block it for 24 h). */
 export const IN_PROGRESS_TTL_SECONDS = 60;
 const keyPattern = /^[\x21-\x7e]{1,255}$/;
 
-// KEYS[1] record; ARGV[1] body hash, ARGV[2] in-progress ttl.
+// KEYS[1] record; ARGV[1] body hash, ARGV[2] in-progress ttl. A kept 4xx has `code` and no `body`.
 const claimScript = redisScript(`
-local cur = redis.call('HMGET', KEYS[1], 'state', 'hash', 'status', 'body')
+local cur = redis.call('HMGET', KEYS[1], 'state', 'hash', 'status', 'body', 'code', 'request_id', 'digest')
 if not cur[1] then
   redis.call('HSET', KEYS[1], 'state', 'in_progress', 'hash', ARGV[1])
   redis.call('EXPIRE', KEYS[1], ARGV[2])
@@ -26,12 +30,40 @@ if not cur[1] then
 end
 if cur[2] ~= ARGV[1] then return {'mismatch'} end
 if cur[1] == 'in_progress' then return {'in_progress'} end
-return {'done', cur[3], cur[4]}
+return {'done', cur[3], cur[4] or '', cur[5] or '', cur[6] or '', cur[7] or ''}
 `);
 
-export interface StoredResponse {
-  status: number;
-  body: string;
+/** A kept 2xx response (body), or a kept 4xx one (what identifies it, without its body). */
+export type StoredResponse =
+  | { status: number; body: string }
+  | { status: number; error: { code: string; requestId: string; digest: string } };
+
+/** SHA-256 (hex) of a response body, what a kept error stands for. */
+export function bodyDigest(body: string): string {
+  return createHash('sha256').update(body).digest('hex');
+}
+
+/** The body answered to a replay of a kept 4xx: its status and code, and why the details are gone. */
+export function replayedError(
+  stored: { status: number; error: { code: string; requestId: string; digest: string } },
+  requestId: string,
+): object {
+  return {
+    error: {
+      code: stored.error.code,
+      message:
+        `This Idempotency-Key was already answered ${stored.status} ${stored.error.code} ` +
+        `(request ${stored.error.requestId}); the details of an error are not kept: send the corrected ` +
+        'request with a new Idempotency-Key',
+      request_id: requestId,
+      retriable: false,
+      details: {
+        replayed: true,
+        original_request_id: stored.error.requestId,
+        body_sha256: stored.error.digest,
+      },
+    },
+  };
 }
 
 export type Claim = { kind: 'claimed'; recordKey: string } | { kind: 'replay'; response: StoredResponse };
@@ -43,7 +75,11 @@ export interface IdempotencyScope {
   mode: KeyMode;
 }
 
+/** What a kept 4xx (status, code, request id, digest) and its hash fields count against the budget. */
+const ERROR_RECORD_BYTES = 256;
+
 export function idempotencyStore(redis: Redis, prefix: string) {
+  const quota = quotaStore(redis, prefix);
   return {
     /** Claims `key` for this request, or returns the response to replay; throws 409/422/400. */
     async claim(scope: IdempotencyScope, key: string, rawBody: Buffer): Promise<Claim> {
@@ -53,10 +89,10 @@ export function idempotencyStore(redis: Redis, prefix: string) {
           'Idempotency-Key must be 1–255 printable ASCII characters without spaces',
         );
       }
-      const digest = createHash('sha256').update(key).digest('hex');
-      const recordKey = `${prefix}idem:${scope.endpoint}:${scope.accountId}:${scope.mode}:${digest}`;
+      const keyDigest = createHash('sha256').update(key).digest('hex');
+      const recordKey = `${prefix}idem:${scope.endpoint}:${scope.accountId}:${scope.mode}:${keyDigest}`;
       const bodyHash = createHash('sha256').update(rawBody).digest('hex');
-      const [state, status, body] = (await claimScript.run(
+      const [state, status, body, code, requestId, bodySha] = (await claimScript.run(
         redis,
         1,
         recordKey,
@@ -77,15 +113,53 @@ export function idempotencyStore(redis: Redis, prefix: string) {
           { retriable: true, retryAfterSeconds: 1 },
         );
       }
+      if (code) {
+        const error = { code, requestId: requestId!, digest: bodySha! };
+        return { kind: 'replay', response: { status: Number(status), error } };
+      }
       return { kind: 'replay', response: { status: Number(status), body: body ?? '' } };
     },
 
-    async complete(recordKey: string, response: StoredResponse): Promise<void> {
+    /**
+     * Keeps the final response for replays, unless the account's daily budget of kept bytes
+     * (`limit`, by tier) has no room for it: then the claim is released instead — a retry runs again
+     * (bulk create answers the same listing ids, as duplicates) — and false is returned. Every reply
+     * an account can have kept is thereby bounded, those that stored nothing (all duplicates, all
+     * refused) included.
+     */
+    async complete(
+      recordKey: string,
+      response: StoredResponse,
+      budget: { owner: { accountId: string; mode: KeyMode }; limit: number },
+    ): Promise<boolean> {
+      const bytes = recordKey.length + ('body' in response ? response.body.length : ERROR_RECORD_BYTES);
+      const room = await quota
+        .reserve(budget.owner, 'kept_reply_bytes', bytes, budget.limit)
+        .then(() => true)
+        .catch((error: unknown) => {
+          if (error instanceof AppError && error.code === 'quota_exceeded') return false;
+          throw error;
+        });
+      if (!room) {
+        await redis.del(recordKey);
+        return false;
+      }
       await redis
         .multi()
-        .hset(recordKey, { state: 'done', status: String(response.status), body: response.body })
+        .hset(recordKey, {
+          state: 'done',
+          status: String(response.status),
+          ...('body' in response
+            ? { body: response.body }
+            : {
+                code: response.error.code,
+                request_id: response.error.requestId,
+                digest: response.error.digest,
+              }),
+        })
         .expire(recordKey, IDEMPOTENCY_TTL_SECONDS)
         .exec();
+      return true;
     },
 
     async release(recordKey: string): Promise<void> {

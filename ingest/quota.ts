@@ -1,10 +1,11 @@
-// Daily quotas per account and mode (docs/auth.md, "Quotas"): listings created and view events
-// accepted per UTC day, by the calling key's tier (common/auth/tiers.ts). They bound what one
+// Daily quotas per account and mode (docs/auth.md, "Quotas"): listings created, view events
+// accepted and snapshot external ids received per UTC day, by the calling key's tier, and keys
+// created or rolled over the API (ingest/keys/service.ts) (common/auth/tiers.ts). They bound what one
 // account can add to Redis and the warehouse in a day — Redis runs with maxmemory and noeviction,
 // so unbounded growth from one key would end in every request of every account failing.
 //
 // One hash per account, mode and day, `<prefix>quota:<account>:<mode>:<YYYY-MM-DD>` (fields
-// `listings`, `views`, and `view_buckets` of ingest/views/view-guard.ts), kept 49 h so yesterday's
+// `listings`, `views`, `snapshot_ids`, and `view_buckets` of ingest/views/view-guard.ts), kept 49 h so yesterday's
 // is still readable. Reserving checks and adds in one script: concurrent requests on several
 // processes can never together pass the quota.
 import type { Redis } from 'ioredis';
@@ -15,7 +16,19 @@ import { AppError } from '../common/errors.ts';
 /** Today's hash stays until the end of tomorrow (UTC), whenever it was created. */
 export const QUOTA_TTL_SECONDS = 49 * 3600;
 
-export type QuotaKind = 'listings' | 'views';
+export type QuotaKind = 'listings' | 'views' | 'snapshot_ids' | 'key_changes' | 'kept_reply_bytes';
+
+const quotaNames: Record<QuotaKind, { what: string; quota: string; field: string }> = {
+  listings: { what: 'listings created', quota: 'listings_per_day', field: 'listings' },
+  views: { what: 'view events accepted', quota: 'view_events_per_day', field: 'events' },
+  snapshot_ids: { what: 'snapshot external ids', quota: 'snapshot_ids_per_day', field: 'external_ids' },
+  key_changes: { what: 'keys created or rolled', quota: 'key_changes_per_day', field: 'keys' },
+  kept_reply_bytes: {
+    what: 'bytes of kept replies',
+    quota: 'kept_reply_bytes_per_day',
+    field: 'Idempotency-Key',
+  },
+};
 
 // KEYS[1] quota hash; ARGV[1] field, ARGV[2] amount, ARGV[3] limit, ARGV[4] ttl.
 // Returns {1, used after} when reserved, {0, used} when the amount does not fit.
@@ -45,7 +58,7 @@ export function quotaExceeded(
   kind: QuotaKind,
   detail: { limit: number; used: number; requested: number; at: Date },
 ): AppError {
-  const what = kind === 'listings' ? 'listings created' : 'view events accepted';
+  const { what, quota, field } = quotaNames[kind];
   const resetsAt = nextReset(detail.at);
   const retryAfterSeconds = Math.max(1, Math.ceil((resetsAt.getTime() - detail.at.getTime()) / 1000));
   const remaining = Math.max(0, detail.limit - detail.used);
@@ -57,7 +70,8 @@ export function quotaExceeded(
       retriable: true,
       retryAfterSeconds,
       details: {
-        quota: kind === 'listings' ? 'listings_per_day' : 'view_events_per_day',
+        quota,
+        field,
         limit: detail.limit,
         used: detail.used,
         requested: detail.requested,

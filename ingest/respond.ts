@@ -1,9 +1,18 @@
 // Sends a route's outcome, through the Idempotency-Key store when the client sent the header.
-// Final 4xx outcomes are stored and replayed like 2xx ones (the same body fails the same way).
+// Final 4xx outcomes are stored and replayed like 2xx ones (the same body fails the same way),
+// without their body (ingest/idempotency.ts).
 import type { Request, Response } from 'express';
+import { authOf } from '../common/auth/authenticate.ts';
+import { dailyQuota } from '../common/auth/tiers.ts';
 import { AppError, dependencyUnavailable } from '../common/errors.ts';
 import { errorBody } from '../common/http/errors.ts';
-import type { IdempotencyScope, IdempotencyStore } from './idempotency.ts';
+import {
+  bodyDigest,
+  replayedError,
+  type IdempotencyScope,
+  type IdempotencyStore,
+  type StoredResponse,
+} from './idempotency.ts';
 
 export interface Outcome {
   status: number;
@@ -28,11 +37,14 @@ export async function respond(
       throw error instanceof AppError ? error : dependencyUnavailable('redis', error);
     });
   if (claim.kind === 'replay') {
+    const stored = claim.response;
     res.setHeader('Idempotency-Replayed', 'true');
-    res.status(claim.response.status).type('application/json').send(claim.response.body);
+    if ('body' in stored) res.status(stored.status).type('application/json').send(stored.body);
+    else res.status(stored.status).json(replayedError(stored, req.requestId));
     return;
   }
   let outcome: Outcome;
+  let errorCode: string | undefined;
   try {
     outcome = await work();
   } catch (error) {
@@ -42,11 +54,23 @@ export async function respond(
       throw error;
     }
     outcome = { status: error.status, body: errorBody(error, req.requestId) };
+    errorCode = error.code;
   }
   const text = JSON.stringify(outcome.body);
+  const kept: StoredResponse =
+    errorCode === undefined
+      ? { status: outcome.status, body: text }
+      : {
+          status: outcome.status,
+          error: { code: errorCode, requestId: req.requestId, digest: bodyDigest(text) },
+        };
   // If this write fails the claim simply expires; the response itself is still correct.
+  const auth = authOf(req);
   await options.store
-    .complete(claim.recordKey, { status: outcome.status, body: text })
+    .complete(claim.recordKey, kept, {
+      owner: { accountId: options.scope.accountId, mode: options.scope.mode },
+      limit: dailyQuota(auth, 'keptReplyBytesPerDay'),
+    })
     .catch(() => undefined);
   res.status(outcome.status).type('application/json').send(text);
 }

@@ -31,6 +31,11 @@ export const streamEnvSchema = baseEnvSchema.extend({
   FX_USD_TZS: z.coerce.number().positive().finite().default(DEFAULT_USD_TZS),
   /** The worker's /metrics, /livez and /readyz listener (stream/ops-server.ts); 0: any free port. */
   STREAM_METRICS_PORT: envFields.port.default(9464),
+  /**
+   * Address of that listener: loopback unless an operator opens it (`0.0.0.0` for a Prometheus on
+   * another host), like the other local listeners — its health details and metrics map the stack.
+   */
+  STREAM_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /** Test hook: SIGKILL the worker after its first stored listings batch, before the commit. */
   STREAM_CRASH_AFTER_INSERT: z.enum(['0', '1']).default('0'),
 });

@@ -64,6 +64,7 @@ await runProcess('stream', async (logger) => {
   ); // listings neither re-sent nor changed for 60 days expire (docs/lifecycle.md)
   const ops = await startOpsServer({
     port: env.STREAM_METRICS_PORT,
+    host: env.STREAM_METRICS_HOST,
     platform,
     consumers,
     logger,

@@ -13,6 +13,8 @@ import type { Platform } from '../common/platform.ts';
 
 export async function startOpsServer(options: {
   port: number;
+  /** Listening address (STREAM_METRICS_HOST, loopback by default). */
+  host: string;
   platform: Platform;
   /** Consumers by name, whose lag per partition the metrics report. */
   consumers: Record<string, { lag(): Record<string, number> }>;
@@ -30,7 +32,7 @@ export async function startOpsServer(options: {
     res.status(404).json({ error: 'not found: this listener serves /metrics, /livez, /readyz' });
   });
   // Plain HTTP only: TLS_* configure the API listeners, not this one.
-  const server = await listen(app, options.port, '0.0.0.0', null);
-  options.logger.info('metrics listening', { port: server.port, path: '/metrics' });
+  const server = await listen(app, options.port, options.host, null);
+  options.logger.info('metrics listening', { host: options.host, port: server.port, path: '/metrics' });
   return server;
 }

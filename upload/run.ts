@@ -6,7 +6,7 @@
 // a simple prefix "batches 1…N are done" and the report in row order; memory stays bounded by the
 // number in flight. A batch answered out of order just waits in the queue; if the run dies first,
 // it is resent with the same Idempotency-Key and the API replays the same answer.
-import { realpath } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { batchesOf, type Batch } from './batches.ts';
 import { openCheckpoint, type Checkpoint } from './checkpoint.ts';
 import type { UploadConfig } from './config.ts';
@@ -44,7 +44,10 @@ export async function upload(
 ): Promise<UploadSummary> {
   const { progress } = io;
   const source = await openSource(config.file, config.format, (message) => progress.note(message));
-  if ((await realpath(config.reportPath).catch(() => undefined)) === source.path) {
+  // The same file whatever the path says (symlink, hard link): same device and inode.
+  const input = await stat(source.path);
+  const existing = await stat(config.reportPath).catch(() => undefined);
+  if (existing && existing.dev === input.dev && existing.ino === input.ino) {
     throw new FatalError(`--report ${config.reportPath} is the input file itself; choose another path`, 2);
   }
 
@@ -78,7 +81,7 @@ export async function upload(
       api_url: config.apiUrl,
       key_id: keyId,
     });
-    report = new ReportWriter(config.reportPath);
+    report = new ReportWriter(config.reportPath, input);
     const totals: Totals = { rows: 0, created: 0, duplicates: 0, failed: 0, batches: 0, bytes: 0 };
     for await (const entry of checkpoint.entries()) {
       add(totals, entry);

@@ -9,6 +9,8 @@
 // per key first and drops keys that net to zero. Days statistics are computed in the service.
 import { z } from 'zod';
 import {
+  accountAreaStockTable,
+  accountQuarterFlowsTable,
   marketCohortDaysTable,
   marketDailyFlowsTable,
   marketExitDaysTable,
@@ -77,4 +79,46 @@ export const velocityCohort = defineQuery({
       HAVING n > 0
     )
     GROUP BY neighbourhood, event, observed`,
+});
+
+/**
+ * Who is behind each area's figures, for market share's suppression rule (../market-rules.ts):
+ * per neighbourhood and, as is_city = 1, the city, the calling account's listings on the market at
+ * some time in the quarter (stock at its end + its exits), all accounts', how many other accounts
+ * have any and the largest of them. Same sources as market share (0052, 0053); no other account's
+ * id leaves ClickHouse.
+ */
+export const velocityPresence = defineQuery({
+  name: 'velocity.presence',
+  params: z.object({ ...marketScope, quarter: isoDate, account: z.string().min(1) }),
+  row: z.object({
+    is_city: int,
+    neighbourhood: z.string(),
+    own: int,
+    market: int,
+    others: int,
+    top_other: int,
+  }),
+  queryParams: (p) => ({ ...marketScopeParams(p), quarter: p.quarter, account: p.account }),
+  sql: `
+    SELECT is_city, neighbourhood,
+           sumIf(present, account = cityHash64({account:String})) AS own,
+           sum(present) AS market,
+           countIf(present > 0 AND account != cityHash64({account:String})) AS others,
+           maxIf(present, account != cityHash64({account:String})) AS top_other
+    FROM (
+      SELECT grouping(neighbourhood) AS is_city, neighbourhood, account, sum(s) AS present
+      FROM (
+        SELECT neighbourhood, cityHash64(account_id) AS account, listings AS s
+        FROM ${accountAreaStockTable.name}
+        WHERE ${marketScopeWhere}
+        UNION ALL
+        SELECT neighbourhood, cityHash64(account_id) AS account,
+               if(quarter > {quarter:Date}, exits - entries, 0) + if(quarter = {quarter:Date}, exits, 0) AS s
+        FROM ${accountQuarterFlowsTable.name}
+        WHERE ${marketScopeWhere} AND quarter >= {quarter:Date}
+      )
+      GROUP BY GROUPING SETS ((neighbourhood, account), (account))
+    )
+    GROUP BY is_city, neighbourhood`,
 });

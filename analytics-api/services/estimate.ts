@@ -6,6 +6,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { Currency, PropertyType } from '../../common/domain/listing.ts';
 import { resolveByPoint } from '../../common/domain/locations.ts';
 import { AppError } from '../../common/errors.ts';
+import { readListingStates } from '../../common/lifecycle/states.ts';
 import {
   AREA_RATIO_LIMIT,
   BEDROOM_TOLERANCE,
@@ -76,7 +77,8 @@ export interface EstimateAnswer {
   radius_km: number;
   max_age_days: number;
   comparables: {
-    listing_id: string;
+    /** Only the calling account's own listings show their id. */
+    listing_id: string | null;
     price: number;
     distance_km: number;
     days_old: number;
@@ -85,6 +87,8 @@ export interface EstimateAnswer {
     area_sqm: number | null;
     similarity: number;
   }[];
+  /** Comparables that left the market (rented, withdrawn, expired): used, counted, not listed. */
+  off_market_comparables: number;
   accuracy: AccuracyAnswer;
   subject: {
     latitude: number;
@@ -101,6 +105,8 @@ export interface EstimateAnswer {
 
 export interface EstimateOptions {
   isTest: boolean;
+  /** The calling account: its own comparables show their listing id. */
+  accountId: string;
   currency: Currency;
   /** The subject listing and its fingerprint, left out of its own comparables. */
   exclude?: { listingId: string; fingerprint: bigint };
@@ -124,6 +130,17 @@ export async function estimateAnswer(
     estimatePoint(deps.clickhouse, subject, options),
     deps.accuracy.forSegment(options.isTest, segment),
   ]);
+  // Other accounts' listings must not be locatable from the answer: no id, the distance rounded
+  // to half a kilometre, and those off the market (which GET /listings/{id} hides from others too)
+  // only counted. A listing without a known state counts as on the market.
+  const states = await readListingStates(
+    deps.clickhouse,
+    point.comparables.map(({ candidate }) => candidate.listingId),
+  );
+  const onMarket = point.comparables.filter(({ candidate }) => {
+    const status = states.get(candidate.listingId)?.status;
+    return status === undefined || status === 'active' || status === 'under_contract';
+  });
   const [low, high] = interval
     ? [point.rentTzs * interval.low, point.rentTzs * interval.high]
     : [point.spreadLowTzs, point.spreadHighTzs];
@@ -143,16 +160,17 @@ export async function estimateAnswer(
     },
     radius_km: step.radiusKm,
     max_age_days: step.maxAgeDays,
-    comparables: point.comparables.map(({ candidate: c, similarity }) => ({
-      listing_id: c.listingId,
+    comparables: onMarket.map(({ candidate: c, similarity }) => ({
+      listing_id: states.get(c.listingId)?.account_id === options.accountId ? c.listingId : null,
       price: price(c.priceTzs),
-      distance_km: round3(c.distanceKm),
+      distance_km: Math.round(c.distanceKm * 2) / 2,
       days_old: Math.floor(c.ageDays),
       bedrooms: c.bedrooms,
       bathrooms: c.bathrooms,
       area_sqm: c.areaSqm,
       similarity: round3(similarity),
     })),
+    off_market_comparables: point.comparables.length - onMarket.length,
     accuracy: answer,
     subject: {
       latitude: subject.latitude,
@@ -284,6 +302,7 @@ export function pointEstimateAnswer(
   deps: EstimateDeps,
   params: EstimateParams,
   isTest: boolean,
+  accountId: string,
 ): Promise<EstimateAnswer> {
   const place = resolveByPoint(params.latitude, params.longitude);
   return estimateAnswer(
@@ -297,6 +316,6 @@ export function pointEstimateAnswer(
       bathrooms: params.bathrooms,
       areaSqm: params.areaSqm,
     },
-    { isTest, currency: params.currency },
+    { isTest, accountId, currency: params.currency },
   );
 }

@@ -55,6 +55,7 @@ export async function listingEstimateAnswer(
     },
     {
       isTest,
+      accountId: auth.account_id,
       currency: options.currency,
       exclude: { listingId: id, fingerprint: BigInt(row.fingerprint ?? '0') },
     },

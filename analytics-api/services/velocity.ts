@@ -1,6 +1,10 @@
 // Rental velocity (docs/analytics.md, "Velocity"): how fast listings leave the market in a quarter,
 // rented apart from withdrawn/expired, with stock, absorption and a Kaplan–Meier median that counts
 // the listings still on the market, for the city and each neighbourhood. Rules: ../market-rules.ts.
+// An area's counts are the market's, so they follow market share's suppression rule: where fewer
+// than 5 other accounts are behind them, or one holds more than 25 % of the rest, every figure of
+// the area is null (`market_suppressed`) — else subtracting one's own listings would give a
+// competitor's stock, entries and rentals.
 import type { ClickHouseClient } from '@clickhouse/client';
 import { cities } from '../../common/domain/cities.ts';
 import {
@@ -8,19 +12,21 @@ import {
   MIN_EXITS_FOR_QUARTILES,
   round2,
   round3,
+  shareFigure,
   VELOCITY_DEFINITION,
 } from '../market-rules.ts';
 import type { MarketParams } from '../params.ts';
 import { nextQuarter, periodLabel, quarterStart } from '../period.ts';
-import { velocityCohort, velocityExits, velocityStock } from '../queries/velocity.ts';
+import { velocityCohort, velocityExits, velocityPresence, velocityStock } from '../queries/velocity.ts';
 import { kaplanMeierMedian, median, nearestRank, total, type Counted, type SurvivalPoint } from '../stats.ts';
 
+/** The figures of an area; every count is null when the area is market_suppressed. */
 export interface VelocityFigures {
-  rented: number;
-  withdrawn: number;
-  expired: number;
-  new_listings: number;
-  active: number;
+  rented: number | null;
+  withdrawn: number | null;
+  expired: number | null;
+  new_listings: number | null;
+  active: number | null;
   average_active: number | null;
   absorption: number | null;
   median_days_to_rent: number | null;
@@ -33,6 +39,7 @@ export interface VelocityFigures {
   suppressed: boolean;
   quartiles_suppressed: boolean;
   km_suppressed: boolean;
+  market_suppressed: boolean;
 }
 
 export interface VelocityAnswer {
@@ -60,6 +67,7 @@ export async function velocityAnswer(
   clickhouse: ClickHouseClient,
   params: MarketParams,
   isTest: boolean,
+  accountId: string,
   now = Date.now(),
 ): Promise<VelocityAnswer> {
   const start = quarterStart(params.period);
@@ -70,11 +78,23 @@ export async function velocityAnswer(
   const last = day(lastMs);
   const days = Math.max(0, Math.round((lastMs - Date.parse(start)) / DAY_MS) + 1);
   const scope = { isTest, city: params.city, type: params.type };
-  const [stock, exits, cohort] = await Promise.all([
+  const [stock, exits, cohort, presence] = await Promise.all([
     velocityStock.run(clickhouse, { ...scope, start, last }),
     velocityExits.run(clickhouse, { ...scope, start, end }),
     velocityCohort.run(clickhouse, { ...scope, start, end, asOf: today }),
+    velocityPresence.run(clickhouse, { ...scope, quarter: start, account: accountId }),
   ]);
+  // Areas whose figures could reveal a competitor (no row: nobody is behind them, nothing to show).
+  const hidden = new Set(
+    presence.rows
+      .filter(
+        (r) =>
+          shareFigure({ own: r.own, market: r.market, others: r.others, topOther: r.top_other }).suppressed,
+      )
+      .map((r) => (r.is_city === 1 ? CITY : r.neighbourhood)),
+  );
+  const shown = (name: string, figures: VelocityFigures): VelocityFigures =>
+    hidden.has(name) ? withheld() : figures;
 
   const city: Area = { stock: stock.totals, rentedDays: [], withdrawnDays: [], expiredDays: [], cohort: [] };
   const areas = new Map<string, Area>();
@@ -106,14 +126,43 @@ export async function velocityAnswer(
     city: cities[params.city],
     property_type: params.type,
     period: periodLabel(params.period),
-    summary: figuresOf(city),
-    // Listings without a neighbourhood count in the summary only.
+    summary: shown(CITY, figuresOf(city)),
+    // Listings without a neighbourhood count in the summary only. Ordered by the figures before
+    // any are withheld.
     by_neighborhood: [...areas]
       .filter(([name]) => name !== '')
       .map(([name, area]) => ({ name, ...figuresOf(area) }))
-      .filter((n) => n.rented + n.withdrawn + n.expired + n.new_listings + n.active > 0)
-      .sort((a, b) => b.rented - a.rented || b.active - a.active || a.name.localeCompare(b.name)),
+      .filter((n) => n.rented! + n.withdrawn! + n.expired! + n.new_listings! + n.active! > 0)
+      .sort((a, b) => b.rented! - a.rented! || b.active! - a.active! || a.name.localeCompare(b.name))
+      .map(({ name, ...figures }) => ({ name, ...shown(name, figures) })),
     definition: VELOCITY_DEFINITION,
+  };
+}
+
+/** The key of the city's row in `hidden` (no neighbourhood has a NUL in its name). */
+const CITY = '\u0000city';
+
+/** An area's figures when the market-share rule withholds them. */
+function withheld(): VelocityFigures {
+  return {
+    rented: null,
+    withdrawn: null,
+    expired: null,
+    new_listings: null,
+    active: null,
+    average_active: null,
+    absorption: null,
+    median_days_to_rent: null,
+    p25_days_to_rent: null,
+    p75_days_to_rent: null,
+    median_days_to_withdraw: null,
+    p25_days_to_withdraw: null,
+    p75_days_to_withdraw: null,
+    km_median_days_to_rent: null,
+    suppressed: true,
+    quartiles_suppressed: true,
+    km_suppressed: true,
+    market_suppressed: true,
   };
 }
 
@@ -144,5 +193,6 @@ function figures(area: Area, days: number): VelocityFigures {
     suppressed: rented < MIN_EXITS_FOR_MEDIAN,
     quartiles_suppressed: rented < MIN_EXITS_FOR_QUARTILES,
     km_suppressed: kmEvents < MIN_EXITS_FOR_MEDIAN,
+    market_suppressed: false,
   };
 }

@@ -9,7 +9,9 @@
 //   <prefix>key:id:<key_id>     string: sha256 of that key (id → record)
 //   <prefix>keys                zset: every key id by creation time (for `list`)
 //   <prefix>account:<id>        hash: account (id, created_at)
-//   <prefix>account:<id>:keys   set: key ids of the account
+//   <prefix>account:<id>:keys   set: key ids of the account (revoked ones leave it after
+//                               REVOKED_KEPT_DAYS: prune; their records stay, so they still get 403)
+//   <prefix>account:<id>:admins set: ids of the account's admin keys that are not revoked
 //   <prefix>audit:keys          stream: audit events not yet copied to ClickHouse
 //
 // A rolled key keeps working until its `expires_at`; from then on it reads as revoked (status and
@@ -22,6 +24,9 @@ import { keyAuditEvent, keyAuditOutboxKey, type KeyActor } from './key-audit.ts'
 import { revokeScript, rollScript, scriptOutcome } from './key-store-scripts.ts';
 import { roleOf, type Role } from './roles.ts';
 import { tierPolicies, tiers, type Tier } from './tiers.ts';
+
+/** How long revoked keys stay in their account's key set (GET /keys) before pruneRevoked. */
+export const REVOKED_KEPT_DAYS = 30;
 
 export interface ApiKeyRecord {
   id: string;
@@ -97,6 +102,7 @@ export function createKeyStore(redis: Redis, prefix: string) {
     allKeys: `${prefix}keys`,
     account: (id: string) => `${prefix}account:${id}`,
     accountKeys: (id: string) => `${prefix}account:${id}:keys`,
+    accountAdmins: (id: string) => `${prefix}account:${id}:admins`,
     audit: keyAuditOutboxKey(prefix),
   };
 
@@ -138,6 +144,7 @@ export function createKeyStore(redis: Redis, prefix: string) {
       .set(k.hashById(record.id), hash)
       .sadd(k.accountKeys(accountId), record.id)
       .zadd(k.allKeys, at.getTime(), record.id);
+    if (record.role === 'admin') multi.sadd(k.accountAdmins(accountId), record.id);
     if (actor) multi.xadd(k.audit, '*', 'event', JSON.stringify(keyAuditEvent('create', actor, record, at)));
     await execOrThrow(multi);
     return { ...record, key };
@@ -188,10 +195,11 @@ export function createKeyStore(redis: Redis, prefix: string) {
     const event = options.actor ? JSON.stringify(keyAuditEvent('revoke', options.actor, target, at)) : '';
     const outcome = await revokeScript.run(
       redis,
-      3,
+      4,
       k.byHash(hash),
       k.audit,
       k.accountKeys(target.account_id),
+      k.accountAdmins(target.account_id),
       prefix,
       at.toISOString(),
       event,
@@ -241,18 +249,20 @@ export function createKeyStore(redis: Redis, prefix: string) {
     const fields = Object.entries({ ...record, hash }).flatMap(([name, value]) => [name, String(value)]);
     const outcome = await rollScript.run(
       redis,
-      6,
+      7,
       k.byHash(oldHash),
       k.byHash(hash),
       k.hashById(record.id),
       k.accountKeys(old.account_id),
       k.allKeys,
       k.audit,
+      k.accountAdmins(old.account_id),
       expiresAt,
       record.id,
       hash,
       at.getTime(),
       event,
+      record.role === 'admin' ? '1' : '0',
       ...fields,
     );
     if (outcome === scriptOutcome.unknown) return null;
@@ -264,6 +274,25 @@ export function createKeyStore(redis: Redis, prefix: string) {
       );
     }
     return { created: { ...record, key }, previous: (await findById(id))! };
+  }
+
+  /**
+   * Takes keys revoked (or expired after a roll) more than REVOKED_KEPT_DAYS ago out of their
+   * account's key set, so that set — what GET /keys, creating and revoking read — stays bounded by
+   * the daily cap on new keys. Their records stay: a pruned key still gets 403 revoked_api_key, and
+   * `keys list` (the operator's CLI) still shows it.
+   */
+  async function pruneRevoked(accountId: string, keysOfAccount: ApiKeyRecord[], now = new Date()) {
+    const before = new Date(now.getTime() - REVOKED_KEPT_DAYS * 86_400_000).toISOString();
+    const old = keysOfAccount.filter((key) => key.status === 'revoked' && (key.revoked_at ?? '') < before);
+    if (!old.length) return 0;
+    const ids = old.map((key) => key.id);
+    await redis
+      .multi()
+      .srem(k.accountKeys(accountId), ...ids)
+      .srem(k.accountAdmins(accountId), ...ids)
+      .exec();
+    return ids.length;
   }
 
   /** The keys of one account, oldest first. */
@@ -292,7 +321,7 @@ export function createKeyStore(redis: Redis, prefix: string) {
     return recordsOf(await redis.zrange(k.allKeys, 0, -1));
   }
 
-  return { create, authorize, findById, revoke, roll, list, listAccount };
+  return { create, authorize, findById, revoke, roll, list, listAccount, pruneRevoked };
 }
 
 export type KeyStore = ReturnType<typeof createKeyStore>;

@@ -3,7 +3,12 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
-export function redisScript(source: string) {
+// `freesMemory` marks a script that only revokes, releases or deletes: it must run even when Redis
+// is at its maxmemory ceiling (noeviction refuses a script whose first write is a command that may
+// grow memory — HSET, HINCRBY, XADD — with "OOM command not allowed"), or at the ceiling a leaked
+// key could not be revoked nor a claim given back. Redis 7 reads the flag from the shebang line.
+export function redisScript(body: string, options: { freesMemory?: boolean } = {}) {
+  const source = options.freesMemory ? `#!lua flags=allow-oom\n${body}` : body;
   const sha = createHash('sha1').update(source).digest('hex');
   return {
     /** The Lua source, for MULTI/pipeline calls (which cannot fall back from EVALSHA). */

@@ -86,7 +86,8 @@ export function createPages(names: (keyof typeof pages)[], openapi: OpenApiRegis
     const files = Object.keys(page.assets) as [string, ...string[]];
     router.get(`/${name}`, (_req, res) => send(res, page.html));
     router.get(`/${name}/assets/:file`, (req, res, next) => {
-      const file = page.assets[req.params.file];
+      // Own properties only: `__proto__`, `constructor` or `toString` must not reach Object.prototype.
+      const file = Object.hasOwn(page.assets, req.params.file) ? page.assets[req.params.file] : undefined;
       if (!file) return next(); // the 404 of every unknown path
       send(res, file);
     });

@@ -52,14 +52,17 @@ return 1
 `);
 
 // KEYS[1] account set, KEYS[2] webhook hash; ARGV[1] account, ARGV[2] mode, ARGV[3] id.
-const deleteScript = redisScript(`
+const deleteScript = redisScript(
+  `
 if redis.call('HGET', KEYS[2], 'account_id') ~= ARGV[1] or redis.call('HGET', KEYS[2], 'mode') ~= ARGV[2] then
   return 0
 end
 redis.call('DEL', KEYS[2])
 redis.call('ZREM', KEYS[1], ARGV[3])
 return 1
-`);
+`,
+  { freesMemory: true },
+);
 
 // KEYS[1] webhook hash; ARGV[1] 'setnx' field or '', ARGV[2] its value, ARGV[3..] fields to set.
 const updateScript = redisScript(`

@@ -96,7 +96,8 @@ export function analystPasswordSha256(env = process.env) {
 function usersXml() {
   const localhost = '<networks><ip>::1</ip><ip>127.0.0.1</ip></networks>';
   // analyst: readonly=2 (no writes or DDL, but per-query settings such as output formats that
-  // clients send), capped by constraints so a query cannot raise its own limits. SELECT on every
+  // clients send), capped by constraints so a query cannot raise its own limits: each has a <min>
+  // too, since 0 means "unlimited" for these settings. SELECT on every
   // database named rls* (namespaced test databases are rls_<ns>) and on system (system.columns).
   return `<?xml version="1.0"?>
 <clickhouse>
@@ -108,9 +109,11 @@ function usersXml() {
       <readonly>2</readonly>
       <max_execution_time>60</max_execution_time>
       <max_memory_usage>2000000000</max_memory_usage>
+      <max_result_bytes>500000000</max_result_bytes>
       <constraints>
-        <max_execution_time><max>60</max></max_execution_time>
-        <max_memory_usage><max>2000000000</max></max_memory_usage>
+        <max_execution_time><min>1</min><max>60</max></max_execution_time>
+        <max_memory_usage><min>1</min><max>2000000000</max></max_memory_usage>
+        <max_result_bytes><min>1</min><max>500000000</max></max_result_bytes>
       </constraints>
     </analyst>
   </profiles>

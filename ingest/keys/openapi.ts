@@ -12,13 +12,15 @@ import {
   ROLL_MAX_HOURS,
   rolledKeySchema,
   rollKeyBodySchema,
+  KEY_PAGE_MAX,
 } from './schemas.ts';
 import { MAX_ACTIVE_KEYS_PER_ACCOUNT } from './service.ts';
 
 const idParam = { name: 'id', in: 'path' as const, schema: z.string().meta({ description: 'key_…' }) };
 const adminOnly =
   'Needs a key with the admin role (403 insufficient_role otherwise). A live admin key manages the ' +
-  "account's live and test keys, a test admin key its test keys only; other keys are 404.";
+  "account's live and test keys, a test admin key its test keys only; other keys are 404. A rolled " +
+  'key (in its grace period) may read but not create, roll or revoke keys (403 key_rolled).';
 
 export function registerKeyPaths(registry: OpenApiRegistry): void {
   const tags = ['keys'];
@@ -41,9 +43,23 @@ export function registerKeyPaths(registry: OpenApiRegistry): void {
     method: 'get',
     path: '/keys',
     operationId: 'listKeys',
-    summary: "The account's keys, oldest first (never the plaintext)",
-    description: adminOnly,
+    summary: "The account's keys, oldest first (never the plaintext), a page at a time",
+    description: `${adminOnly} Pages of up to limit keys (default and most ${KEY_PAGE_MAX}); next_after names the last key of a page that has a next one. Keys revoked more than 30 days ago are no longer listed.`,
     tags,
+    parameters: [
+      {
+        name: 'limit',
+        in: 'query' as const,
+        description: `Keys per page, 1–${KEY_PAGE_MAX} (default ${KEY_PAGE_MAX})`,
+        schema: z.string().regex(/^(?:[1-9][0-9]{0,2}|1000)$/),
+      },
+      {
+        name: 'after',
+        in: 'query' as const,
+        description: 'The next_after of the previous page',
+        schema: z.string().regex(/^key_[0-9a-f]{24}$/),
+      },
+    ],
     responses: { 200: { description: 'Keys', schema: keyListSchema } },
     errors: [503],
   });

@@ -6,6 +6,7 @@ import type { KeyActor } from '../../common/auth/key-audit.ts';
 import { jsonBody } from '../../common/http/json-body.ts';
 import type { OpenApiRegistry } from '../../common/openapi/registry.ts';
 import type { IngestContext } from '../context.ts';
+import { quotaStore } from '../quota.ts';
 import { readKeyAudit } from './audit-read.ts';
 import { registerKeyPaths } from './openapi.ts';
 import { keyAdminService } from './service.ts';
@@ -13,7 +14,11 @@ import { keyAdminService } from './service.ts';
 export function createKeysRouter(ctx: IngestContext, openapi?: OpenApiRegistry): Router {
   const { platform } = ctx;
   if (openapi) registerKeyPaths(openapi);
-  const service = keyAdminService({ keys: platform.keys, audit: ctx.keyAudit });
+  const service = keyAdminService({
+    keys: platform.keys,
+    audit: ctx.keyAudit,
+    quota: quotaStore(platform.redis, platform.env.REDIS_KEY_PREFIX),
+  });
   const router = Router();
   const guard = [authenticate(platform.keys), requireRole('admin')];
 
@@ -21,7 +26,7 @@ export function createKeysRouter(ctx: IngestContext, openapi?: OpenApiRegistry):
     res.status(201).json(await service.create(authOf(req), actorOf(req), req.body));
   });
   router.get('/keys', ...guard, async (req, res) => {
-    res.json({ keys: await service.list(authOf(req)) });
+    res.json(await service.list(authOf(req), req.query));
   });
   router.get('/keys/audit', ...guard, async (req, res) => {
     res.json({ events: await readKeyAudit(platform.clickhouse, authOf(req)) });

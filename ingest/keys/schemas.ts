@@ -71,7 +71,23 @@ export const rolledKeySchema = createdKeySchema
   })
   .meta({ title: 'RolledApiKey' });
 
-export const keyListSchema = z.object({ keys: z.array(keyRecordSchema) }).meta({ title: 'ApiKeyList' });
+/** Most keys on one page of GET /keys (also the default): an account rarely has more. */
+export const KEY_PAGE_MAX = 1_000;
+
+export const keyListQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(KEY_PAGE_MAX).optional(),
+  after: z
+    .string()
+    .regex(/^key_[0-9a-f]{24}$/)
+    .optional(),
+});
+
+export const keyListSchema = z
+  .object({
+    keys: z.array(keyRecordSchema),
+    next_after: z.string().nullable().describe('Pass as `after` for the next page; null on the last page'),
+  })
+  .meta({ title: 'ApiKeyList' });
 
 export const revokedKeySchema = z.object({ id: z.string(), status: z.literal('revoked') });
 

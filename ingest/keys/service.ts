@@ -7,6 +7,9 @@
 // not lead to live keys). Keys outside the scope are 404, as if they did not exist. A new key, and
 // a roll (which hands out a new secret with the old key's powers), never exceeds the acting key:
 // tier at most its own, role among those it may grant (roles.ts), mode within its scope.
+// A rolled key (expires_at set, in its grace period) may still read but changes no key: its
+// secret is the one being replaced, possibly because it leaked, and it must not be able to mint a
+// permanent key or revoke its own replacement.
 import type { KeyMode } from '../../common/auth/api-key-format.ts';
 import type { KeyActor } from '../../common/auth/key-audit.ts';
 import {
@@ -19,14 +22,30 @@ import {
 import { grantableRoles, type Role } from '../../common/auth/roles.ts';
 import { tiers, type Tier } from '../../common/auth/tiers.ts';
 import { AppError, dependencyUnavailable } from '../../common/errors.ts';
+import type { QuotaStore } from '../quota.ts';
 import { fieldErrors } from '../validation/field-errors.ts';
-import { createKeyBodySchema, ROLL_DEFAULT_HOURS, rollKeyBodySchema, type KeyRecordBody } from './schemas.ts';
+import {
+  createKeyBodySchema,
+  KEY_PAGE_MAX,
+  keyListQuerySchema,
+  ROLL_DEFAULT_HOURS,
+  rollKeyBodySchema,
+  type KeyRecordBody,
+} from './schemas.ts';
 
 /** Active keys an account may hold before creating more over the API is refused (CLI: no cap). */
 export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 100;
+/**
+ * Keys an account may create or roll over the API per UTC day (CLI: no cap). Revoked and rolled
+ * records stay in Redis, so without a daily bound an admin key could grow its account's key set
+ * (and every GET /keys, create and revoke that reads it) without end by creating and revoking.
+ */
+export const MAX_KEY_CHANGES_PER_DAY = 100;
 
 export interface KeyAdminDeps {
   keys: KeyStore;
+  /** Daily count of keys created or rolled (ingest/quota.ts, kind key_changes). */
+  quota: QuotaStore;
   /** Copies the audit events the changes queued into ClickHouse (key-audit-flush.ts). */
   audit: { soon(): void };
 }
@@ -43,8 +62,26 @@ export function keyAdminService(deps: KeyAdminDeps) {
     return target;
   }
 
+  /** Runs a create or roll against the account's daily count; given back when it changes nothing. */
+  async function counted<T>(admin: ApiKeyRecord, change: () => Promise<T>): Promise<T> {
+    const owner = { accountId: admin.account_id, mode: admin.mode };
+    const at = new Date();
+    await deps.quota.reserve(owner, 'key_changes', 1, MAX_KEY_CHANGES_PER_DAY, at).catch((error: unknown) => {
+      throw error instanceof AppError ? error : dependencyUnavailable('redis', error);
+    });
+    try {
+      const result = await change();
+      if (result === null) await deps.quota.refund(owner, 'key_changes', 1, at).catch(() => undefined);
+      return result;
+    } catch (error) {
+      await deps.quota.refund(owner, 'key_changes', 1, at).catch(() => undefined);
+      throw error;
+    }
+  }
+
   return {
     async create(admin: ApiKeyRecord, actor: KeyActor, body: unknown) {
+      refuseRolled(admin);
       const parsed = createKeyBodySchema.safeParse(body);
       if (!parsed.success) {
         throw new AppError('validation_failed', 'Body must be {"mode", "name"?, "tier"?, "role"?}', {
@@ -53,9 +90,10 @@ export function keyAdminService(deps: KeyAdminDeps) {
       }
       const { mode, name, tier = admin.tier, role = 'standard' } = parsed.data;
       checkScope(admin, { mode, tier, role });
-      const active = (await redisCall(() => keys.listAccount(admin.account_id))).filter(
-        (key) => key.status === 'active',
-      ).length;
+      const current = await redisCall(() => keys.listAccount(admin.account_id));
+      // Keys revoked long ago leave the account's set here, on the path that adds to it.
+      await redisCall(() => keys.pruneRevoked(admin.account_id, current));
+      const active = current.filter((key) => key.status === 'active').length;
       if (active >= MAX_ACTIVE_KEYS_PER_ACCOUNT) {
         throw new AppError(
           'limit_exceeded',
@@ -63,20 +101,54 @@ export function keyAdminService(deps: KeyAdminDeps) {
           { details: { limit: MAX_ACTIVE_KEYS_PER_ACCOUNT }, retriable: false },
         );
       }
-      const created = await redisCall(() =>
-        keys.create({ mode, tier, role, name, accountId: admin.account_id }, actor),
+      const created = await counted(admin, () =>
+        redisCall(() => keys.create({ mode, tier, role, name, accountId: admin.account_id }, actor)),
       );
       deps.audit.soon();
       return { ...publicKey(created), key: created.key };
     },
 
-    async list(admin: ApiKeyRecord): Promise<KeyRecordBody[]> {
-      const all = await redisCall(() => keys.listAccount(admin.account_id));
-      return all.filter((key) => inScope(admin, key)).map(publicKey);
+    /** One page of the keys `admin` manages, oldest first, after the key `after` (a cursor). */
+    async list(
+      admin: ApiKeyRecord,
+      query: unknown,
+    ): Promise<{ keys: KeyRecordBody[]; next_after: string | null }> {
+      const parsed = keyListQuerySchema.safeParse(query);
+      if (!parsed.success) {
+        throw new AppError('invalid_parameter', 'limit must be 1–1000 and after a key id', {
+          details: parsed.error.issues.map((issue) => ({
+            parameter: String(issue.path[0]),
+            message: issue.message,
+          })),
+        });
+      }
+      const { limit = KEY_PAGE_MAX, after } = parsed.data;
+      const all = (await redisCall(() => keys.listAccount(admin.account_id))).filter((key) =>
+        inScope(admin, key),
+      );
+      const start = after === undefined ? 0 : all.findIndex((key) => key.id === after) + 1;
+      if (start === 0 && after !== undefined) {
+        throw new AppError('invalid_parameter', `after: no key ${after} in this list`, {
+          details: [{ parameter: 'after', message: 'not a key of this list' }],
+        });
+      }
+      const page = all.slice(start, start + limit);
+      const more = start + limit < all.length;
+      return { keys: page.map(publicKey), next_after: more ? page.at(-1)!.id : null };
     },
 
     async revoke(admin: ApiKeyRecord, actor: KeyActor, id: string) {
+      refuseRolled(admin);
       const target = await manageable(admin, id);
+      // The tier ceiling of create and roll holds for revoke too: a lower-tier admin key must not
+      // switch off the account's higher-tier keys.
+      const tiersAllowed = tiersUpTo(admin.tier);
+      if (!tiersAllowed.includes(target.tier)) {
+        throw new AppError('scope_exceeded', `A ${admin.tier} admin key cannot revoke a ${target.tier} key`, {
+          details: { field: 'tier', requested: target.tier, allowed: tiersAllowed },
+          retriable: false,
+        });
+      }
       let revoked: ApiKeyRecord | null;
       try {
         revoked = await redisCall(() =>
@@ -101,6 +173,7 @@ export function keyAdminService(deps: KeyAdminDeps) {
     },
 
     async roll(admin: ApiKeyRecord, actor: KeyActor, id: string, body: unknown) {
+      refuseRolled(admin);
       const parsed = rollKeyBodySchema.safeParse(body);
       if (!parsed.success) {
         throw new AppError('validation_failed', 'Body must be {} or {"expires_in_hours"}', {
@@ -113,7 +186,7 @@ export function keyAdminService(deps: KeyAdminDeps) {
       const expiresAt = new Date(Date.now() + Math.round(hours * 3_600_000));
       let rolled: Awaited<ReturnType<KeyStore['roll']>>;
       try {
-        rolled = await redisCall(() => keys.roll(id, { expiresAt, actor }));
+        rolled = await counted(admin, () => redisCall(() => keys.roll(id, { expiresAt, actor })));
       } catch (error) {
         if (!(error instanceof KeyNotRollableError)) throw error;
         throw new AppError('key_not_rollable', error.message, { retriable: false });
@@ -131,6 +204,17 @@ export function keyAdminService(deps: KeyAdminDeps) {
 
 export type KeyAdminService = ReturnType<typeof keyAdminService>;
 
+/** 403 key_rolled for a key that was rolled (it works until expires_at, but changes no key). */
+function refuseRolled(admin: ApiKeyRecord): void {
+  if (!admin.expires_at) return;
+  throw new AppError(
+    'key_rolled',
+    `This key was rolled and stops working at ${admin.expires_at}; only its replacement ` +
+      `(${admin.replaced_by ?? 'the new key'}) may create, roll or revoke keys`,
+    { details: { expires_at: admin.expires_at, replaced_by: admin.replaced_by }, retriable: false },
+  );
+}
+
 function inScope(admin: ApiKeyRecord, key: ApiKeyRecord): boolean {
   return key.account_id === admin.account_id && managersOf(key.mode).includes(admin.mode);
 }
@@ -143,6 +227,11 @@ export function managedModes(admin: ApiKeyRecord): KeyMode[] {
 /** Modes of the admin keys that can manage keys of `mode`. */
 function managersOf(mode: KeyMode): KeyMode[] {
   return mode === 'live' ? ['live'] : ['live', 'test'];
+}
+
+/** `tier` and the tiers below it (tiers.ts lists them ascending). */
+function tiersUpTo(tier: Tier): Tier[] {
+  return tiers.slice(0, tiers.indexOf(tier) + 1);
 }
 
 /** 403 scope_exceeded unless `admin` may hand out a key with these powers. */
@@ -158,7 +247,7 @@ function checkScope(admin: ApiKeyRecord, wanted: { mode: KeyMode; tier: Tier; ro
     );
   const modes = managedModes(admin);
   if (!modes.includes(wanted.mode)) throw refuse('mode', wanted.mode, modes);
-  const tiersAllowed = tiers.slice(0, tiers.indexOf(admin.tier) + 1); // tiers.ts lists them ascending
+  const tiersAllowed = tiersUpTo(admin.tier);
   if (!tiersAllowed.includes(wanted.tier)) throw refuse('tier', wanted.tier, tiersAllowed);
   const rolesAllowed = grantableRoles[admin.role];
   if (!rolesAllowed.includes(wanted.role)) throw refuse('role', wanted.role, rolesAllowed);

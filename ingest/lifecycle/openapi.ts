@@ -59,7 +59,9 @@ export function registerLifecyclePaths(registry: OpenApiRegistry): void {
       'snapshot are withdrawn (source snapshot) — unless that is more than 30 % of the stock: the ' +
       'snapshot is then held until POST /listings/snapshots/{snapshot_id}/confirm. A part sent twice ' +
       'counts once; a part whose parts differs from the first part of its snapshot_id is a 400 ' +
-      'conflicting_fields. Tiers: all (permission listings:write). See docs/lifecycle.md.',
+      'conflicting_fields. External ids count against a daily quota by tier (429 quota_exceeded, ' +
+      'quota snapshot_ids_per_day) and a snapshot holds at most a number of them by tier (413 ' +
+      'snapshot_too_large). Tiers: all (permission listings:write). See docs/lifecycle.md.',
     tags: ['listings'],
     requestBody: snapshotPartSchema,
     responses: { 202: { description: 'The snapshot so far (or its outcome)', schema: snapshotRecordSchema } },

@@ -9,6 +9,7 @@ import { jsonBody } from '../../common/http/json-body.ts';
 import { readActiveStock, readListingStates } from '../../common/lifecycle/states.ts';
 import type { OpenApiRegistry } from '../../common/openapi/registry.ts';
 import type { IngestContext } from '../context.ts';
+import { quotaStore } from '../quota.ts';
 import { respond } from '../respond.ts';
 import { storedListing } from './listing-details.ts';
 import { registerLifecyclePaths } from './openapi.ts';
@@ -54,6 +55,7 @@ export function createLifecycleRouter(ctx: IngestContext, openapi?: OpenApiRegis
 
   const snapshots: SnapshotDeps = {
     store: snapshotStore(platform.redis, platform.env.REDIS_KEY_PREFIX),
+    quota: quotaStore(platform.redis, platform.env.REDIS_KEY_PREFIX),
     activeStock: (account, isTest) => readActiveStock(platform.clickhouse, account, isTest),
     async publish(message) {
       await ctx.statusPublisher.publish(topic, [{ key: message.account_id, value: JSON.stringify(message) }]);

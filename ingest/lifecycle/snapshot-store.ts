@@ -11,6 +11,9 @@ export const FINISHED_TTL_SECONDS = 7 * 24 * 3600;
 
 export type SnapshotStatus = 'collecting' | 'computing' | 'applied' | 'held';
 
+/** See addPartScript; `received` is the ids held instead of the parts when `too_large`. */
+export type AddPartState = 'mismatch' | 'done' | 'too_large' | 'complete' | 'collecting';
+
 export interface SnapshotRecord {
   snapshot_id: string;
   status: SnapshotStatus;
@@ -25,40 +28,52 @@ export interface SnapshotRecord {
   confirmed_at?: string;
 }
 
-// KEYS: record, parts set, ids set. ARGV: parts, part, ttl, created_at, then the external ids.
-// Returns {state, received parts count}: state 'mismatch' (other parts count), 'done' (finished
-// already), 'complete' (this part completed it: the caller computes), 'collecting'.
+// KEYS: record, parts set, ids set. ARGV: parts, part, ttl, created_at, most ids of the snapshot,
+// then the external ids. Returns {state, received parts count, ids stored (1 when this part's ids
+// were added, 0 when nothing was)}: state 'mismatch' (other parts count), 'done' (finished
+// already), 'too_large' (the snapshot's ids and this part's would pass the most: nothing added;
+// the second value is then the ids held), 'complete' (this part completed it: the caller
+// computes), 'collecting'.
 const addPartScript = redisScript(`
 local parts = redis.call('HGET', KEYS[1], 'parts')
-if parts and parts ~= ARGV[1] then return {'mismatch', 0} end
+if parts and parts ~= ARGV[1] then return {'mismatch', 0, 0} end
+local held = redis.call('SCARD', KEYS[3])
+if redis.call('SISMEMBER', KEYS[2], ARGV[2]) == 0 and held + #ARGV - 5 > tonumber(ARGV[5]) then
+  return {'too_large', held, 0}
+end
 if not parts then
   redis.call('HSET', KEYS[1], 'parts', ARGV[1], 'status', 'collecting', 'created_at', ARGV[4])
   redis.call('EXPIRE', KEYS[1], ARGV[3])
 end
 local status = redis.call('HGET', KEYS[1], 'status')
-if status ~= 'collecting' then return {'done', redis.call('SCARD', KEYS[2])} end
+if status ~= 'collecting' then return {'done', redis.call('SCARD', KEYS[2]), 0} end
+local stored = 0
 if redis.call('SADD', KEYS[2], ARGV[2]) == 1 then
-  for i = 5, #ARGV, 1000 do
+  stored = 1
+  for i = 6, #ARGV, 1000 do
     redis.call('SADD', KEYS[3], unpack(ARGV, i, math.min(i + 999, #ARGV)))
   end
 end
 redis.call('EXPIRE', KEYS[2], ARGV[3])
-if #ARGV >= 5 then redis.call('EXPIRE', KEYS[3], ARGV[3]) end
+if #ARGV >= 6 then redis.call('EXPIRE', KEYS[3], ARGV[3]) end
 local received = redis.call('SCARD', KEYS[2])
 if received == tonumber(ARGV[1]) then
   redis.call('HSET', KEYS[1], 'status', 'computing')
-  return {'complete', received}
+  return {'complete', received, stored}
 end
-return {'collecting', received}
+return {'collecting', received, stored}
 `);
 
 // KEYS: record, withdrawals list. ARGV: now. A held snapshot becomes applied (confirmed).
-const confirmScript = redisScript(`
+const confirmScript = redisScript(
+  `
 if redis.call('HGET', KEYS[1], 'status') ~= 'held' then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'applied', 'confirmed_at', ARGV[1])
 redis.call('DEL', KEYS[2])
 return 1
-`);
+`,
+  { freesMemory: true },
+);
 
 export function snapshotStore(redis: Redis, prefix: string) {
   const keys = (account: string, isTest: boolean, id: string) => {
@@ -71,10 +86,10 @@ export function snapshotStore(redis: Redis, prefix: string) {
       account: string,
       isTest: boolean,
       id: string,
-      part: { part: number; parts: number; externalIds: string[]; now: string },
-    ): Promise<{ state: 'mismatch' | 'done' | 'complete' | 'collecting'; received: number }> {
+      part: { part: number; parts: number; externalIds: string[]; now: string; maxIds: number },
+    ): Promise<{ state: AddPartState; received: number; stored: boolean }> {
       const k = keys(account, isTest, id);
-      const [state, received] = (await addPartScript.run(
+      const [state, received, stored] = (await addPartScript.run(
         redis,
         3,
         k.record,
@@ -84,9 +99,14 @@ export function snapshotStore(redis: Redis, prefix: string) {
         part.part,
         COLLECTING_TTL_SECONDS,
         part.now,
+        part.maxIds,
         ...part.externalIds,
-      )) as [string, number];
-      return { state: state as 'mismatch' | 'done' | 'complete' | 'collecting', received: Number(received) };
+      )) as [string, number, number];
+      return { state: state as AddPartState, received: Number(received), stored: stored === 1 };
+    },
+    /** Whether this part was received already (its ids are held: sending it again adds none). */
+    async hasPart(account: string, isTest: boolean, id: string, part: number): Promise<boolean> {
+      return (await redis.sismember(keys(account, isTest, id).parts, part)) === 1;
     },
     /** Which of `externalIds` the snapshot declared. */
     async declared(account: string, isTest: boolean, id: string, externalIds: string[]): Promise<boolean[]> {

@@ -6,12 +6,14 @@
 // file cannot wipe a feed.
 import { z } from 'zod';
 import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
+import { tierPolicies } from '../../common/auth/tiers.ts';
 import { SNAPSHOT_GUARD_SHARE, type StatusItem, type StatusMessage } from '../../common/domain/lifecycle.ts';
 import { externalIdPattern } from '../../common/domain/listing.ts';
 import { text } from '../../common/domain/text.ts';
 import { AppError, dependencyUnavailable } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
 import { isTestMode } from '../listings/bulk-create.ts';
+import type { QuotaStore } from '../quota.ts';
 import { fieldErrors } from '../validation/field-errors.ts';
 import type { SnapshotRecord, SnapshotStore } from './snapshot-store.ts';
 
@@ -36,6 +38,8 @@ export const snapshotPartSchema = z
 
 export interface SnapshotDeps {
   store: SnapshotStore;
+  /** Daily quota of snapshot external ids per account and mode (ingest/quota.ts). */
+  quota: QuotaStore;
   /** The account's listings on the market (any external_id, '' for none). */
   activeStock(accountId: string, isTest: boolean): Promise<{ listing_id: string; external_id: string }[]>;
   publish(message: StatusMessage & { items: StatusItem[] }): Promise<void>;
@@ -56,21 +60,56 @@ export async function submitPart(
   }
   const p = parsed.data;
   const isTest = isTestMode(auth, p.test_mode);
-  const now = new Date(deps.now?.() ?? Date.now()).toISOString();
+  const at = new Date(deps.now?.() ?? Date.now());
+  const now = at.toISOString();
+  // The ids are counted before they are stored, and given back when the part stores nothing
+  // (refused, or the snapshot finished already); a part received already is not counted again.
+  // Only ids held in Redis use the quota.
+  const owner = { accountId: auth.account_id, mode: isTest ? 'test' : 'live' } as const;
+  const policy = tierPolicies[auth.tier];
+  const resent = await deps.store
+    .hasPart(auth.account_id, isTest, p.snapshot_id, p.part)
+    .catch((error: unknown) => {
+      throw dependencyUnavailable('redis', error);
+    });
+  const ids = resent ? 0 : p.external_ids.length;
+  await deps.quota
+    .reserve(owner, 'snapshot_ids', ids, policy.snapshotIdsPerDay, at)
+    .catch((error: unknown) => {
+      throw error instanceof AppError ? error : dependencyUnavailable('redis', error);
+    });
   const added = await deps.store
     .addPart(auth.account_id, isTest, p.snapshot_id, {
       part: p.part,
       parts: p.parts,
       externalIds: p.external_ids,
       now,
+      maxIds: policy.maxSnapshotIds,
     })
-    .catch((error: unknown) => {
+    .catch(async (error: unknown) => {
+      await refund(deps, owner, ids, at, p.snapshot_id);
       throw dependencyUnavailable('redis', error);
     });
+  if (!added.stored && ids > 0) await refund(deps, owner, ids, at, p.snapshot_id);
   if (added.state === 'mismatch') {
     throw new AppError('validation_failed', 'parts must be the same in every part of a snapshot', {
       details: [{ field: 'parts', code: 'conflicting_fields', message: 'differs from the first part' }],
     });
+  }
+  if (added.state === 'too_large') {
+    throw new AppError(
+      'snapshot_too_large',
+      `A snapshot may declare at most ${policy.maxSnapshotIds} external ids on the ${auth.tier} tier; ` +
+        `it holds ${added.received} and this part adds ${p.external_ids.length}`,
+      {
+        details: {
+          field: 'external_ids',
+          limit: policy.maxSnapshotIds,
+          held: added.received,
+          requested: p.external_ids.length,
+        },
+      },
+    );
   }
   if (added.state === 'complete') {
     try {
@@ -91,6 +130,24 @@ export async function submitPart(
     }
   }
   return (await deps.store.read(auth.account_id, isTest, p.snapshot_id))!;
+}
+
+async function refund(
+  deps: SnapshotDeps,
+  owner: { accountId: string; mode: 'live' | 'test' },
+  ids: number,
+  at: Date,
+  snapshotId: string,
+): Promise<void> {
+  await deps.quota.refund(owner, 'snapshot_ids', ids, at).catch((error: unknown) =>
+    // The account then has fewer ids left today than it should; it never has more.
+    deps.logger.warn('snapshot ids not given back to the daily quota', {
+      account_id: owner.accountId,
+      snapshot_id: snapshotId,
+      ids,
+      error: String(error),
+    }),
+  );
 }
 
 async function complete(deps: SnapshotDeps, accountId: string, isTest: boolean, id: string, now: string) {

@@ -1,7 +1,9 @@
 // The `images` of GET /listings/{id} (CONTRACT "Listing lifecycle"): one entry per image URL of the
 // listing with the image check (image_checks) and the photo analysis (listing_images). The other
 // listing behind `reused_photo` is never shown: it belongs to another account (operators find it in
-// listing_images.reused_listing_id).
+// listing_images.reused_listing_id). `reused_photo` flags both listings that share a photo,
+// whichever was first (listing_image_reuses holds the matches under the earlier one): flagging the
+// later one only would let a copy posted first mark a competitor's genuine photo.
 import type { ClickHouseClient } from '@clickhouse/client';
 import { queryRows } from '../../common/clients/clickhouse.ts';
 
@@ -32,13 +34,19 @@ export interface ImageRecord {
 const imagesSql = `
   SELECT c.image_index AS image_index, c.is_ok AS is_ok, p.outcome AS outcome, p.width AS width,
          p.height AS height, p.tags AS tags, p.tag_confidences AS tag_confidences,
-         p.image_of AS image_of, p.reused_photo AS reused_photo
+         p.image_of AS image_of,
+         greatest(ifNull(p.reused_photo, 0), ifNull(r.copied, 0)) AS reused_photo
   FROM (SELECT image_index, is_ok FROM image_checks FINAL WHERE listing_id = {id:UUID}) AS c
   LEFT JOIN (
     SELECT image_index, toString(outcome) AS outcome, width, height, tags, tag_confidences,
            image_of, reused_photo
     FROM listing_images FINAL WHERE listing_id = {id:UUID}
   ) AS p ON p.image_index = c.image_index
+  LEFT JOIN (
+    SELECT image_index, toUInt8(1) AS copied
+    FROM listing_image_reuses WHERE listing_id = {id:UUID}
+    GROUP BY image_index
+  ) AS r ON r.image_index = c.image_index
   SETTINGS join_use_nulls = 1`;
 
 /** The check and analysis of every image of a listing, by image index. */

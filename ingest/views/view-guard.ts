@@ -146,7 +146,8 @@ return {accepted, used, status}
 `);
 
 // Undoes an admit whose events were not published (same KEYS[1] and ARGV layout; today only).
-const releaseScript = redisScript(`${common}
+const releaseScript = redisScript(
+  `${common}
 local nb = tonumber(redis.call('HGET', KEYS[1], 'view_buckets') or '0')
 if nb == 0 then return 0 end
 local ev = events(ARGV[7])
@@ -161,7 +162,9 @@ end
 for _, c in pairs(counts) do redis.call('HINCRBY', c.key, c.field, -c.n) end
 redis.call('HINCRBY', KEYS[1], 'views', -#ev)
 return #ev
-`);
+`,
+  { freesMemory: true },
+);
 
 export interface GuardedEvent {
   /** The client's event id; undefined when the service generated one (never a duplicate). */

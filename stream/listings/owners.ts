@@ -32,13 +32,16 @@ return owners
 `);
 
 // KEYS: one bucket per id; ARGV: id, position. Removes claims still held by that position.
-const releaseScript = redisScript(`
+const releaseScript = redisScript(
+  `
 for i = 1, #KEYS do
   local id, position = ARGV[2 * i - 1], ARGV[2 * i]
   if redis.call('HGET', KEYS[i], id) == position then redis.call('HDEL', KEYS[i], id) end
 end
 return 1
-`);
+`,
+  { freesMemory: true },
+);
 
 export interface Claim {
   listingId: string;

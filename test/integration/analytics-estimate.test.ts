@@ -100,7 +100,7 @@ describe('rent estimates', () => {
     const [subjectId, twinId, ...compIds] = await insertEstimateListings([
       subject,
       twin,
-      ...ring(at, 6, 0.3, 15, { priceTzs: 800_000 }),
+      ...ring(at, 6, 0.3, 15, { priceTzs: 800_000, accountId: live.account_id }),
     ]);
 
     const own = await api('GET', `/api/v1/listings/${subjectId}/estimate`, { key: live.key });
@@ -115,15 +115,51 @@ describe('rent estimates', () => {
       difference_pct: 525,
     });
 
-    // The same point without a subject: the listing and its twin are the nearest comparables.
+    // The same point without a subject: the listing and its twin are the nearest comparables (the
+    // twin is another account's: no id).
     const point = await estimate(live.key, at);
-    const pointIds = (point.body.comparables as { listing_id: string }[]).map((c) => c.listing_id);
-    expect(pointIds.slice(0, 2).sort()).toEqual([subjectId, twinId].sort());
+    const pointIds = (point.body.comparables as { listing_id: string | null }[]).map((c) => c.listing_id);
+    expect(pointIds.slice(0, 2)).toContain(subjectId);
+    expect(pointIds.slice(0, 2)).toContain(null);
+    expect(pointIds).not.toContain(twinId);
 
     // Only the owner, only in its mode.
     expect((await api('GET', `/api/v1/listings/${subjectId}/estimate`, { key: other.key })).status).toBe(404);
     expect((await api('GET', `/api/v1/listings/${subjectId}/estimate`, { key: test.key })).status).toBe(404);
     expect((await api('GET', `/api/v1/listings/not-a-uuid/estimate`, { key: live.key })).status).toBe(404);
+  });
+
+  it("never locates another account's listing: no id, distance to 0.5 km, off-market ones only counted (security)", async () => {
+    const at = await emptySpot();
+    const other = await createTestKey({ mode: 'live' });
+    const theirs = ring(at, 6, 0.7, 10, { priceTzs: 1_000_000, accountId: other.account_id });
+    const mine = ring(at, 2, 0.95, 10, { priceTzs: 1_000_000, accountId: live.account_id });
+    const [offMarketId, ...rest] = await insertEstimateListings([...theirs, ...mine]);
+    const ownIds = rest.slice(-2);
+    // One of theirs is withdrawn: a newer state row, as the status stream writes it.
+    await testClickHouse().command({
+      query: `INSERT INTO listing_states SELECT * REPLACE ('withdrawn' AS status, version + 1 AS version)
+              FROM listing_states FINAL WHERE listing_id = {id:UUID}`,
+      query_params: { id: offMarketId },
+    });
+    const response = await estimate(live.key, at);
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    const comps = response.body.comparables as { listing_id: string | null; distance_km: number }[];
+    expect(response.body.off_market_comparables).toBe(1);
+    expect(comps).toHaveLength(7);
+    expect(
+      comps
+        .map((c) => c.listing_id)
+        .filter((id) => id !== null)
+        .sort(),
+    ).toEqual([...ownIds].sort());
+    expect(comps.map((c) => c.listing_id)).not.toContain(offMarketId);
+    expect(comps.map((c) => c.distance_km).sort()).toEqual([0.5, 0.5, 0.5, 0.5, 0.5, 1, 1]);
+    // The other account sees its own ids, not ours.
+    const theirView = await estimate(other.key, at);
+    const theirIds = (theirView.body.comparables as { listing_id: string | null }[]).map((c) => c.listing_id);
+    expect(theirIds.filter((id) => id !== null)).toHaveLength(5);
+    expect(theirIds).not.toContain(ownIds[0]);
   });
 
   it('computes the same fingerprint in SQL as the ingest API does (happy)', async () => {
@@ -256,8 +292,11 @@ describe('rent estimates', () => {
 
   it('test keys see test listings only, live keys live ones (happy)', async () => {
     const at = await emptySpot();
-    const liveIds = await insertEstimateListings(ring(at, 5, 0.5, 10, { priceTzs: 1_000_000 }));
-    const testIds = await insertEstimateListings(ring(at, 5, 0.5, 10, { priceTzs: 3_000_000, isTest: 1 }));
+    const own = { accountId: live.account_id };
+    const liveIds = await insertEstimateListings(ring(at, 5, 0.5, 10, { priceTzs: 1_000_000, ...own }));
+    const testIds = await insertEstimateListings(
+      ring(at, 5, 0.5, 10, { priceTzs: 3_000_000, isTest: 1, ...own }),
+    );
     const fromLive = await estimate(live.key, at);
     const fromTest = await estimate(test.key, at);
     expect(fromLive.body.estimate.rent).toBe(1_000_000);

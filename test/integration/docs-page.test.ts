@@ -25,6 +25,14 @@ describe('docs page', () => {
 
   it('error: unknown files are 404 and other methods 405 with Allow', async () => {
     expect((await api('GET', '/docs/assets/..%2F..%2Fpackage.json')).status).toBe(404);
+    // Names of Object.prototype's properties are unknown files too, not a 500.
+    for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      for (const page of ['docs', 'dashboard']) {
+        const response = await api('GET', `/${page}/assets/${name}`);
+        expect(response.status, `${page} ${name}`).toBe(404);
+        expect(response.body.error.code).toBe('not_found');
+      }
+    }
     const post = await api('POST', '/docs');
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD, OPTIONS');

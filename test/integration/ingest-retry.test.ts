@@ -136,7 +136,7 @@ describe('Idempotency-Key', () => {
     expect(replay.body).toEqual(first.body);
   });
 
-  it('replays a 400 too, and rejects reuse with another body with 422 (error)', async () => {
+  it('replays a 400 as its status, code and digest (not its details), and rejects reuse with another body with 422 (error)', async () => {
     const { key } = await createTestKey();
     const headers = { 'Idempotency-Key': `bad-${Date.now()}` };
     const body = { listings: [{ title: 'broken' }] };
@@ -145,7 +145,15 @@ describe('Idempotency-Key', () => {
     const replay = await api('POST', '/api/v1/listings/bulk', { key, body, headers });
     expect(replay.status).toBe(400);
     expect(replay.headers.get('idempotency-replayed')).toBe('true');
-    expect(replay.body).toEqual(first.body);
+    expect(replay.body.error).toMatchObject({
+      code: first.body.error.code,
+      retriable: false,
+      details: {
+        replayed: true,
+        original_request_id: first.body.error.request_id,
+        body_sha256: createHash('sha256').update(JSON.stringify(first.body)).digest('hex'),
+      },
+    });
     const reused = await api('POST', '/api/v1/listings/bulk', {
       key,
       body: { listings: [sampleListing()] },

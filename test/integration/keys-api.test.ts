@@ -3,7 +3,17 @@
 // role), the no-lock-out rule, and revocation seen by a second API process on its next request.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, createTestKey, eventually, type ApiResponse, type TestKey } from '../support/api.ts';
+import { MAX_KEY_CHANGES_PER_DAY } from '../../ingest/keys/service.ts';
+import { quotaKey, utcDay } from '../../ingest/quota.ts';
+import {
+  api,
+  createTestKey,
+  env,
+  eventually,
+  testRedis,
+  type ApiResponse,
+  type TestKey,
+} from '../support/api.ts';
 import { startGateway, type ExtraGateway } from './auth-support.ts';
 
 const usagePath = '/api/v1/listings/bulk';
@@ -187,7 +197,132 @@ describe('key management by an admin key (happy)', () => {
   });
 });
 
+describe('bounded key sets (happy)', () => {
+  it("keeps an account's admin keys in a set of their own, which revoking reads instead of every key", async () => {
+    const boss = await admin();
+    const deputy = (await createKey(boss, { mode: 'live', role: 'admin' })).body;
+    const worker = (await createKey(boss, { mode: 'live' })).body;
+    const redis = await testRedis();
+    const admins = () => redis.smembers(`${env.REDIS_KEY_PREFIX}account:${boss.account_id}:admins`);
+    expect((await admins()).sort()).toEqual([boss.id, deputy.id].sort());
+    const rolled = (await rollKey(boss, deputy.id)).body;
+    expect((await admins()).sort()).toEqual([boss.id, deputy.id, rolled.id].sort());
+    expect((await revokeKey(boss, deputy.id)).status).toBe(200);
+    expect((await admins()).sort()).toEqual([boss.id, rolled.id].sort());
+    expect(await admins()).not.toContain(worker.id);
+    // The guard still sees the remaining admin: revoking the last one of them is refused.
+    expect((await revokeKey(boss, rolled.id)).status).toBe(200);
+    expectError(await revokeKey(boss, boss.id), 409, 'last_admin_key');
+  });
+
+  it('pages GET /keys with limit and after, oldest first', async () => {
+    const boss = await admin();
+    for (let i = 0; i < 3; i++)
+      expect((await createKey(boss, { mode: 'live', name: `k${i}` })).status).toBe(201);
+    const all = await api('GET', '/api/v1/keys', { key: boss.key });
+    expect(all.body.keys).toHaveLength(4);
+    expect(all.body.next_after).toBeNull();
+    const first = await api('GET', '/api/v1/keys?limit=3', { key: boss.key });
+    expect(first.body.keys.map((k: { id: string }) => k.id)).toEqual(
+      all.body.keys.slice(0, 3).map((k: { id: string }) => k.id),
+    );
+    expect(first.body.next_after).toBe(all.body.keys[2].id);
+    const rest = await api('GET', `/api/v1/keys?limit=3&after=${first.body.next_after}`, { key: boss.key });
+    expect(rest.body.keys.map((k: { id: string }) => k.id)).toEqual([all.body.keys[3].id]);
+    expect(rest.body.next_after).toBeNull();
+    for (const query of [
+      'limit=0',
+      'limit=1001',
+      'limit=x',
+      'after=key_000000000000000000000000',
+      'after=nope',
+    ]) {
+      expectError(await api('GET', `/api/v1/keys?${query}`, { key: boss.key }), 400, 'invalid_parameter');
+    }
+  });
+
+  it('takes keys revoked more than 30 days ago out of GET /keys when the account creates a key; they still get 403', async () => {
+    const boss = await admin();
+    const old = (await createKey(boss, { mode: 'live' })).body;
+    const recent = (await createKey(boss, { mode: 'live' })).body;
+    expect((await revokeKey(boss, old.id)).status).toBe(200);
+    expect((await revokeKey(boss, recent.id)).status).toBe(200);
+    const redis = await testRedis();
+    const hash = await redis.get(`${env.REDIS_KEY_PREFIX}key:id:${old.id}`);
+    await redis.hset(
+      `${env.REDIS_KEY_PREFIX}key:h:${hash}`,
+      'revoked_at',
+      new Date(Date.now() - 31 * 86_400_000).toISOString(),
+    );
+    expect(ids(await listKeys(boss))).toEqual(ids([boss, old, recent]));
+    expect((await createKey(boss, { mode: 'live' })).status).toBe(201);
+    const listed = ids(await listKeys(boss));
+    expect(listed).not.toContain(old.id);
+    expect(listed).toContain(recent.id);
+    expectError(await api('GET', usagePath, { key: old.key }), 403, 'revoked_api_key');
+  });
+});
+
 describe('key management refusals (error)', () => {
+  it('caps keys created or rolled over the API per account and day: 429 quota_exceeded key_changes_per_day', async () => {
+    const boss = await admin();
+    const made = await createKey(boss, { mode: 'live' });
+    expect(made.status).toBe(201);
+    expect((await rollKey(boss, made.body.id)).status).toBe(201);
+    expect((await revokeKey(boss, made.body.id)).status).toBe(200); // revoking is not counted
+    const redis = await testRedis();
+    const counter = quotaKey(env.REDIS_KEY_PREFIX, boss.account_id, 'live', utcDay(new Date()));
+    expect(await redis.hget(counter, 'key_changes')).toBe('2');
+    await redis.hset(counter, 'key_changes', MAX_KEY_CHANGES_PER_DAY);
+    const before = (await listKeys(boss)).length;
+    for (const refused of [await createKey(boss, { mode: 'live' }), await rollKey(boss, boss.id)]) {
+      expectError(refused, 429, 'quota_exceeded');
+      expect(refused.body.error.details).toMatchObject({
+        quota: 'key_changes_per_day',
+        limit: MAX_KEY_CHANGES_PER_DAY,
+        used: MAX_KEY_CHANGES_PER_DAY,
+      });
+    }
+    expect((await listKeys(boss)).length).toBe(before);
+  });
+
+  it("refuses with 403 scope_exceeded a lower-tier admin key revoking the account's higher-tier key", async () => {
+    const top = await admin({ tier: 'enterprise' });
+    const low = await admin({ tier: 'free', accountId: top.account_id });
+    const refused = await revokeKey(low, top.id);
+    expectError(refused, 403, 'scope_exceeded');
+    expect(refused.body.error.details).toMatchObject({ field: 'tier', requested: 'enterprise' });
+    expect((await api('GET', usagePath, { key: top.key })).status).toBe(200);
+    expect((await revokeKey(top, low.id)).status).toBe(200); // downwards is allowed
+  });
+
+  it('refuses create, roll and revoke with 403 key_rolled to a rolled admin key in its grace period; reading still works', async () => {
+    const boss = await admin({ tier: 'enterprise' });
+    const rolled = await rollKey(boss, boss.id, { expires_in_hours: 1 });
+    expect(rolled.status).toBe(201);
+    const successor = { ...boss, id: rolled.body.id as string, key: rolled.body.key as string };
+    const answers = {
+      create: await createKey(boss, { mode: 'live', role: 'admin' }),
+      revoke: await revokeKey(boss, successor.id),
+      roll: await rollKey(boss, successor.id),
+    };
+    for (const [action, response] of Object.entries(answers)) {
+      expectError(response, 403, 'key_rolled');
+      expect(response.body.error.details, action).toMatchObject({
+        expires_at: rolled.body.replaces.expires_at,
+        replaced_by: successor.id,
+      });
+    }
+    process.stdout.write(
+      `[figures] rolled admin key in its grace period: create ${answers.create.status}, revoke ${answers.revoke.status}, roll ${answers.roll.status} (${answers.create.body.error.code})\n`,
+    );
+    expect(ids(await listKeys(boss))).toEqual(ids([boss, successor])); // nothing created
+    const stillActive = (await listKeys(successor)).find((k) => k.id === successor.id);
+    expect(stillActive?.status).toBe('active');
+    // The replacement manages keys as before, including revoking the rolled one at once.
+    expect((await revokeKey(successor, boss.id)).status).toBe(200);
+  });
+
   it('answers 403 insufficient_role to keys without the admin role, on every /keys endpoint', async () => {
     const boss = await admin();
     for (const role of ['standard', 'portal'] as const) {

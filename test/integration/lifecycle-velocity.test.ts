@@ -126,10 +126,18 @@ describe('GET /analytics/velocity', () => {
         listed_at: d('04-01 00:00:00'),
         changes: [{ status: 'rented', at: d('04-05 00:00:00') }],
       },
+      ...Array.from({ length: 5 }, () => ({
+        neighbourhood: 'Forest',
+        isTest: 1 as const,
+        listed_at: d('04-01 00:00:00'),
+      })),
     ];
+    // Eight accounts in turn, so that no area's figures rest on fewer than 5 accounts or on one
+    // holding more than 25 % (market share's rule, which velocity follows) — except Soweto's, one
+    // listing of one account, which the answer withholds.
     await buildTimeline(
       scope,
-      listings.map((l) => ({ ...l, account })),
+      listings.map((l, i) => ({ ...l, account: `${account}-${i % 8}` })),
       48,
     );
     // The same listings as on-market days, by hand (a return undoes its exit, a relist opens a new spell).
@@ -196,6 +204,7 @@ describe('GET /analytics/velocity', () => {
       suppressed: false,
       quartiles_suppressed: false,
       km_suppressed: false,
+      market_suppressed: false,
     });
     const area = (nb: string) => body.by_neighborhood.find((n: { name: string }) => n.name === nb);
     expect(body.by_neighborhood.map((n: { name: string }) => n.name)).toEqual([
@@ -223,6 +232,7 @@ describe('GET /analytics/velocity', () => {
       suppressed: false,
       quartiles_suppressed: true,
       km_suppressed: false,
+      market_suppressed: false,
     });
     expect(area('Forest')).toMatchObject({
       rented: 11,
@@ -249,7 +259,17 @@ describe('GET /analytics/velocity', () => {
       suppressed: true,
       km_suppressed: true,
     });
-    expect(area('Soweto')).toMatchObject({ rented: 0, new_listings: 1, active: 1, suppressed: true });
+    // Soweto: one listing of one account. Its figures would be that competitor's own (subtracting
+    // one's own listings gives the rest), so market share's rule withholds them all.
+    expect(area('Soweto')).toMatchObject({
+      rented: null,
+      withdrawn: null,
+      new_listings: null,
+      active: null,
+      average_active: null,
+      suppressed: true,
+      market_suppressed: true,
+    });
     expect(body.definition).toMatch(/^rls-velocity-1: /);
   });
 
@@ -262,10 +282,11 @@ describe('GET /analytics/velocity', () => {
     const body = await analytics(testKey.key, `velocity?city=mbeya&type=house&period=${year}-Q2`);
     expect(body.summary).toMatchObject({
       rented: 1,
-      new_listings: 1,
-      active: 0,
+      new_listings: 6,
+      active: 5,
       median_days_to_rent: null,
       suppressed: true,
+      market_suppressed: false,
     });
   });
 

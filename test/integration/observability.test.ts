@@ -1,6 +1,7 @@
 // Observability (issue 17 item 4): /metrics in the Prometheus text format on the API process and on
 // the stream worker's own listener, with the families operators alert on, and JSON access logs
 // through pino that carry the request id and never the API key.
+import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -25,6 +26,30 @@ function sample(text: string, name: string, ...fragments: string[]): number | un
 }
 
 afterAll(closeProducer);
+
+/** Local addresses (hex, as in /proc/net/tcp*) with a listening TCP socket on `port`. */
+function listeningAddresses(port: number): string[] {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  return ['/proc/net/tcp', '/proc/net/tcp6'].flatMap((file) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      .filter((cols) => cols[3] === '0A' && cols[1]?.endsWith(`:${hexPort}`))
+      .map((cols) => cols[1]!.split(':')[0]!),
+  );
+}
+
+describe('stream worker listener (security)', () => {
+  it('listens on loopback only by default', async () => {
+    const port = Number(new URL(workerUrl()).port);
+    expect((await fetch(`${workerUrl()}/livez`)).status).toBe(200);
+    const addresses = listeningAddresses(port);
+    expect(addresses.length).toBeGreaterThan(0);
+    // 127.0.0.1 in /proc/net/tcp's little-endian hex; never 0.0.0.0 (00000000) or :: (all zeros).
+    expect(addresses).toEqual(addresses.map(() => '0100007F'));
+  });
+});
 
 describe('API /metrics', () => {
   it('happy: request durations per route template and status, without a key', async () => {

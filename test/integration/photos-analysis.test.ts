@@ -144,6 +144,17 @@ async function photoRows(listingId: string, count: number): Promise<PhotoRecord[
 }
 
 describe('photo analysis (happy, error, security)', () => {
+  /** The image indexes of the earlier listing that the photos of `listingId` were found to copy. */
+  async function reusedIndexes(listingId: string): Promise<number[]> {
+    const result = await testClickHouse().query({
+      query: `SELECT DISTINCT reused_image_index AS i FROM listing_images FINAL
+              WHERE listing_id = {id:UUID} AND reused_photo = 1`,
+      query_params: { id: listingId },
+      format: 'JSONEachRow',
+    });
+    return (await result.json<{ i: number }>()).map((row) => Number(row.i));
+  }
+
   it(
     'decodes, tags and flags each image; reuse across accounts only; the API shows the results',
     async () => {
@@ -251,6 +262,14 @@ describe('photo analysis (happy, error, security)', () => {
       expect(mine.body.images[2].tags[0]).toEqual({ tag: 'Kitchen', confidence: expect.any(Number) });
       expect(mine.body.images[2].tags[0].confidence).toBeGreaterThanOrEqual(0.3); // PHOTO_TAG_THRESHOLD
       expect(mine.body.images[4]).toMatchObject({ image_of: 'Other', tags: [] });
+      // The photo the other account copied is flagged here too: both listings share it, whoever
+      // posted first (a copy posted first must not single out the genuine listing).
+      const copied = new Set(await reusedIndexes(copy.listingId));
+      expect(copied.size).toBeGreaterThan(0);
+      // This run's own photos (0, 1; the eval photos are on earlier runs' listings as well).
+      for (const index of [0, 1]) {
+        expect(mine.body.images[index].reused_photo, `image ${index}`).toBe(copied.has(index));
+      }
       expect(mine.body.images[5]).toMatchObject({ checked: true, ok: true, width: null, image_of: null });
       expect(mine.body.images[8]).toMatchObject({
         checked: true,

@@ -2,7 +2,7 @@
 // FILE …` against the running service, with a fresh account per test. Checks the summary line, the
 // failed-rows report, reruns (all duplicates) and the fatal errors; recovery (kill and resume, 429,
 // 503 and lost answers) is in upload-cli-recovery.test.ts.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createKeyStore } from '../../common/auth/key-store.ts';
@@ -209,6 +209,35 @@ describe('upload CLI (error)', () => {
 });
 
 describe('upload CLI (security)', () => {
+  it('never writes the report over its input through a hard link, nor through a symlink planted at the report path', async () => {
+    const dir = workDir();
+    const file = join(dir, 'listings.csv');
+    const input = `${columns}\n${goodCells('link').join(',')}\n`;
+    writeFileSync(file, input);
+    const { key } = await createTestKey();
+    const env = { RLS_API_KEY: key, RLS_UPLOAD_STATE_DIR: join(dir, 'state') };
+
+    const hardLink = join(dir, 'other-name.csv');
+    linkSync(file, hardLink);
+    const linked = await upload([file, '--report', hardLink], env);
+    expect(linked.code).toBe(2);
+    expect(linked.stderr).toMatch(/is the input file itself/);
+    expect(readFileSync(file, 'utf8')).toBe(input);
+
+    // The default report path (listings.report.csv) planted as a symlink to a file of the user's.
+    const victim = join(dir, 'precious.txt');
+    writeFileSync(victim, 'keep me\n');
+    symlinkSync(victim, join(dir, 'listings.report.csv'));
+    const planted = await upload([file], env);
+    expect(planted.code).not.toBe(0);
+    expect(planted.stderr).toMatch(/cannot write the report .*symbolic link/);
+    expect(readFileSync(victim, 'utf8')).toBe('keep me\n');
+    symlinkSync(file, join(dir, 'to-input.csv'));
+    const toInput = await upload([file, '--report', join(dir, 'to-input.csv')], env);
+    expect(toInput.code).toBe(2);
+    expect(readFileSync(file, 'utf8')).toBe(input);
+  });
+
   it('stops before sending anything when the key is unknown, malformed, revoked or missing', async () => {
     const dir = workDir();
     const file = join(dir, 'listings.csv');

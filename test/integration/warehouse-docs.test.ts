@@ -121,6 +121,18 @@ describe('warehouse documentation (README, SQL schema for data engineers)', () =
     await expect(
       analyst.query({ query: 'SELECT 1', clickhouse_settings: { max_execution_time: 3600 } }),
     ).rejects.toThrow(/max_execution_time/);
+    // 0 means "unlimited" for these settings: the constraints' minimum refuses it.
+    for (const setting of ['max_execution_time', 'max_memory_usage', 'max_result_bytes']) {
+      await expect(
+        analyst.query({ query: 'SELECT 1', clickhouse_settings: { [setting]: 0 } }),
+        setting,
+      ).rejects.toThrow(new RegExp(setting));
+    }
+    const limits = await analyst.query({
+      query: "SELECT getSetting('max_result_bytes') AS bytes, getSetting('max_memory_usage') AS memory",
+      format: 'JSONEachRow',
+    });
+    expect(await limits.json()).toEqual([{ bytes: 500_000_000, memory: 2_000_000_000 }]);
     const wrong = createClient({
       url: env.CLICKHOUSE_URL,
       username: 'analyst',

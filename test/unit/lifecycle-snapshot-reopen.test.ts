@@ -9,18 +9,20 @@ import { createLogger } from '../../common/logger.ts';
 import type { SnapshotStore } from '../../ingest/lifecycle/snapshot-store.ts';
 import { submitPart } from '../../ingest/lifecycle/snapshots.ts';
 
-const auth = { account_id: 'acct_reopen', mode: 'live' } as ApiKeyRecord;
+const auth = { account_id: 'acct_reopen', mode: 'live', tier: 'business' } as ApiKeyRecord;
 
 function deps(reopen: () => Promise<void>) {
   const lines: Record<string, unknown>[] = [];
   const store = {
-    addPart: async () => ({ state: 'complete', received: 1 }),
+    addPart: async () => ({ state: 'complete', received: 1, stored: true }),
+    hasPart: async () => false,
     reopen,
   } as unknown as SnapshotStore;
   return {
     lines,
     deps: {
       store,
+      quota: { reserve: async () => undefined, refund: async () => undefined },
       activeStock: async () => {
         throw new Error('ClickHouse connection refused');
       },

@@ -61,9 +61,9 @@ class Methods:
         """POST /keys: Create a key in this account; returns the plaintext key once"""
         return self._call("create_key", {"body": body})
 
-    def list_keys(self) -> ListKeysResponse:
-        """GET /keys: The account's keys, oldest first (never the plaintext)"""
-        return self._call("list_keys", {})
+    def list_keys(self, *, limit: Optional[str] = None, after: Optional[str] = None) -> ListKeysResponse:
+        """GET /keys: The account's keys, oldest first (never the plaintext), a page at a time"""
+        return self._call("list_keys", {"limit": limit, "after": after})
 
     def list_key_audit_events(self) -> ListKeyAuditEventsResponse:
         """GET /keys/audit: The account's newest key changes (create, roll, revoke), newest first"""

@@ -353,6 +353,7 @@ ListKeysResponse = TypedDict(
     "ListKeysResponse",
     {
     "keys": list[ListKeysResponseKeysItem],
+    "next_after": Optional[str],
     },
 )
 
@@ -686,11 +687,11 @@ GetHeatmapResponse = TypedDict(
 GetVelocityResponseSummary = TypedDict(
     "GetVelocityResponseSummary",
     {
-    "rented": int,
-    "withdrawn": int,
-    "expired": int,
-    "new_listings": int,
-    "active": int,
+    "rented": Optional[int],
+    "withdrawn": Optional[int],
+    "expired": Optional[int],
+    "new_listings": Optional[int],
+    "active": Optional[int],
     "average_active": Optional[float],
     "absorption": Optional[float],
     "median_days_to_rent": Optional[float],
@@ -703,6 +704,7 @@ GetVelocityResponseSummary = TypedDict(
     "suppressed": bool,
     "quartiles_suppressed": bool,
     "km_suppressed": bool,
+    "market_suppressed": bool,
     },
 )
 
@@ -711,11 +713,11 @@ GetVelocityResponseByNeighborhoodItem = TypedDict(
     "GetVelocityResponseByNeighborhoodItem",
     {
     "name": str,
-    "rented": int,
-    "withdrawn": int,
-    "expired": int,
-    "new_listings": int,
-    "active": int,
+    "rented": Optional[int],
+    "withdrawn": Optional[int],
+    "expired": Optional[int],
+    "new_listings": Optional[int],
+    "active": Optional[int],
     "average_active": Optional[float],
     "absorption": Optional[float],
     "median_days_to_rent": Optional[float],
@@ -728,6 +730,7 @@ GetVelocityResponseByNeighborhoodItem = TypedDict(
     "suppressed": bool,
     "quartiles_suppressed": bool,
     "km_suppressed": bool,
+    "market_suppressed": bool,
     },
 )
 
@@ -872,7 +875,7 @@ GetRentEstimateResponseEstimate = TypedDict(
 GetRentEstimateResponseComparablesItem = TypedDict(
     "GetRentEstimateResponseComparablesItem",
     {
-    "listing_id": str,
+    "listing_id": Optional[str],
     "price": float,
     "distance_km": float,
     "days_old": int,
@@ -943,6 +946,7 @@ GetRentEstimateResponse = TypedDict(
     "radius_km": float,
     "max_age_days": int,
     "comparables": list[GetRentEstimateResponseComparablesItem],
+    "off_market_comparables": int,
     "accuracy": GetRentEstimateResponseAccuracy,
     "subject": GetRentEstimateResponseSubject,
     "usd_tzs": float,
@@ -968,7 +972,7 @@ GetListingRentEstimateResponseEstimate = TypedDict(
 GetListingRentEstimateResponseComparablesItem = TypedDict(
     "GetListingRentEstimateResponseComparablesItem",
     {
-    "listing_id": str,
+    "listing_id": Optional[str],
     "price": float,
     "distance_km": float,
     "days_old": int,
@@ -1050,6 +1054,7 @@ GetListingRentEstimateResponse = TypedDict(
     "radius_km": float,
     "max_age_days": int,
     "comparables": list[GetListingRentEstimateResponseComparablesItem],
+    "off_market_comparables": int,
     "accuracy": GetListingRentEstimateResponseAccuracy,
     "subject": GetListingRentEstimateResponseSubject,
     "usd_tzs": float,

@@ -50,7 +50,7 @@ export interface paths {
         put?: never;
         /**
          * One part of a complete snapshot: the external_ids of every listing on the market
-         * @description When the last part arrives, the listings on the market with an external_id missing from the snapshot are withdrawn (source snapshot) — unless that is more than 30 % of the stock: the snapshot is then held until POST /listings/snapshots/{snapshot_id}/confirm. A part sent twice counts once; a part whose parts differs from the first part of its snapshot_id is a 400 conflicting_fields. Tiers: all (permission listings:write). See docs/lifecycle.md.
+         * @description When the last part arrives, the listings on the market with an external_id missing from the snapshot are withdrawn (source snapshot) — unless that is more than 30 % of the stock: the snapshot is then held until POST /listings/snapshots/{snapshot_id}/confirm. A part sent twice counts once; a part whose parts differs from the first part of its snapshot_id is a 400 conflicting_fields. External ids count against a daily quota by tier (429 quota_exceeded, quota snapshot_ids_per_day) and a snapshot holds at most a number of them by tier (413 snapshot_too_large). Tiers: all (permission listings:write). See docs/lifecycle.md.
          */
         post: operations["submitSnapshotPart"];
         delete?: never;
@@ -196,14 +196,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The account's keys, oldest first (never the plaintext)
-         * @description Needs a key with the admin role (403 insufficient_role otherwise). A live admin key manages the account's live and test keys, a test admin key its test keys only; other keys are 404.
+         * The account's keys, oldest first (never the plaintext), a page at a time
+         * @description Needs a key with the admin role (403 insufficient_role otherwise). A live admin key manages the account's live and test keys, a test admin key its test keys only; other keys are 404. A rolled key (in its grace period) may read but not create, roll or revoke keys (403 key_rolled). Pages of up to limit keys (default and most 1000); next_after names the last key of a page that has a next one. Keys revoked more than 30 days ago are no longer listed.
          */
         get: operations["listKeys"];
         put?: never;
         /**
          * Create a key in this account; returns the plaintext key once
-         * @description Needs a key with the admin role (403 insufficient_role otherwise). A live admin key manages the account's live and test keys, a test admin key its test keys only; other keys are 404. Tier at most the creating key's (default: the same), role standard (default) or admin, mode live only from a live key (403 scope_exceeded otherwise); at most 100 active keys per account (409 limit_exceeded). Recorded in the warehouse table key_audit_events.
+         * @description Needs a key with the admin role (403 insufficient_role otherwise). A live admin key manages the account's live and test keys, a test admin key its test keys only; other keys are 404. A rolled key (in its grace period) may read but not create, roll or revoke keys (403 key_rolled). Tier at most the creating key's (default: the same), role standard (default) or admin, mode live only from a live key (403 scope_exceeded otherwise); at most 100 active keys per account (409 limit_exceeded). Recorded in the warehouse table key_audit_events.
          */
         post: operations["createKey"];
         delete?: never;
@@ -221,7 +221,7 @@ export interface paths {
         };
         /**
          * The account's newest key changes (create, roll, revoke), newest first
-         * @description Needs a key with the admin role (403 insufficient_role otherwise). A live admin key manages the account's live and test keys, a test admin key its test keys only; other keys are 404. The newest 100 rows of key_audit_events for this account (a test admin key: changes of test keys only), by admin keys and by the operator's CLI. A change appears a moment after it is made (copied to the warehouse in the background); 503 while the warehouse is unreachable.
+         * @description Needs a key with the admin role (403 insufficient_role otherwise). A live admin key manages the account's live and test keys, a test admin key its test keys only; other keys are 404. A rolled key (in its grace period) may read but not create, roll or revoke keys (403 key_rolled). The newest 100 rows of key_audit_events for this account (a test admin key: changes of test keys only), by admin keys and by the operator's CLI. A change appears a moment after it is made (copied to the warehouse in the background); 503 while the warehouse is unreachable.
          */
         get: operations["listKeyAuditEvents"];
         put?: never;
@@ -244,7 +244,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a key: refused from its very next request on every process
-         * @description Needs a key with the admin role (403 insufficient_role otherwise). A live admin key manages the account's live and test keys, a test admin key its test keys only; other keys are 404. Idempotent. An admin key can be revoked (also by itself) only while another active, not rolled admin key that manages the same keys remains (409 last_admin_key).
+         * @description Needs a key with the admin role (403 insufficient_role otherwise). A live admin key manages the account's live and test keys, a test admin key its test keys only; other keys are 404. A rolled key (in its grace period) may read but not create, roll or revoke keys (403 key_rolled). Idempotent. An admin key can be revoked (also by itself) only while another active, not rolled admin key that manages the same keys remains (409 last_admin_key).
          */
         delete: operations["revokeKey"];
         options?: never;
@@ -263,7 +263,7 @@ export interface paths {
         put?: never;
         /**
          * Replace a key: a new key with the same name, tier and role; the old one works until expires_at
-         * @description Needs a key with the admin role (403 insufficient_role otherwise). A live admin key manages the account's live and test keys, a test admin key its test keys only; other keys are 404. Body {} or {"expires_in_hours"} (default 24, at most 168, fractions allowed). The old key is refused (403 revoked_api_key) from expires_at on; no job needed. A key can be rolled once (409 key_not_rollable when revoked or already rolled); the same scope rules as creating apply.
+         * @description Needs a key with the admin role (403 insufficient_role otherwise). A live admin key manages the account's live and test keys, a test admin key its test keys only; other keys are 404. A rolled key (in its grace period) may read but not create, roll or revoke keys (403 key_rolled). Body {} or {"expires_in_hours"} (default 24, at most 168, fractions allowed). The old key is refused (403 revoked_api_key) from expires_at on; no job needed. A key can be rolled once (409 key_not_rollable when revoked or already rolled); the same scope rules as creating apply.
          */
         post: operations["rollKey"];
         delete?: never;
@@ -1408,7 +1408,12 @@ export interface operations {
     };
     listKeys: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Keys per page, 1–1000 (default 1000) */
+                limit?: string;
+                /** @description The next_after of the previous page */
+                after?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1451,6 +1456,8 @@ export interface operations {
                             /** @description Set by a roll: the replacement key id */
                             replaced_by: string | null;
                         }[];
+                        /** @description Pass as `after` for the next page; null on the last page */
+                        next_after: string | null;
                     };
                 };
             };
@@ -2139,14 +2146,14 @@ export interface operations {
                         property_type: "apartment" | "house" | "studio" | "room" | "commercial" | "land";
                         period: string;
                         summary: {
-                            /** @description Listings rented in the period (exits by the at of their rented status) */
-                            rented: number;
-                            withdrawn: number;
-                            expired: number;
+                            /** @description Listings rented in the period (exits by the at of their rented status); null when market_suppressed */
+                            rented: number | null;
+                            withdrawn: number | null;
+                            expired: number | null;
                             /** @description Market entries in the period: new listings and relists */
-                            new_listings: number;
+                            new_listings: number | null;
                             /** @description On the market at the end of the period (today while it runs) */
-                            active: number;
+                            active: number | null;
                             /** @description Mean of the daily stock over the period so far */
                             average_active: number | null;
                             /** @description rented ÷ average_active */
@@ -2166,17 +2173,19 @@ export interface operations {
                             suppressed: boolean;
                             quartiles_suppressed: boolean;
                             km_suppressed: boolean;
+                            /** @description Every figure of the area is null: fewer than 5 other accounts have listings in it, or one holds more than 25 % of the rest (market share's rule) */
+                            market_suppressed: boolean;
                         };
                         by_neighborhood: {
                             name: string;
-                            /** @description Listings rented in the period (exits by the at of their rented status) */
-                            rented: number;
-                            withdrawn: number;
-                            expired: number;
+                            /** @description Listings rented in the period (exits by the at of their rented status); null when market_suppressed */
+                            rented: number | null;
+                            withdrawn: number | null;
+                            expired: number | null;
                             /** @description Market entries in the period: new listings and relists */
-                            new_listings: number;
+                            new_listings: number | null;
                             /** @description On the market at the end of the period (today while it runs) */
-                            active: number;
+                            active: number | null;
                             /** @description Mean of the daily stock over the period so far */
                             average_active: number | null;
                             /** @description rented ÷ average_active */
@@ -2196,6 +2205,8 @@ export interface operations {
                             suppressed: boolean;
                             quartiles_suppressed: boolean;
                             km_suppressed: boolean;
+                            /** @description Every figure of the area is null: fewer than 5 other accounts have listings in it, or one holds more than 25 % of the rest (market share's rule) */
+                            market_suppressed: boolean;
                         }[];
                         /** @description The rule version and its definition */
                         definition: string;
@@ -2410,9 +2421,11 @@ export interface operations {
                         /** @description Age window actually used (90 or 365) */
                         max_age_days: number;
                         comparables: {
-                            listing_id: string;
+                            /** @description The calling account’s own listings only; null for other accounts’ listings */
+                            listing_id: string | null;
                             /** @description Asking rent in the answer’s currency */
                             price: number;
+                            /** @description Rounded to the nearest 0.5 km */
                             distance_km: number;
                             /** @description Whole days since it was listed */
                             days_old: number;
@@ -2422,6 +2435,8 @@ export interface operations {
                             /** @description 0–1: bedrooms, floor area and bathrooms alike (distance and age not included) */
                             similarity: number;
                         }[];
+                        /** @description Comparables used that are off the market (rented, withdrawn, expired): counted, not listed */
+                        off_market_comparables: number;
                         accuracy: {
                             segment: {
                                 /** @description City slug of the point; null outside the ten cities */
@@ -2523,9 +2538,11 @@ export interface operations {
                         /** @description Age window actually used (90 or 365) */
                         max_age_days: number;
                         comparables: {
-                            listing_id: string;
+                            /** @description The calling account’s own listings only; null for other accounts’ listings */
+                            listing_id: string | null;
                             /** @description Asking rent in the answer’s currency */
                             price: number;
+                            /** @description Rounded to the nearest 0.5 km */
                             distance_km: number;
                             /** @description Whole days since it was listed */
                             days_old: number;
@@ -2535,6 +2552,8 @@ export interface operations {
                             /** @description 0–1: bedrooms, floor area and bathrooms alike (distance and age not included) */
                             similarity: number;
                         }[];
+                        /** @description Comparables used that are off the market (rented, withdrawn, expired): counted, not listed */
+                        off_market_comparables: number;
                         accuracy: {
                             segment: {
                                 /** @description City slug of the point; null outside the ten cities */
