@@ -1,4 +1,4 @@
-// `listing_images`: one row per listing image as the photo analysis saw it (migrations 0080–0082):
+// `listing_images`: one row per listing image as the photo analysis saw it (migrations 0080, 0081, 0083):
 // decode facts, perceptual hashes, quality flags, RESO ImageOf tags and cross-account reuse.
 import { defineTable, type DateTimeText, type Provenance } from './table.ts';
 

@@ -43,6 +43,7 @@ await runProcess('images', async (logger) => {
   }, HEARTBEAT_INTERVAL_MS);
   const ops = await startOpsServer({
     port: env.IMAGES_METRICS_PORT,
+    host: env.IMAGES_METRICS_HOST,
     platform,
     consumers: { image_checks: images },
     logger,

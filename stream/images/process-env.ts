@@ -13,6 +13,8 @@ export const imagesProcessEnvSchema = baseEnvSchema
     IMAGES_FETCH_MAX_BYTES_PER_PARTITION: envFields.positiveInt.default(1024 * 1024),
     /** The process's /metrics, /livez and /readyz listener; 0: any free port. */
     IMAGES_METRICS_PORT: envFields.port.default(9465),
+    /** Its address: loopback unless a Prometheus on another host scrapes it (as STREAM_METRICS_HOST). */
+    IMAGES_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
     IMAGES_WORKER_ID: z
       .string()
       .regex(/^[A-Za-z0-9._-]{1,64}$/)
