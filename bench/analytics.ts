@@ -37,6 +37,7 @@ const env = parseEnv(
     CLICKHOUSE_USER: true,
     CLICKHOUSE_PASSWORD: true,
     REDIS_URL: true,
+    REDIS_CLUSTER_NODES: true,
   }),
 );
 const database = process.env.BENCH_DATABASE ?? 'rls_bench';
@@ -91,7 +92,10 @@ log(
     `${await count('listing_status_changes')} status changes, ${await count('account_quarter_flows')} account_quarter_flows rows`,
 );
 
-const redis = createRedis(env.REDIS_URL, { name: 'bench-analytics' });
+const redis = createRedis(
+  { url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES },
+  { name: 'bench-analytics' },
+);
 await redisReady(redis);
 // Each round gets a fresh cache namespace, so its first pass is all misses (cold) and its second
 // all hits (warm). More rounds give the p99 more samples (Dar es Salaam alone: 48 / 28 per round).

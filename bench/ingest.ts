@@ -209,7 +209,10 @@ async function main() {
   const kafka = createKafka(env.KAFKA_BROKERS, 'rls-bench', createLogger('error'));
   try {
     await createTopics(kafka, env.KAFKA_TOPIC_PREFIX);
-    const redis = createRedis(env.REDIS_URL, { name: 'bench' });
+    const redis = createRedis(
+      { url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES },
+      { name: 'bench' },
+    );
     await redisReady(redis);
     const key = await createKeyStore(redis, env.REDIS_KEY_PREFIX).create({
       mode: 'live',

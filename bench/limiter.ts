@@ -9,19 +9,25 @@
 // RLS_NAMESPACE select another). Knobs: BENCH_SECONDS (5 per phase). Keys go under <prefix>bench:.
 import { createKeyStore } from '../common/auth/key-store.ts';
 import { MAX_CUSTOM_RATE_LIMIT } from '../common/auth/tiers.ts';
-import { createRedis, redisReady } from '../common/clients/redis.ts';
+import { createRedis, redisReady, scanAll } from '../common/clients/redis.ts';
 import { baseEnvSchema, parseEnv } from '../common/env.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const ns = process.env.RLS_NAMESPACE;
-const env = parseEnv(baseEnvSchema.pick({ REDIS_URL: true, REDIS_KEY_PREFIX: true }), {
-  ...process.env,
-  ...(ns && !process.env.REDIS_KEY_PREFIX ? { REDIS_KEY_PREFIX: `rls:${ns}:` } : {}),
-});
+const env = parseEnv(
+  baseEnvSchema.pick({ REDIS_URL: true, REDIS_CLUSTER_NODES: true, REDIS_KEY_PREFIX: true }),
+  {
+    ...process.env,
+    ...(ns && !process.env.REDIS_KEY_PREFIX ? { REDIS_KEY_PREFIX: `rls:${ns}:` } : {}),
+  },
+);
 const prefix = `${env.REDIS_KEY_PREFIX}bench:`;
 
-const redis = createRedis(env.REDIS_URL, { name: 'bench-limiter' });
+const redis = createRedis(
+  { url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES },
+  { name: 'bench-limiter' },
+);
 await redisReady(redis);
 const store = createKeyStore(redis, prefix);
 // Several keys, so the figure is not one hot hash; the limit is the highest a key may have.
@@ -72,11 +78,7 @@ try {
   await phase('auth-check', concurrency, check);
 } finally {
   // Remove what the bench created (its own prefix only).
-  let cursor = '0';
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (batch.length) await redis.del(...batch);
-  } while (cursor !== '0');
+  const keys = await scanAll(redis, `${prefix}*`);
+  for (let i = 0; i < keys.length; i += 1_000) await redis.del(...keys.slice(i, i + 1_000));
   redis.disconnect();
 }

@@ -62,7 +62,10 @@ async function main() {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const imageBase = `http://bench-photos.localhost:${(server.address() as AddressInfo).port}`;
 
-  const redis = createRedis(env.REDIS_URL, { name: 'bench-photos' });
+  const redis = createRedis(
+    { url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES },
+    { name: 'bench-photos' },
+  );
   await redisReady(redis);
   const clickhouse = createClickHouse({
     url: env.CLICKHOUSE_URL,

@@ -70,16 +70,27 @@ export function childrenOf(pid: number): number[] {
 }
 
 /**
- * A stack component by its pid file under the state directory, with its children: ClickHouse's pid
- * is the launcher's, and the server is its child (infra/local/clickhouse/launcher.c).
+ * The nodes of a stack component by their pid files (`<stateDir>/pids/<component>-<n>.pid`, one per
+ * node), with their children: ClickHouse's pid is the launcher's, and the server is its child
+ * (infra/local/clickhouse/launcher.c). A single node is named `component`, others `component-<n>`.
  */
 export function componentProcesses(stateDir: string, component: string): TrackedProcess[] {
-  const pid = readPid(path.join(stateDir, component, `${component}.pid`));
-  if (!isAlive(pid)) return [];
-  return [
-    { name: component, pid },
-    ...childrenOf(pid).map((child) => ({ name: `${component} (child ${child})`, pid: child })),
-  ];
+  const pidsDir = path.join(stateDir, 'pids');
+  let files: string[];
+  try {
+    files = fs.readdirSync(pidsDir).filter((f) => new RegExp(`^${component}-\\d+\\.pid$`).test(f));
+  } catch {
+    return [];
+  }
+  return files.sort().flatMap((file) => {
+    const pid = readPid(path.join(pidsDir, file));
+    if (!isAlive(pid)) return [];
+    const name = files.length === 1 ? component : file.replace(/\.pid$/, '');
+    return [
+      { name, pid },
+      ...childrenOf(pid).map((child) => ({ name: `${name} (child ${child})`, pid: child })),
+    ];
+  });
 }
 
 /** Every component of the stack (ClickHouse, Redis, Kafka) that runs on this machine. */

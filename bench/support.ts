@@ -13,7 +13,10 @@ export const benchEnv = parseEnv(baseEnvSchema);
 export const LOAD_GENERATOR = 'load generator (this process)';
 
 export async function startBenchStack(name: string, port: number, serviceEnv: NodeJS.ProcessEnv = {}) {
-  const redis = createRedis(benchEnv.REDIS_URL, { name });
+  const redis = createRedis(
+    { url: benchEnv.REDIS_URL, clusterNodes: benchEnv.REDIS_CLUSTER_NODES },
+    { name },
+  );
   await redisReady(redis);
   const clickhouse = createClickHouse({
     url: benchEnv.CLICKHOUSE_URL,

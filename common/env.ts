@@ -1,6 +1,7 @@
 // Environment parsing shared by every process: each process declares one zod schema, parsed once
 // at boot; a bad or missing variable stops the process with the variable named.
 import { z } from 'zod';
+import { clusterKeyPrefix } from './clients/redis.ts';
 import { localStackDefaults } from './local-stack-defaults.ts';
 
 export class EnvError extends Error {}
@@ -12,12 +13,24 @@ export class EnvError extends Error {}
  */
 export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
   const defaults = env.NODE_ENV === 'production' ? {} : localStackDefaults(env);
-  const result = schema.safeParse({ ...defaults, ...definedOnly(env) });
-  if (result.success) return result.data;
+  const input: NodeJS.ProcessEnv = { ...defaults, ...definedOnly(env) };
+  const result = schema.safeParse(input);
+  if (result.success) return onCluster(result.data, input);
   const problems = result.error.issues.map(
     (issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`,
   );
   throw new EnvError(`Invalid environment configuration:\n${problems.join('\n')}`);
+}
+
+/**
+ * On a Redis Cluster the key prefix is a hash tag, so that every key stays in one slot (the key
+ * layout is described in clients/redis.ts): `rls:` is used as `{rls:}`. Decided by the environment,
+ * not the schema, so that every schema of a process that reads the prefix gets the same one.
+ */
+function onCluster<T>(data: T, env: NodeJS.ProcessEnv): T {
+  const prefix = (data as { REDIS_KEY_PREFIX?: unknown }).REDIS_KEY_PREFIX;
+  if (!env.REDIS_CLUSTER_NODES?.trim() || typeof prefix !== 'string') return data;
+  return { ...data, REDIS_KEY_PREFIX: clusterKeyPrefix(prefix) };
 }
 
 function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
@@ -52,6 +65,17 @@ export const envFields = {
   redisUrl: z
     .string({ error: required('redis:// or rediss:// URL') })
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL'),
+  /** host:port,host:port,… of Redis Cluster nodes; unset or empty for a single node (REDIS_URL). */
+  redisClusterNodes: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((node) => node.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().regex(/^[^:\s]+:\d{1,5}$/, 'each node must be host:port'))),
   logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   topicPrefix: z
     .string()
@@ -79,6 +103,9 @@ export const baseEnvSchema = z.object({
   CLICKHOUSE_PASSWORD: z.string().default(''),
   CLICKHOUSE_DATABASE: envFields.clickhouseDatabase,
   REDIS_URL: envFields.redisUrl,
+  // A Redis Cluster's nodes (host:port, comma-separated); empty: the one server of REDIS_URL. With
+  // nodes, REDIS_URL gives only the credentials and TLS (rediss://) of the nodes.
+  REDIS_CLUSTER_NODES: envFields.redisClusterNodes,
   REDIS_KEY_PREFIX: z.string().default('rls:'),
   // Health reports Redis degraded (503, reason given) above this share of its maxmemory: with
   // noeviction every write of every account fails at the ceiling, so operators need warning first.

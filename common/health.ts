@@ -2,6 +2,7 @@
 // bounded; results are cached for a second so a busy load balancer cannot hammer the backends.
 // The reports hold component names, lag and error texts: HTTP shows them to operators only
 // (common/http/health-routes.ts); every change of a component's state is logged instead.
+import { ComponentDownError, type NodeDown } from './health-nodes.ts';
 import type { Logger } from './logger.ts';
 
 export interface ComponentStatus {
@@ -13,6 +14,8 @@ export interface ComponentStatus {
 export interface HealthReport {
   status: 'ok' | 'unavailable';
   failing?: string[];
+  /** Nodes of clustered components that are down (`kafka-2`, `redis-5`), whatever the status. */
+  down?: string[];
   components: Record<string, ComponentStatus>;
 }
 
@@ -32,9 +35,20 @@ export function createHealthCheck(
 ) {
   let cached: { at: number; report: Promise<HealthReport> } | undefined;
   const lastError = new Map<string, string>(); // components last seen down, with their error
+  const lastNodes = new Map<string, string>(); // nodes last seen down, per component
 
   function logChanges(entries: [string, ComponentStatus][]): void {
     for (const [name, status] of entries) {
+      const nodes = ((status.nodes_down ?? []) as NodeDown[]).map(
+        (n) => `${n.node} ${n.address} (${n.reason})`,
+      );
+      const key = `${name}:${nodes.join(',')}`;
+      const nodesBefore = lastNodes.get(name) ?? `${name}:`;
+      if (key !== nodesBefore) {
+        if (nodes.length) logger?.warn('health: nodes down', { component: name, nodes });
+        else logger?.info('health: every node up again', { component: name });
+        lastNodes.set(name, key);
+      }
       const before = lastError.get(name);
       if (status.status === 'ok') {
         if (before !== undefined) logger?.info('health: component ok again', { component: name });
@@ -53,14 +67,25 @@ export function createHealthCheck(
           const extra = await withTimeout(probe(), timeoutMs, name);
           return [name, { status: 'ok', ...(extra ?? {}) }];
         } catch (error) {
-          return [name, { status: 'down', error: error instanceof Error ? error.message : String(error) }];
+          const status: ComponentStatus = {
+            status: 'down',
+            error: error instanceof Error ? error.message : String(error),
+          };
+          if (error instanceof ComponentDownError && error.nodesDown.length)
+            status.nodes_down = error.nodesDown;
+          return [name, status];
         }
       }),
     );
     logChanges(entries);
     const components = Object.fromEntries(entries);
     const failing = entries.filter(([, s]) => s.status !== 'ok').map(([name]) => name);
-    return failing.length ? { status: 'unavailable', failing, components } : { status: 'ok', components };
+    const down = entries.flatMap(([, s]) => ((s.nodes_down ?? []) as NodeDown[]).map((n) => n.node));
+    return {
+      ...(failing.length ? { status: 'unavailable', failing } : { status: 'ok' }),
+      ...(down.length ? { down } : {}),
+      components,
+    };
   }
 
   return {

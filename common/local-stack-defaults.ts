@@ -12,9 +12,17 @@ function portOr(raw: string | undefined, fallback: number): number {
 
 export function localStackDefaults(env: NodeJS.ProcessEnv): Record<string, string> {
   const base = portOr(env.RLS_PORT_BASE || undefined, LOCAL_START_PORT_BASE);
+  const kafkaPort = portOr(env.KAFKA_PORT || undefined, base + 92);
+  const redisPort = portOr(env.REDIS_PORT || undefined, base + 379);
+  // RLS_TOPOLOGY=cluster: three brokers and a Redis Cluster of six nodes on consecutive ports (a
+  // CLI run by hand beside `RLS_TOPOLOGY=cluster npm start` must use the Cluster client too).
+  const nodes = (first: number, n: number) =>
+    Array.from({ length: n }, (_, i) => `127.0.0.1:${first + i}`).join(',');
+  const cluster = env.RLS_TOPOLOGY === 'cluster';
   return {
-    KAFKA_BROKERS: `127.0.0.1:${portOr(env.KAFKA_PORT || undefined, base + 92)}`,
+    KAFKA_BROKERS: nodes(kafkaPort, cluster ? 3 : 1),
     CLICKHOUSE_URL: `http://127.0.0.1:${portOr(env.CLICKHOUSE_HTTP_PORT || undefined, base + 123)}`,
-    REDIS_URL: `redis://127.0.0.1:${portOr(env.REDIS_PORT || undefined, base + 379)}`,
+    REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+    ...(cluster && !env.REDIS_URL ? { REDIS_CLUSTER_NODES: nodes(redisPort, 6) } : {}),
   };
 }

@@ -9,6 +9,7 @@ import { createKafka } from './clients/kafka.ts';
 import { createRedis, redisReady } from './clients/redis.ts';
 import type { BaseEnv } from './env.ts';
 import { createHealthCheck, type HealthCheck, type Probe } from './health.ts';
+import { ComponentDownError, kafkaNodesDown, redisNodesDown } from './health-nodes.ts';
 import type { Logger } from './logger.ts';
 import { OUTBOX_SUFFIX, outboxStats } from './webhooks/outbox.ts';
 import { topicName, type TopicName } from './topics.ts';
@@ -40,7 +41,10 @@ export function createPlatform(env: BaseEnv, logger: Logger, clientId: string): 
     password: env.CLICKHOUSE_PASSWORD,
     database: env.CLICKHOUSE_DATABASE,
   });
-  const redis = createRedis(env.REDIS_URL, { name: clientId });
+  const redis = createRedis(
+    { url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES },
+    { name: clientId },
+  );
   let lastRedisError = '';
   redis.on('error', (error: Error) => {
     if (error.message !== lastRedisError) logger.warn('redis connection error', { error: error.message });
@@ -54,8 +58,15 @@ export function createPlatform(env: BaseEnv, logger: Logger, clientId: string): 
       admin = kafka.admin();
       await admin.connect();
     }
-    const cluster = await admin.describeCluster();
-    return { brokers: cluster.brokers.length };
+    let cluster: Awaited<ReturnType<Admin['describeCluster']>>;
+    try {
+      cluster = await admin.describeCluster();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new ComponentDownError(message, await kafkaNodesDown(env.KAFKA_BROKERS, undefined));
+    }
+    const nodesDown = await kafkaNodesDown(env.KAFKA_BROKERS, cluster.brokers);
+    return { brokers: cluster.brokers.length, ...(nodesDown.length ? { nodes_down: nodesDown } : {}) };
   };
   const workers = workerRegistry(redis, env.REDIS_KEY_PREFIX);
   const probes: Record<ProbeName, Probe> = {
@@ -65,8 +76,16 @@ export function createPlatform(env: BaseEnv, logger: Logger, clientId: string): 
       if (!result.success) throw result.error;
     },
     redis: async () => {
+      const seeds = env.REDIS_CLUSTER_NODES;
+      const down = async (error: unknown, clusterNodes?: string) =>
+        new ComponentDownError(
+          error instanceof Error ? error.message : String(error),
+          seeds.length ? await redisNodesDown(seeds, clusterNodes) : [],
+        );
       // How close Redis is to its ceiling (noeviction: at maxmemory every write fails).
-      const info = await redis.info('memory');
+      const info = await redis
+        .info('memory')
+        .catch(async (error: unknown) => Promise.reject(await down(error)));
       const bytes = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? 0);
       const used = bytes('used_memory');
       const max = bytes('maxmemory');
@@ -79,7 +98,16 @@ export function createPlatform(env: BaseEnv, logger: Logger, clientId: string): 
             `${memory.maxmemory_mb} MB (degraded above ${Math.round(ratio * 100)} %): writes fail at the ceiling`,
         );
       }
-      return memory;
+      if (!seeds.length) return memory;
+      const [state, nodes] = (await Promise.all([
+        redis.call('CLUSTER', 'INFO'),
+        redis.call('CLUSTER', 'NODES'),
+      ]).catch(async (error: unknown) => Promise.reject(await down(error)))) as [string, string];
+      // Slots whose master is gone and not yet replaced: writes to them fail until a replica is promoted.
+      if (!/^cluster_state:ok/m.test(String(state)))
+        throw await down(new Error('Redis Cluster state is fail (slots without a master)'), String(nodes));
+      const nodesDown = await redisNodesDown(seeds, String(nodes));
+      return { ...memory, ...(nodesDown.length ? { nodes_down: nodesDown } : {}) };
     },
     stream_workers: async () => {
       const live = await workers.live();

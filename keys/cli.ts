@@ -44,6 +44,7 @@ const createOptions = z.object({
 // Redis for the keys; ClickHouse for the audit events of create and revoke.
 const cliEnvSchema = baseEnvSchema.pick({
   REDIS_URL: true,
+  REDIS_CLUSTER_NODES: true,
   REDIS_KEY_PREFIX: true,
   CLICKHOUSE_URL: true,
   CLICKHOUSE_USER: true,
@@ -73,7 +74,10 @@ async function main(): Promise<void> {
   const [command, ...rest] = positionals;
   if (!command) fail(usage);
 
-  const redis = createRedis(env.REDIS_URL, { name: 'keys-cli' });
+  const redis = createRedis(
+    { url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES },
+    { name: 'keys-cli' },
+  );
   redis.on('error', () => undefined); // reported through the failed command below
   try {
     await redisReady(redis, 5_000).catch(() =>

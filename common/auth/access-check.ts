@@ -9,7 +9,8 @@
 // requests do not consume the window. Usage counters use UTC day/month buckets (common/usage).
 //
 // The script builds the counter key names from the key id it reads, which needs a single Redis
-// node (or a Redis Cluster with every key of one prefix on one slot); we run a single node.
+// node or a Redis Cluster with every key of one prefix on one slot (the prefix is a hash tag
+// there: clients/redis.ts).
 import type { Redis } from 'ioredis';
 import { redisScript } from '../clients/redis-script.ts';
 import { bucketsOf, DAY_TTL_SECONDS, DIRTY_TTL_SECONDS, MONTH_TTL_SECONDS } from '../usage/keys.ts';

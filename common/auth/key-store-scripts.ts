@@ -2,8 +2,8 @@
 // (with the no-lock-out guard of the API) and rolling. Each is one Lua script, so two concurrent
 // requests cannot both pass a check that only one of them may pass (two admin keys revoking each
 // other; one key rolled twice), and the audit event is appended in the same step as the change.
-// The scripts build key names from ids they read, which needs a single Redis node (as
-// access-check.ts).
+// The scripts build key names from ids they read, which needs every key of the prefix in one slot:
+// a single Redis node, or a Redis Cluster with the prefix as hash tag (clients/redis.ts).
 import { redisScript } from '../clients/redis-script.ts';
 
 /** Replies of the scripts. */

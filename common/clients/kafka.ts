@@ -1,4 +1,5 @@
 import { Kafka, logLevel as kafkaLogLevel, Partitioners, type Producer } from 'kafkajs';
+import { coveredProducer, recordingPartitioner } from './kafka-covered-send.ts';
 import './kafkajs-timers.ts';
 import type { Logger } from '../logger.ts';
 
@@ -28,14 +29,15 @@ export function createKafka(brokers: string[], clientId: string, logger: Logger)
  * duplicate message would be stored twice, e.g. view events); it allows one request in flight, so
  * paths whose messages carry deterministic ids that the stream dedupes (listings) turn it off for
  * throughput (measured ~40 % more listings/s, README "Performance").
+ * Its sends resolve only when every partition they wrote to is acknowledged (kafka-covered-send.ts).
  */
 export async function createProducer(kafka: Kafka, { idempotent = true } = {}): Promise<Producer> {
-  const producer = kafka.producer({
-    idempotent,
-    ...(idempotent ? { maxInFlightRequests: 1 } : {}),
-    allowAutoTopicCreation: false,
-    createPartitioner: Partitioners.DefaultPartitioner,
-  });
-  await producer.connect();
-  return producer;
+  const create = () =>
+    kafka.producer({
+      idempotent,
+      ...(idempotent ? { maxInFlightRequests: 1 } : {}),
+      allowAutoTopicCreation: false,
+      createPartitioner: recordingPartitioner(Partitioners.DefaultPartitioner),
+    });
+  return coveredProducer(create, { idempotent });
 }

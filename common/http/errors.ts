@@ -1,6 +1,7 @@
 // The one error middleware: every non-2xx response has the same JSON shape (README, "Errors").
 import type { NextFunction, Request, Response } from 'express';
-import { AppError } from '../errors.ts';
+import { isRedisUnavailable } from '../clients/redis-errors.ts';
+import { AppError, dependencyUnavailable } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 
 export interface ErrorBody {
@@ -38,6 +39,8 @@ export function errorHandler(logger: Logger) {
       appError = error;
     } else if (isBodyParserError(error)) {
       appError = fromBodyParser(error);
+    } else if (isRedisUnavailable(error)) {
+      appError = dependencyUnavailable('redis', error);
     }
     if (!appError) {
       logger.error('unhandled error', {

@@ -32,7 +32,12 @@ export function healthRoutes(options: {
   const answer = async (req: Request, res: Response, check: HealthCheck) => {
     const report = await check.report();
     res.setHeader('Cache-Control', 'no-store');
-    res.status(report.status === 'ok' ? 200 : 503).json(isOperator(req) ? report : { status: report.status });
+    // Node names (`kafka-2`, the contract's pid-file names) are public; their addresses and the
+    // errors are in the operator's `components`.
+    const pub = report.down?.length
+      ? { status: report.status, down: report.down }
+      : { status: report.status };
+    res.status(report.status === 'ok' ? 200 : 503).json(isOperator(req) ? report : pub);
   };
 
   const router = Router();

@@ -82,3 +82,10 @@ export const kafkaConsumerLag = new Gauge({
 export function reportConsumerLag(consumer: string, lag: LagSource): void {
   lagSources.set(consumer, lag);
 }
+
+export const kafkaPartitionResends = new Counter({
+  name: 'kafka_partition_resent_messages_total',
+  help: 'Messages sent again because a send resolved without an acknowledgement for their partition, by topic',
+  labelNames: ['topic'] as const,
+  registers,
+});

@@ -1,8 +1,10 @@
 // `npm run topics`: creates the topics of infra/kafka/topics.json on the configured brokers
 // (KAFKA_BROKERS, or the local stack's when unset), named with KAFKA_TOPIC_PREFIX. Partitions come
-// from topics.json unless KAFKA_PARTITIONS overrides them all; KAFKA_REPLICATION_FACTOR defaults
-// to 1 (the local single broker; use 3 on a production cluster). Idempotent: an existing topic is
-// reported and never changed. One line per topic; non-zero exit on failure.
+// from topics.json unless KAFKA_PARTITIONS overrides them all. The replication factor defaults to
+// min(3, brokers in the cluster); KAFKA_REPLICATION_FACTOR sets it, and 1 on a cluster of several
+// brokers also needs KAFKA_ALLOW_SINGLE_REPLICA=1. New topics get min.insync.replicas 2 at
+// replication 3 (else 1). Idempotent: an existing topic is reported and never changed, with a
+// warning when it is less durable than that. One line per topic; non-zero exit on failure.
 import { z } from 'zod';
 import { createKafka } from '../../common/clients/kafka.ts';
 import { envFields, parseEnv } from '../../common/env.ts';
@@ -16,7 +18,8 @@ await runCommand('topics', async () => {
       KAFKA_BROKERS: envFields.kafkaBrokers,
       KAFKA_TOPIC_PREFIX: envFields.topicPrefix,
       KAFKA_PARTITIONS: envFields.positiveInt.optional(),
-      KAFKA_REPLICATION_FACTOR: envFields.positiveInt.default(1),
+      KAFKA_REPLICATION_FACTOR: envFields.positiveInt.optional(),
+      KAFKA_ALLOW_SINGLE_REPLICA: z.enum(['0', '1']).default('0'),
     }),
   );
   process.stdout.write(`topics: brokers ${env.KAFKA_BROKERS.join(',')}\n`);
@@ -29,6 +32,8 @@ await runCommand('topics', async () => {
   await createTopics(kafka, env.KAFKA_TOPIC_PREFIX, {
     partitions: env.KAFKA_PARTITIONS,
     replicationFactor: env.KAFKA_REPLICATION_FACTOR,
+    allowSingleReplica: env.KAFKA_ALLOW_SINGLE_REPLICA === '1',
     log: (message) => process.stdout.write(`topics: ${message}\n`),
+    warn: (message) => process.stderr.write(`topics: warning: ${message}\n`),
   });
 });

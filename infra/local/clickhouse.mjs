@@ -23,7 +23,7 @@ import {
   tcpOpen,
   waitUntil,
 } from './processes.mjs';
-import { repoRoot } from './settings.mjs';
+import { pidFile, repoRoot } from './settings.mjs';
 
 const COMPONENT = 'clickhouse';
 const LIBRARY_PACKAGE = '@chdb/lib-linux-x64-gnu';
@@ -44,7 +44,7 @@ function paths(settings) {
     userFiles: sub('user_files'),
     config: path.join(dir, 'config.xml'),
     users: path.join(dir, 'users.xml'),
-    pid: path.join(dir, 'clickhouse.pid'),
+    pid: pidFile(settings, COMPONENT, 1),
     log: path.join(settings.logDir, 'clickhouse.log'), // launcher stdout/stderr: startup errors
     serverLog: path.join(settings.logDir, 'clickhouse-server.log'),
     serverErrLog: path.join(settings.logDir, 'clickhouse-server.err.log'),

@@ -1,10 +1,11 @@
-// A real single-node Kafka broker (KRaft, combined broker+controller) run from the Apache Kafka
-// jars on Maven Central, since no distribution tarball can be downloaded here.
+// Real Kafka brokers (KRaft, combined broker+controller): one node, or three in the cluster
+// topology, run from the Apache Kafka jars on Maven Central, since no distribution tarball can be
+// downloaded here.
 // Kafka 3.x and 4.x both work (settings.kafka.version); they differ only in the log4j binding.
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { repoRoot } from './settings.mjs';
+import { pidFile, repoRoot } from './settings.mjs';
 import {
   aptInstall,
   commandExists,
@@ -18,18 +19,12 @@ import {
   waitUntil,
 } from './processes.mjs';
 
-function paths(settings) {
-  const dir = path.join(settings.stateDir, 'kafka');
+/** Jars and logging flags, shared by every node of the stack. */
+function jarPaths(settings) {
   const libs = path.join(settings.cacheDir, `kafka-${settings.kafka.version}`, 'libs');
   const major = Number(settings.kafka.version.split('.')[0]);
   const conf = path.join(repoRoot, 'infra/local/kafka');
   return {
-    dir,
-    data: path.join(dir, 'data'),
-    props: path.join(dir, 'server.properties'),
-    clusterId: path.join(dir, 'cluster-id'),
-    pid: path.join(dir, 'kafka.pid'),
-    log: path.join(settings.logDir, 'kafka.log'),
     libs,
     libsReady: path.join(libs, '.complete'),
     pom: path.join(conf, 'pom.xml'),
@@ -46,13 +41,29 @@ function paths(settings) {
   };
 }
 
+/** One node's files: `kafka/` in the single topology, `kafka-<n>/` for each cluster node. */
+function paths(settings, node = settings.kafka.nodes[0]) {
+  const cluster = settings.topology === 'cluster';
+  const dir = path.join(settings.stateDir, cluster ? `kafka-${node.id}` : 'kafka');
+  return {
+    ...jarPaths(settings),
+    dir,
+    data: path.join(dir, 'data'),
+    props: path.join(dir, 'server.properties'),
+    // One id for the whole cluster: every node's storage is formatted with it.
+    clusterId: path.join(settings.stateDir, cluster ? 'kafka-cluster-id' : 'kafka/cluster-id'),
+    pid: pidFile(settings, 'kafka', node.id),
+    log: path.join(settings.logDir, cluster ? `kafka-${node.id}.log` : 'kafka.log'),
+  };
+}
+
 /**
  * Copies the broker jars into <cacheDir>/kafka-<version>/libs once. The marker holds a hash of the
  * pom, so editing the pom re-resolves; otherwise re-runs are instant.
  * Returns how long the download took (0 when cached).
  */
 export async function ensureKafkaJars(settings) {
-  const p = paths(settings);
+  const p = jarPaths(settings);
   if (!commandExists('java')) aptInstall('kafka', ['openjdk-17-jre-headless']);
   const stamp = `${settings.kafka.version} ${p.profile} ${createHash('sha256').update(fs.readFileSync(p.pom)).digest('hex')}`;
   if (fs.existsSync(p.libsReady) && fs.readFileSync(p.libsReady, 'utf8').trim() === stamp) return 0;
@@ -94,27 +105,38 @@ export async function ensureKafkaJars(settings) {
   return ms;
 }
 
-function serverProperties(settings, p) {
-  const { port, controllerPort } = settings.kafka;
+function serverProperties(settings, node, p) {
+  const { nodes } = settings.kafka;
+  // Replication of internal topics and the default for ours: 1 on one node, 3 (at least 2 in
+  // sync to acknowledge a write) on the cluster.
+  const replicas = Math.min(3, nodes.length);
+  const minIsr = replicas >= 3 ? 2 : 1;
   return [
     'process.roles=broker,controller',
-    'node.id=1',
+    `node.id=${node.id}`,
     // Static quorum: so StorageTool format needs no --standalone.
-    `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
-    `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
-    `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
+    `controller.quorum.voters=${nodes.map((n) => `${n.id}@127.0.0.1:${n.controllerPort}`).join(',')}`,
+    `listeners=PLAINTEXT://127.0.0.1:${node.port},CONTROLLER://127.0.0.1:${node.controllerPort}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${node.port}`,
     'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
     'controller.listener.names=CONTROLLER',
     'inter.broker.listener.name=PLAINTEXT',
     `log.dirs=${p.data}`,
-    // One node: internal topics cannot be replicated.
-    'offsets.topic.replication.factor=1',
-    'transaction.state.log.replication.factor=1',
-    'transaction.state.log.min.isr=1',
-    'share.coordinator.state.topic.replication.factor=1',
-    'share.coordinator.state.topic.min.isr=1',
-    'min.insync.replicas=1',
-    'default.replication.factor=1',
+    `offsets.topic.replication.factor=${replicas}`,
+    `transaction.state.log.replication.factor=${replicas}`,
+    `transaction.state.log.min.isr=${minIsr}`,
+    `share.coordinator.state.topic.replication.factor=${replicas}`,
+    `share.coordinator.state.topic.min.isr=${minIsr}`,
+    `min.insync.replicas=${minIsr}`,
+    `default.replication.factor=${replicas}`,
+    ...(nodes.length > 1
+      ? [
+          // A dead broker is fenced (its partitions get new leaders) after 3 s instead of 9 s:
+          // sends stall ~2-4 s per failover instead of 8-12 s. Heartbeats must come well within it.
+          'broker.session.timeout.ms=3000',
+          'broker.heartbeat.interval.ms=1000',
+        ]
+      : []),
     // Consumers join at once instead of waiting 3 s for more members.
     'group.initial.rebalance.delay.ms=0',
     // Topics are created from infra/kafka/topics.json only.
@@ -192,76 +214,140 @@ function isOurBroker(pid, p) {
   }
 }
 
+/**
+ * Starts every node of the topology that is not running (all of them on a fresh state directory,
+ * one after a SIGKILL) and waits until each answers; running nodes are left alone. A node that was
+ * away rejoins with its own storage. On failure, stops the nodes this call started.
+ */
 export async function startKafka(settings) {
-  if (settings.kafka.external) return { brokers: settings.kafka.external, startedPid: 0 };
-  const p = paths(settings);
-  const { port, controllerPort } = settings.kafka;
-  const brokers = `127.0.0.1:${port}`;
-  const running = readPid(p.pid);
-  if (isOurBroker(running, p)) {
-    // Ours, maybe still starting (e.g. a concurrent start): wait for it rather than fail on the port.
-    await waitUntil('kafka', () => brokerAnswers(port), {
-      timeoutMs: 60_000,
-      intervalMs: 300,
-      logFile: p.log,
-      pid: running,
-    });
-    log('kafka', `reusing running broker pid ${running} on ${port}`);
-    return { brokers, startedPid: 0 };
-  }
-  for (const taken of [port, controllerPort]) {
-    if (await tcpOpen(taken)) {
-      throw new Error(
-        `kafka: port ${taken} is already in use by another process ` +
-          '(set KAFKA_PORT / KAFKA_CONTROLLER_PORT or RLS_PORT_BASE, or KAFKA_BROKERS to use an existing broker)',
-      );
+  const brokers = settings.kafka.nodes.map((n) => `127.0.0.1:${n.port}`).join(',');
+  if (settings.kafka.external) return { brokers: settings.kafka.external, startedPid: 0, startedNodes: [] };
+  const missing = [];
+  for (const node of settings.kafka.nodes) {
+    const p = paths(settings, node);
+    const running = readPid(p.pid);
+    if (isOurBroker(running, p)) continue;
+    fs.rmSync(p.pid, { force: true }); // stale
+    for (const taken of [node.port, node.controllerPort]) {
+      if (await tcpOpen(taken)) {
+        throw new Error(
+          `kafka: port ${taken} is already in use by another process ` +
+            '(set KAFKA_PORT / KAFKA_CONTROLLER_PORT or RLS_PORT_BASE, or KAFKA_BROKERS to use an existing broker)',
+        );
+      }
     }
+    missing.push(node);
   }
-  await ensureKafkaJars(settings);
+  if (missing.length) await ensureKafkaJars(settings);
+  const clusterId = readClusterId(settings);
+  const started = [];
+  try {
+    // Format first, all nodes, then start them together: a quorum needs a majority up at once.
+    await Promise.all(missing.map((node) => formatNode(settings, node, clusterId)));
+    for (const node of missing) {
+      const p = paths(settings, node);
+      const pid = startDaemon({
+        component: nodeName(settings, node),
+        command: 'java',
+        args: javaArgs(settings, p, 'kafka.Kafka', [p.props]),
+        logFile: p.log,
+        pidFile: p.pid,
+        env: javaEnv(),
+      });
+      started.push({ node, pid });
+    }
+    await Promise.all(
+      settings.kafka.nodes.map((node) => {
+        const p = paths(settings, node);
+        const own = started.find((s) => s.node === node);
+        return waitUntil(nodeName(settings, node), () => brokerAnswers(node.port), {
+          timeoutMs: own ? 90_000 : 60_000,
+          intervalMs: 250,
+          logFile: p.log,
+          pid: own?.pid ?? readPid(p.pid),
+        }).then(() => {
+          if (!own)
+            log(nodeName(settings, node), `reusing running broker pid ${readPid(p.pid)} on ${node.port}`);
+        });
+      }),
+    );
+  } catch (error) {
+    await stopKafka(
+      settings,
+      started.map((s) => s.node.id),
+    );
+    throw error;
+  }
+  return { brokers, startedPid: started[0]?.pid ?? 0, startedNodes: started.map((s) => s.node.id) };
+}
+
+function nodeName(settings, node) {
+  return settings.topology === 'cluster' ? `kafka-${node.id}` : 'kafka';
+}
+
+/** The stack's cluster id, drawn once by Kafka's rules and persisted (storage keeps its identity). */
+function readClusterId(settings) {
+  const file = paths(settings).clusterId;
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, kafkaClusterId());
+  }
+  return fs.readFileSync(file, 'utf8').trim();
+}
+
+/**
+ * Writes the node's properties (regenerated on every start, so port changes apply) and formats
+ * its storage once. `--cluster-id=<id>` in one argument: an id of an older state directory may
+ * begin with `-`, which the tool's parser would read as an option after a separate `-t`.
+ */
+export async function formatNode(settings, node, clusterId) {
+  const p = paths(settings, node);
   fs.mkdirSync(p.data, { recursive: true });
   fs.mkdirSync(settings.logDir, { recursive: true });
-  fs.writeFileSync(p.props, serverProperties(settings, p));
-  // The cluster id is persisted so the storage is formatted once and keeps its identity.
-  if (!fs.existsSync(p.clusterId)) fs.writeFileSync(p.clusterId, clusterIdFromUuid(randomUUID()));
-  if (!fs.existsSync(path.join(p.data, 'meta.properties'))) {
-    const clusterId = fs.readFileSync(p.clusterId, 'utf8').trim();
-    await runCommand(
-      'java',
-      javaArgs(settings, p, 'kafka.tools.StorageTool', [
-        'format',
-        '-t',
-        clusterId,
-        '-c',
-        p.props,
-        '--ignore-formatted',
-      ]),
-      { env: javaEnv(), inheritStderr: true },
-    );
-  }
-  const pid = startDaemon({
-    component: 'kafka',
-    command: 'java',
-    args: javaArgs(settings, p, 'kafka.Kafka', [p.props]),
-    logFile: p.log,
-    pidFile: p.pid,
-    env: javaEnv(),
-  });
-  await waitUntil('kafka', () => brokerAnswers(port), {
-    timeoutMs: 90_000,
-    intervalMs: 250,
-    logFile: p.log,
-    pid,
-  });
-  return { brokers, startedPid: pid };
+  fs.mkdirSync(path.dirname(p.pid), { recursive: true });
+  fs.writeFileSync(p.props, serverProperties(settings, node, p));
+  if (fs.existsSync(path.join(p.data, 'meta.properties'))) return;
+  await runCommand(
+    'java',
+    javaArgs(settings, p, 'kafka.tools.StorageTool', [
+      'format',
+      `--cluster-id=${clusterId}`,
+      '-c',
+      p.props,
+      '--ignore-formatted',
+    ]),
+    { env: javaEnv(), inheritStderr: true },
+  );
 }
 
-export async function stopKafka(settings) {
+/**
+ * Stops the given nodes (default: all) together. One at a time would leave the last one waiting
+ * 5 minutes for a controlled shutdown that needs the quorum the others took with them.
+ */
+export async function stopKafka(settings, nodeIds) {
   if (settings.kafka.external) return;
+  const nodes = settings.kafka.nodes.filter((n) => !nodeIds || nodeIds.includes(n.id));
   // SIGTERM runs Kafka's controlled shutdown (a few seconds); SIGKILL only after 30 s.
-  await stopPid('kafka', paths(settings).pid, { timeoutMs: 30_000 });
+  await Promise.all(
+    nodes.map((node) => {
+      const p = paths(settings, node);
+      if (!isOurBroker(readPid(p.pid), p)) {
+        fs.rmSync(p.pid, { force: true }); // never signal a pid that now belongs to someone else
+        return undefined;
+      }
+      return stopPid(nodeName(settings, node), p.pid, { timeoutMs: 30_000 });
+    }),
+  );
 }
 
-/** Kafka cluster ids are 16 bytes in URL-safe base64 without padding. */
-function clusterIdFromUuid(uuid) {
-  return Buffer.from(uuid.replace(/-/g, ''), 'hex').toString('base64url');
+/**
+ * A cluster id as Kafka's `Uuid.randomUuid()` makes one: 16 random bytes in URL-safe base64
+ * without padding, drawn again when the text would begin with `-` (so a command line never reads
+ * it as an option).
+ */
+export function kafkaClusterId(draw = () => randomBytes(16)) {
+  for (;;) {
+    const id = Buffer.from(draw()).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
 }

@@ -37,6 +37,7 @@ export function startDaemon({ component, command, args, logFile, pidFile, env = 
   const child = spawn(command, args, { detached: true, stdio: ['ignore', out, out], env, cwd });
   fs.closeSync(out);
   child.unref();
+  fs.mkdirSync(path.dirname(pidFile), { recursive: true });
   fs.writeFileSync(pidFile, String(child.pid));
   log(component, `started pid ${child.pid} (log ${logFile})`);
   return child.pid;

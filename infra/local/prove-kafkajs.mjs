@@ -8,7 +8,7 @@ import path from 'node:path';
 import kafkajs from 'kafkajs';
 import { ensureKafkaJars, startKafka, stopKafka } from './kafka.mjs';
 import { readPid, isAlive } from './processes.mjs';
-import { readSettings } from './settings.mjs';
+import { pidFile, readSettings } from './settings.mjs';
 
 const { Kafka, logLevel, CompressionTypes, Partitioners } = kafkajs;
 process.env.RLS_STATE_DIR ||= '.local/kafka-proof';
@@ -45,7 +45,7 @@ const rssMb = (pid) => {
   return Math.round(kb / 1024);
 };
 
-const kafkaPid = () => readPid(path.join(settings.stateDir, 'kafka', 'kafka.pid'));
+const kafkaPid = () => readPid(pidFile(settings, 'kafka', 1));
 const consumers = [];
 let admin;
 

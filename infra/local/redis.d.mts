@@ -1,4 +1,6 @@
 import type { StackSettings } from './settings.mjs';
-export function startRedis(settings: StackSettings): Promise<{ url: string; startedPid: number }>;
-export function stopRedis(settings: StackSettings): Promise<void>;
+export function startRedis(
+  settings: StackSettings,
+): Promise<{ url: string; startedPid: number; startedNodes: number[] }>;
+export function stopRedis(settings: StackSettings, nodes?: number[]): Promise<void>;
 export function pingRedis(port: number): Promise<boolean>;

@@ -1,5 +1,6 @@
-// Redis for keys, limits, batches and webhooks: Debian's redis-server as our own process, config
-// generated under the state directory, AOF on (keys and webhooks must survive restarts).
+// Redis for keys, limits, batches and webhooks: Debian's redis-server as our own process (one, or
+// a Redis Cluster of 3 masters + 3 replicas in the cluster topology), config generated under the
+// state directory, AOF on (keys and webhooks must survive restarts).
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -9,25 +10,30 @@ import {
   isAlive,
   log,
   readPid,
+  runCommand,
   startDaemon,
   stopPid,
   tcpOpen,
   waitUntil,
 } from './processes.mjs';
+import { pidFile } from './settings.mjs';
 
 const COMPONENT = 'redis';
 
-function paths(settings) {
-  const dir = path.join(settings.stateDir, 'redis');
+/** Node `n` (1-based): `redis/` in the single topology, `redis-<n>/` in the cluster one. */
+function paths(settings, n = 1) {
+  const cluster = settings.topology === 'cluster';
+  const dir = path.join(settings.stateDir, cluster ? `redis-${n}` : 'redis');
   return {
     dir,
     conf: path.join(dir, 'redis.conf'),
-    pid: path.join(dir, 'redis.pid'),
-    log: path.join(settings.logDir, 'redis.log'),
+    pid: pidFile(settings, 'redis', n),
+    log: path.join(settings.logDir, cluster ? `redis-${n}.log` : 'redis.log'),
+    name: cluster ? `redis-${n}` : COMPONENT,
   };
 }
 
-function redisConf(port, dir, maxmemoryMb) {
+function redisConf(port, dir, maxmemoryMb, cluster) {
   return [
     `port ${port}`,
     'bind 127.0.0.1',
@@ -46,6 +52,17 @@ function redisConf(port, dir, maxmemoryMb) {
     // Listing owners live in 1,048,576 hashes (stream/listings/owners.ts) and views in per-account
     // buckets: up to 512 fields per hash keep the compact listpack encoding (default 128).
     'hash-max-listpack-entries 512',
+    ...(cluster
+      ? [
+          'cluster-enabled yes',
+          'cluster-config-file nodes.conf', // in `dir`: the node's identity and view of the cluster
+          // A master unreachable for 3 s is failed over to its replica (~5 s until writes succeed).
+          'cluster-node-timeout 3000',
+          // A restarted ex-master (now a replica) syncs at once instead of after 5 s: a second
+          // fault inside that window would otherwise leave its slots without a copy.
+          'repl-diskless-sync-delay 0',
+        ]
+      : []),
     '',
   ].join('\n');
 }
@@ -78,13 +95,30 @@ function redisCommand(port, args) {
     );
     socket.on('data', (chunk) => {
       reply += chunk.toString();
-      if (reply.includes('\r\n')) {
+      const eol = reply.indexOf('\r\n');
+      if (eol < 0) return;
+      // A bulk string ($<length>) is complete once its bytes and their CRLF arrived.
+      const complete =
+        !reply.startsWith('$') ||
+        Buffer.byteLength(reply) >= eol + 2 + Math.max(0, Number(reply.slice(1, eol))) + 2;
+      if (complete) {
         socket.destroy();
         resolve(reply);
       }
     });
     socket.once('error', reject);
   });
+}
+
+/** `INFO <section>` or `CLUSTER INFO` as a map of its `name:value` lines. */
+async function infoFields(port, args) {
+  const reply = await redisCommand(port, args);
+  return new Map(
+    reply
+      .split('\r\n')
+      .filter((line) => line.includes(':'))
+      .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)]),
+  );
 }
 
 /** Raw RESP PING, so readiness needs no client library. `-LOADING` (AOF replay) is not ready. */
@@ -119,58 +153,135 @@ function isOurServer(pid, port) {
   }
 }
 
+/**
+ * Starts every node that is not running and leaves running ones alone; in the cluster topology,
+ * creates the cluster on first start and waits until every node sees it whole. On failure, stops
+ * the nodes this call started.
+ */
 export async function startRedis(settings) {
-  if (settings.redis.external) return { url: settings.redis.external, startedPid: 0 };
-  const p = paths(settings);
-  const { port } = settings.redis;
-  const url = `redis://127.0.0.1:${port}`;
-  const waitOptions = (pid) => ({ timeoutMs: 30_000, logFile: p.log, pid });
-
-  const running = readPid(p.pid);
-  if (isOurServer(running, port)) {
-    // Left running by an earlier run, or still replaying its AOF.
-    await waitUntil('Redis', () => pingRedis(port), waitOptions(running));
-    // A server started before the memory ceiling existed (or with another REDIS_MAXMEMORY_MB) gets it now.
-    for (const [name, value] of memoryDirectives(settings.redis.maxmemoryMb)) {
-      const reply = await redisCommand(port, ['CONFIG', 'SET', name, value]);
-      if (!reply.startsWith('+OK')) throw new Error(`Redis: CONFIG SET ${name} failed: ${reply.trim()}`);
+  const { ports } = settings.redis;
+  const url = `redis://127.0.0.1:${settings.redis.port}`;
+  if (settings.redis.external) return { url: settings.redis.external, startedPid: 0, startedNodes: [] };
+  const cluster = settings.topology === 'cluster';
+  const missing = [];
+  const reused = [];
+  for (const [i, port] of ports.entries()) {
+    const p = paths(settings, i + 1);
+    const running = readPid(p.pid);
+    if (isOurServer(running, port)) {
+      reused.push({ n: i + 1, port, pid: running });
+      continue;
     }
-    log(COMPONENT, `reusing running server pid ${running} on ${port}`);
-    return { url, startedPid: 0 };
+    fs.rmSync(p.pid, { force: true }); // stale
+    if (await tcpOpen(port))
+      throw new Error(
+        `Redis: port ${port} on 127.0.0.1 is in use by a process this stack did not start; stop it, ` +
+          'or pick another port with RLS_PORT_BASE or REDIS_PORT',
+      );
+    missing.push({ n: i + 1, port });
   }
-  fs.rmSync(p.pid, { force: true }); // stale
-  if (await tcpOpen(port))
-    throw new Error(
-      `Redis: port ${port} on 127.0.0.1 is in use by a process this stack did not start; stop it, ` +
-        'or pick another port with RLS_PORT_BASE or REDIS_PORT',
-    );
-
-  if (!commandExists('redis-server')) aptInstall(COMPONENT, ['redis-server']);
-  fs.mkdirSync(p.dir, { recursive: true });
-  fs.writeFileSync(p.conf, redisConf(port, p.dir, settings.redis.maxmemoryMb));
-  const pid = startDaemon({
-    component: COMPONENT,
-    command: 'redis-server',
-    args: [p.conf],
-    logFile: p.log,
-    pidFile: p.pid,
-    cwd: p.dir,
-  });
+  if (missing.length && !commandExists('redis-server')) aptInstall(COMPONENT, ['redis-server']);
+  const started = [];
   try {
-    await waitUntil('Redis', () => pingRedis(port), waitOptions(pid));
+    for (const { n, port } of missing) {
+      const p = paths(settings, n);
+      fs.mkdirSync(p.dir, { recursive: true });
+      fs.writeFileSync(p.conf, redisConf(port, p.dir, settings.redis.maxmemoryMb, cluster));
+      const pid = startDaemon({
+        component: p.name,
+        command: 'redis-server',
+        args: [p.conf],
+        logFile: p.log,
+        pidFile: p.pid,
+        cwd: p.dir,
+      });
+      started.push({ n, port, pid });
+    }
+    await Promise.all(
+      [...reused, ...started].map(({ n, port, pid }) =>
+        waitUntil(paths(settings, n).name, () => pingRedis(port), {
+          timeoutMs: 30_000,
+          logFile: paths(settings, n).log,
+          pid,
+        }),
+      ),
+    );
+    for (const { n, port, pid } of reused) {
+      // A server started before the memory ceiling existed (or with another REDIS_MAXMEMORY_MB) gets it now.
+      for (const [name, value] of memoryDirectives(settings.redis.maxmemoryMb)) {
+        const reply = await redisCommand(port, ['CONFIG', 'SET', name, value]);
+        if (!reply.startsWith('+OK')) throw new Error(`Redis: CONFIG SET ${name} failed: ${reply.trim()}`);
+      }
+      log(paths(settings, n).name, `reusing running server pid ${pid} on ${port}`);
+    }
+    if (cluster) await ensureCluster(settings, started);
   } catch (error) {
-    await stopPid(COMPONENT, p.pid);
+    await stopRedis(
+      settings,
+      started.map((s) => s.n),
+    );
     throw error;
   }
-  return { url, startedPid: pid };
+  return { url, startedPid: started[0]?.pid ?? 0, startedNodes: started.map((s) => s.n) };
 }
 
-export async function stopRedis(settings) {
-  const p = paths(settings);
-  if (!isOurServer(readPid(p.pid), settings.redis.port)) {
-    fs.rmSync(p.pid, { force: true }); // never signal a PID that now belongs to someone else
-    return;
+/**
+ * Creates the Redis Cluster when no node has slots yet (a fresh state directory), then waits until
+ * every node reports the cluster ok and every replica this call started has synced from its master
+ * (`master_link_status:up`), so the next fault does not find its slots without a copy.
+ */
+async function ensureCluster(settings, started) {
+  const { ports } = settings.redis;
+  const assigned = await Promise.all(
+    ports.map(async (port) =>
+      Number((await infoFields(port, ['CLUSTER', 'INFO'])).get('cluster_slots_assigned')),
+    ),
+  );
+  if (assigned.every((slots) => slots === 0)) {
+    log(COMPONENT, `creating the cluster (3 masters, 3 replicas) on ports ${ports[0]}-${ports.at(-1)}`);
+    await runCommand('redis-cli', [
+      '--cluster',
+      'create',
+      ...ports.map((port) => `127.0.0.1:${port}`),
+      '--cluster-replicas',
+      '1',
+      '--cluster-yes',
+    ]);
   }
-  // SIGTERM = SHUTDOWN: redis fsyncs the AOF (no RDB save, `save ""`) and exits, usually < 1 s.
-  await stopPid(COMPONENT, p.pid);
+  const t0 = Date.now();
+  await Promise.all(
+    ports.map((port, i) =>
+      waitUntil(
+        paths(settings, i + 1).name,
+        async () => {
+          if ((await infoFields(port, ['CLUSTER', 'INFO'])).get('cluster_state') !== 'ok') return false;
+          if (!started.some((s) => s.port === port)) return true;
+          const replication = await infoFields(port, ['INFO', 'replication']);
+          return replication.get('role') === 'master' || replication.get('master_link_status') === 'up';
+        },
+        { timeoutMs: 60_000, intervalMs: 250, logFile: paths(settings, i + 1).log },
+      ),
+    ),
+  );
+  log(
+    COMPONENT,
+    `cluster ok on ${ports.length} nodes (${((Date.now() - t0) / 1000).toFixed(1)} s after create/start)`,
+  );
+}
+
+/** Stops the given nodes (default: all) together; SIGTERM = SHUTDOWN (AOF fsynced, usually < 1 s). */
+export async function stopRedis(settings, nodes) {
+  if (settings.redis.external) return;
+  await Promise.all(
+    settings.redis.ports.map((port, i) => {
+      const n = i + 1;
+      if (nodes && !nodes.includes(n)) return undefined;
+      const p = paths(settings, n);
+      if (!isOurServer(readPid(p.pid), port)) {
+        fs.rmSync(p.pid, { force: true }); // never signal a PID that now belongs to someone else
+        return undefined;
+      }
+      return stopPid(p.name, p.pid);
+    }),
+  );
 }

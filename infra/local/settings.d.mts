@@ -1,16 +1,25 @@
 export const repoRoot: string;
 export interface StackSettings {
   profile: 'start' | 'test';
+  topology: 'single' | 'cluster';
   stateDir: string;
   cacheDir: string;
   logDir: string;
   port: number;
-  kafka: { external: string; port: number; controllerPort: number; version: string; heapMb: number };
+  kafka: {
+    external: string;
+    port: number;
+    controllerPort: number;
+    nodes: { id: number; port: number; controllerPort: number }[];
+    version: string;
+    heapMb: number;
+  };
   clickhouse: { external: string; httpPort: number; tcpPort: number };
-  redis: { external: string; port: number; maxmemoryMb: number };
+  redis: { external: string; port: number; ports: number[]; maxmemoryMb: number };
 }
 export function readSettings(
   env?: NodeJS.ProcessEnv,
   options?: { profile?: 'start' | 'test' },
 ): StackSettings;
 export function serviceEnv(settings: StackSettings): Record<string, string>;
+export function pidFile(settings: StackSettings, component: string, n?: number): string;

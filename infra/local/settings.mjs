@@ -24,6 +24,51 @@ function positiveInt(env, name, fallback) {
   return value;
 }
 
+function topology(env) {
+  const raw = env.RLS_TOPOLOGY || 'single';
+  if (raw !== 'single' && raw !== 'cluster')
+    throw new Error(`RLS_TOPOLOGY must be "single" or "cluster", got "${raw}"`);
+  return raw;
+}
+
+const KAFKA_NODES = 3;
+const REDIS_NODES = 6;
+
+/**
+ * Kafka nodes: one in the single topology, three in the cluster one (broker + KRaft controller
+ * each). Cluster brokers take KAFKA_PORT, +1, +2, so the single topology's controller default
+ * (base+93 = KAFKA_PORT+1) cannot be theirs: cluster controllers default to KAFKA_PORT+3 … +5
+ * (or KAFKA_CONTROLLER_PORT … +2 when set).
+ */
+function kafkaNodes(env, kind, port, base) {
+  const explicit = env.KAFKA_CONTROLLER_PORT !== undefined && env.KAFKA_CONTROLLER_PORT !== '';
+  if (kind === 'single') {
+    return [{ id: 1, port, controllerPort: explicit ? portOf(env, 'KAFKA_CONTROLLER_PORT') : base + 93 }];
+  }
+  const firstController = explicit ? portOf(env, 'KAFKA_CONTROLLER_PORT') : port + KAFKA_NODES;
+  const nodes = Array.from({ length: KAFKA_NODES }, (_, i) => ({
+    id: i + 1,
+    port: port + i,
+    controllerPort: firstController + i,
+  }));
+  const all = nodes.flatMap((n) => [n.port, n.controllerPort]);
+  if (new Set(all).size !== all.length || Math.max(...all) > 65535)
+    throw new Error(
+      `KAFKA_PORT ${port} and KAFKA_CONTROLLER_PORT ${firstController} overlap or overflow: ` +
+        `the cluster topology uses ${KAFKA_NODES} consecutive ports from each`,
+    );
+  return nodes;
+}
+
+function portOf(env, name) {
+  return port(env, name, 0);
+}
+
+/** Path of a server's pid file: `<stateDir>/pids/<component>-<n>.pid` (external tools kill by it). */
+export function pidFile(settings, component, n = 1) {
+  return path.join(settings.stateDir, 'pids', `${component}-${n}.pid`);
+}
+
 /**
  * Ports default to a base (18000 for `npm start`, 28000 for `npm test`) plus a fixed offset per
  * component, so a second instance only needs RLS_PORT_BASE (or the individual *_PORT variables).
@@ -32,8 +77,16 @@ export function readSettings(env = process.env, { profile = 'start' } = {}) {
   const base = port(env, 'RLS_PORT_BASE', profile === 'test' ? 28000 : 18000);
   const defaultState = profile === 'test' ? '.local/test' : '.local';
   const stateDir = path.resolve(repoRoot, env.RLS_STATE_DIR || defaultState);
+  const kind = topology(env);
+  const kafkaPort = port(env, 'KAFKA_PORT', base + 92);
+  const redisPort = port(env, 'REDIS_PORT', base + 379);
+  const kafkaNodeList = kafkaNodes(env, kind, kafkaPort, base);
+  const redisPorts = Array.from({ length: kind === 'cluster' ? REDIS_NODES : 1 }, (_, i) => redisPort + i);
+  if (redisPorts.at(-1) > 65535)
+    throw new Error(`REDIS_PORT ${redisPort}: the cluster needs ${REDIS_NODES} ports`);
   return {
     profile,
+    topology: kind,
     stateDir,
     // Downloads (Maven jars) are shared by all instances of one checkout.
     cacheDir: path.resolve(repoRoot, env.RLS_CACHE_DIR || '.local/cache'),
@@ -41,10 +94,12 @@ export function readSettings(env = process.env, { profile = 'start' } = {}) {
     port: port(env, 'PORT', profile === 'test' ? base + 80 : 8080),
     kafka: {
       external: env.KAFKA_BROKERS || '',
-      port: port(env, 'KAFKA_PORT', base + 92),
-      controllerPort: port(env, 'KAFKA_CONTROLLER_PORT', base + 93),
+      port: kafkaPort,
+      controllerPort: kafkaNodeList[0].controllerPort,
+      nodes: kafkaNodeList,
       version: env.KAFKA_VERSION || '4.1.1',
-      heapMb: Number(env.KAFKA_HEAP_MB || 384),
+      // Three cluster nodes share the machine: a smaller heap each (~150-220 MB resident at 256).
+      heapMb: positiveInt(env, 'KAFKA_HEAP_MB', kind === 'cluster' ? 256 : 384),
     },
     clickhouse: {
       external: env.CLICKHOUSE_URL || '',
@@ -53,7 +108,8 @@ export function readSettings(env = process.env, { profile = 'start' } = {}) {
     },
     redis: {
       external: env.REDIS_URL || '',
-      port: port(env, 'REDIS_PORT', base + 379),
+      port: redisPort,
+      ports: redisPorts,
       maxmemoryMb: positiveInt(env, 'REDIS_MAXMEMORY_MB', 4096),
     },
   };
@@ -61,10 +117,17 @@ export function readSettings(env = process.env, { profile = 'start' } = {}) {
 
 /** Connection URLs of the stack, as the services read them. */
 export function serviceEnv(settings) {
+  const cluster = settings.topology === 'cluster';
   return {
-    KAFKA_BROKERS: settings.kafka.external || `127.0.0.1:${settings.kafka.port}`,
+    KAFKA_BROKERS:
+      settings.kafka.external || settings.kafka.nodes.map((n) => `127.0.0.1:${n.port}`).join(','),
     CLICKHOUSE_URL: settings.clickhouse.external || `http://127.0.0.1:${settings.clickhouse.httpPort}`,
     REDIS_URL: settings.redis.external || `redis://127.0.0.1:${settings.redis.port}`,
+    // The services use ioredis's Cluster client when this is set (seed nodes; it discovers the rest).
+    ...(cluster && !settings.redis.external
+      ? { REDIS_CLUSTER_NODES: settings.redis.ports.map((p) => `127.0.0.1:${p}`).join(',') }
+      : {}),
+    RLS_TOPOLOGY: settings.topology,
     PORT: String(settings.port),
     RLS_STATE_DIR: settings.stateDir,
   };

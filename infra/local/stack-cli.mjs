@@ -15,17 +15,14 @@ if (action !== 'up' && action !== 'down') {
 await ensureDependencies();
 const { log } = await import('./processes.mjs');
 const { startStack } = await import('./stack.mjs');
+// `up` starts whatever is missing (a node killed by its pid file rejoins) and leaves the rest alone.
 const settings = readSettings(process.env, { profile: 'start' });
 const envFile = path.join(settings.stateDir, 'stack.env');
 
 try {
   if (action === 'down') {
-    const { stopKafka } = await import('./kafka.mjs');
-    const { stopClickHouse } = await import('./clickhouse.mjs');
-    const { stopRedis } = await import('./redis.mjs');
-    await stopKafka(settings);
-    await stopClickHouse(settings);
-    await stopRedis(settings);
+    const { stopComponents } = await import('./stack.mjs');
+    await stopComponents(settings);
     fs.rmSync(envFile, { force: true });
     log('stack', 'stopped');
   } else {

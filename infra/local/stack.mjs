@@ -1,5 +1,7 @@
-// Brings the local stack up (Redis, ClickHouse, Kafka in parallel), applies migrations and creates
-// topics; brings down only what it started. External components (env URLs) are used as they are.
+// Brings the local stack up (Redis, ClickHouse, Kafka in parallel; one node each, or small clusters
+// in the cluster topology), applies migrations and creates topics; brings down only what it
+// started. External components (env URLs) are used as they are. A start that fails stops every
+// node it started, so the next start does not find their ports taken.
 import { createKafka } from '../../common/clients/kafka.ts';
 import { createLogger } from '../../common/logger.ts';
 import { migrate } from '../clickhouse/migrate.ts';
@@ -20,45 +22,92 @@ export function namespaceEnv(env) {
   return { KAFKA_TOPIC_PREFIX: `${ns}.`, CLICKHOUSE_DATABASE: `rls_${ns}`, REDIS_KEY_PREFIX: `rls:${ns}:` };
 }
 
+/**
+ * The stack's server components. Each `start` starts the nodes of the topology that are missing,
+ * leaves running ones alone, stops what it started if it fails itself, and reports the node
+ * numbers it started; `stop(settings, nodes?)` stops those (default: all of the component).
+ */
+export const components = [
+  { name: 'redis', start: startRedis, stop: stopRedis },
+  {
+    name: 'clickhouse',
+    start: async (settings) => {
+      const result = await startClickHouse(settings);
+      return { ...result, startedNodes: result.startedNodes ?? (result.startedPid ? [1] : []) };
+    },
+    stop: stopClickHouse,
+  },
+  { name: 'kafka', start: startKafka, stop: stopKafka },
+];
+
+/** Stops every node of the stack (or only `started`: component name → node numbers), together. */
+export async function stopComponents(settings, started) {
+  await Promise.all(
+    components.map((c) => {
+      if (!started) return c.stop(settings);
+      const nodes = started[c.name];
+      return nodes?.length ? c.stop(settings, nodes) : undefined;
+    }),
+  );
+}
+
 export async function startStack(settings, env = process.env) {
-  const started = [];
+  const started = {};
   const t0 = Date.now();
-  const [redis, clickhouse, kafka, photoModel] = await Promise.all([
-    startRedis(settings).then((r) => (r.startedPid && started.push('redis'), r)),
-    startClickHouse(settings).then((r) => (r.startedPid && started.push('clickhouse'), r)),
-    startKafka(settings).then((r) => (r.startedPid && started.push('kafka'), r)),
+  log('stack', `topology ${settings.topology}`);
+  const results = await Promise.allSettled([
+    ...components.map((c) =>
+      c.start(settings).then((r) => {
+        started[c.name] = r.startedNodes;
+        return r;
+      }),
+    ),
     // The stream's photo tagging model (converted once into the cache; PHOTO_MODEL_PATH wins).
     env.PHOTO_MODEL_PATH || ensurePhotoModel(settings),
   ]);
-  const services = { ...serviceEnv(settings), ...namespaceEnv(env) };
-  const database = env.CLICKHOUSE_DATABASE || services.CLICKHOUSE_DATABASE || 'rls';
-  const applied = await migrate({
-    url: clickhouse.url,
-    username: env.CLICKHOUSE_USER || 'default',
-    password: env.CLICKHOUSE_PASSWORD || '',
-    database,
-    log: (message) => log('clickhouse', message),
-  });
-  log('clickhouse', `schema up to date in database ${database} (${applied.length} new migrations)`);
-  const quiet = createLogger('error');
-  const topicPrefix = env.KAFKA_TOPIC_PREFIX ?? services.KAFKA_TOPIC_PREFIX ?? '';
-  const created = await createTopics(createKafka(kafka.brokers.split(','), 'rls-stack', quiet), topicPrefix);
-  if (created.length) log('kafka', `created topics ${created.join(', ')}`);
-  log('stack', `ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  return {
-    env: {
-      ...services,
-      KAFKA_BROKERS: kafka.brokers,
-      CLICKHOUSE_URL: clickhouse.url,
-      REDIS_URL: redis.url,
-      PHOTO_MODEL_PATH: photoModel,
-    },
-    started,
-    async stop() {
-      // Kafka first: it is the component whose clean shutdown takes longest.
-      if (started.includes('kafka')) await stopKafka(settings);
-      if (started.includes('clickhouse')) await stopClickHouse(settings);
-      if (started.includes('redis')) await stopRedis(settings);
-    },
-  };
+  const stop = () => stopComponents(settings, started);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) {
+    await stop();
+    throw failed.reason;
+  }
+  const [redis, clickhouse, kafka, photoModel] = results.map((r) => r.value);
+  try {
+    const services = { ...serviceEnv(settings), ...namespaceEnv(env) };
+    const database = env.CLICKHOUSE_DATABASE || services.CLICKHOUSE_DATABASE || 'rls';
+    const applied = await migrate({
+      url: clickhouse.url,
+      username: env.CLICKHOUSE_USER || 'default',
+      password: env.CLICKHOUSE_PASSWORD || '',
+      database,
+      log: (message) => log('clickhouse', message),
+    });
+    log('clickhouse', `schema up to date in database ${database} (${applied.length} new migrations)`);
+    const quiet = createLogger('error');
+    const topicPrefix = env.KAFKA_TOPIC_PREFIX ?? services.KAFKA_TOPIC_PREFIX ?? '';
+    const created = await createTopics(
+      createKafka(kafka.brokers.split(','), 'rls-stack', quiet),
+      topicPrefix,
+      {
+        // Our own nodes: their number, not what a just-restarted cluster's metadata lists so far.
+        replicationFactor: settings.kafka.external ? undefined : Math.min(3, settings.kafka.nodes.length),
+      },
+    );
+    if (created.length) log('kafka', `created topics ${created.join(', ')}`);
+    log('stack', `ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    return {
+      env: {
+        ...services,
+        KAFKA_BROKERS: kafka.brokers,
+        CLICKHOUSE_URL: clickhouse.url,
+        REDIS_URL: redis.url,
+        PHOTO_MODEL_PATH: photoModel,
+      },
+      started,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }

@@ -1,6 +1,9 @@
 // `npm test`: lint, format and type checks, then the whole vitest suite against a real local stack
-// in its own state directory and ports (so it can run beside `npm start`). Extra arguments go to
-// vitest (e.g. `npm test -- test/unit`). RLS_KEEP_STACK=1 leaves the stack running afterwards.
+// in its own state directory and ports (so it can run beside `npm start`), the fault phase, and
+// the cluster phase: fault tests on a cluster-topology stack of its own (state `<state>/cluster`,
+// ports RLS_PORT_BASE+500). Extra arguments go to vitest (e.g. `npm test -- test/unit`);
+// `npm test -- --cluster [files]` runs the cluster phase alone. RLS_KEEP_STACK=1 leaves the
+// single-topology stack running afterwards.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { build } from '../build.mjs';
@@ -21,8 +24,52 @@ function run(command, args, env = {}) {
 }
 
 const settings = readSettings(process.env, { profile: 'test' });
-const vitestArgs = process.argv.slice(2);
-const quick = vitestArgs.length > 0; // a chosen subset skips the static checks
+const clusterOnly = process.argv[2] === '--cluster';
+const vitestArgs = process.argv.slice(clusterOnly ? 3 : 2);
+const quick = vitestArgs.length > 0 || clusterOnly; // a chosen subset skips the static checks
+
+/** Variables of the cluster phase's own stack: cluster topology, ports and state beside the main one. */
+function clusterPhaseEnv() {
+  const base = Number(process.env.RLS_PORT_BASE || 28000) + 500;
+  const blank = [
+    'KAFKA_PORT',
+    'KAFKA_CONTROLLER_PORT',
+    'CLICKHOUSE_HTTP_PORT',
+    'CLICKHOUSE_TCP_PORT',
+    'REDIS_PORT',
+  ];
+  return {
+    ...Object.fromEntries(blank.map((name) => [name, ''])),
+    RLS_TOPOLOGY: 'cluster',
+    RLS_PORT_BASE: String(base),
+    PORT: String(settings.port + 500),
+    RLS_STATE_DIR: path.join(settings.stateDir, 'cluster'),
+  };
+}
+
+/**
+ * Brings up the cluster-topology stack, runs vitest.cluster.config.ts against it, and stops every
+ * node of it (the tests restart nodes they killed, so this stops all of them, not only the first).
+ */
+async function clusterPhase(commonEnv) {
+  const { stopComponents } = await import('./stack.mjs');
+  const overrides = clusterPhaseEnv();
+  const clusterSettings = readSettings({ ...process.env, ...overrides }, { profile: 'test' });
+  log('test', `cluster phase (vitest.cluster.config.ts) on ports from ${overrides.RLS_PORT_BASE}`);
+  try {
+    const clusterStack = await startStack(clusterSettings, { ...process.env, ...overrides });
+    const env = {
+      ...commonEnv,
+      ...overrides,
+      ...clusterStack.env,
+      RLS_TEST_STREAM_METRICS_PORT: String(clusterSettings.port + 10),
+      RLS_TEST_ARTIFACTS_DIR: path.join(clusterSettings.stateDir, 'artifacts'),
+    };
+    return await run('npx', ['vitest', 'run', '--config', 'vitest.cluster.config.ts', ...vitestArgs], env);
+  } finally {
+    await stopComponents(clusterSettings);
+  }
+}
 
 let stack;
 let code = 1;
@@ -42,7 +89,7 @@ try {
   // The client packages as their users install them (first run: a virtualenv with httpx).
   const clients = installClients(settings);
   for (const step of [built, schemathesis, clients]) step.catch(() => undefined); // awaited below
-  stack = await startStack(settings);
+  stack = clusterOnly ? undefined : await startStack(settings);
   await built;
   const schemathesisPython = await schemathesis;
   const installedClients = await clients;
@@ -53,7 +100,7 @@ try {
   const checksCode = await checks;
   if (checksCode !== 0) log('test', 'lint, format or type check failed');
   const testEnv = {
-    ...stack.env,
+    ...stack?.env,
     NODE_ENV: 'test',
     RLS_TEST_PROFILE: '1',
     // Webhook/image receivers in tests listen on 127.0.0.1; production leaves OUTBOUND_ALLOW_CIDRS empty.
@@ -74,11 +121,19 @@ try {
     // Artifacts of the run a person may want to look at (the dashboard's screenshot, Schemathesis's report).
     RLS_TEST_ARTIFACTS_DIR: path.join(settings.stateDir, 'artifacts'),
   };
-  let vitestCode = await run('npx', ['vitest', 'run', ...vitestArgs], testEnv);
+  let vitestCode = clusterOnly ? 0 : await run('npx', ['vitest', 'run', ...vitestArgs], testEnv);
   // The fault phase stops components and kills workers, so it runs alone, after the main suite.
   if (!quick && vitestCode === 0) {
     log('test', 'fault phase (vitest.faults.config.ts)');
     vitestCode = await run('npx', ['vitest', 'run', '--config', 'vitest.faults.config.ts'], testEnv);
+  }
+  // The cluster phase last: its stack is started only now, so the phases never compete for memory.
+  if ((!quick || clusterOnly) && vitestCode === 0) {
+    if (stack && process.env.RLS_KEEP_STACK !== '1') {
+      await stack.stop();
+      stack = undefined;
+    }
+    vitestCode = await clusterPhase(testEnv);
   }
   code = checksCode || vitestCode;
 } catch (error) {

@@ -5,6 +5,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../common/logger.ts';
+import { scanAll } from '../../common/clients/redis.ts';
 import { legacyOwners, ownersKeyPrefix, type Claim, type ListingOwners } from './owners.ts';
 
 const LOCK_TTL_SECONDS = 120;
@@ -74,13 +75,11 @@ async function rebuild(
 async function removeLegacyLayout(redis: Redis, prefix: string): Promise<number> {
   const legacy = legacyOwners(prefix);
   let removed = 0;
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', legacy.bucketPattern, 'COUNT', 1_000);
-    cursor = next;
-    // Old buckets are exactly four hex digits; the pattern's ? would match any character.
-    const buckets = keys.filter((key) => /^[0-9a-f]{4}$/.test(key.slice(-4)));
-    if (buckets.length) removed += await redis.unlink(...buckets);
-  } while (cursor !== '0');
+  // Old buckets are exactly four hex digits; the pattern's ? would match any character.
+  const buckets = (await scanAll(redis, legacy.bucketPattern)).filter((key) =>
+    /^[0-9a-f]{4}$/.test(key.slice(-4)),
+  );
+  for (let i = 0; i < buckets.length; i += 1_000)
+    removed += await redis.unlink(...buckets.slice(i, i + 1_000));
   return removed + (await redis.unlink(legacy.marker));
 }

@@ -6,11 +6,12 @@ import path from 'node:path';
 import { createClient } from '@clickhouse/client';
 import { describe, expect, it } from 'vitest';
 import { startClickHouse, stopClickHouse } from '../../infra/local/clickhouse.mjs';
+import { pidFile as stackPidFile } from '../../infra/local/settings.mjs';
 import { api, createTestKey, env, eventually, sampleListing } from '../support/api.ts';
 import { nativeHello } from '../support/clickhouse-native.ts';
 import { stackSettings as settings } from './stack-settings.ts';
 
-const pidFile = path.join(settings.stateDir, 'clickhouse', 'clickhouse.pid');
+const pidFile = stackPidFile(settings, 'clickhouse', 1);
 const launcherLog = path.join(settings.logDir, 'clickhouse.log');
 // A constant of this file, and the only name interpolated into SQL text here (values are parameters).
 const probeDatabase = 'fault_probe';

@@ -66,7 +66,9 @@ describe('operations commands', () => {
     const first = await npmRun('topics', { KAFKA_TOPIC_PREFIX: prefix, KAFKA_PARTITIONS: '2' });
     expect(first.code, first.stderr).toBe(0);
     for (const name of Object.keys(topicDefinitions))
-      expect(first.stdout).toContain(`topics: created ${prefix}${name} (2 partitions, replication 1)\n`);
+      expect(first.stdout).toContain(
+        `topics: created ${prefix}${name} (2 partitions, replication 1, min.insync.replicas 1)\n`,
+      );
     const second = await npmRun('topics', { KAFKA_TOPIC_PREFIX: prefix });
     expect(second.code, second.stderr).toBe(0);
     for (const name of Object.keys(topicDefinitions))

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../common/logger.ts';
 import { listingOwners } from '../../stream/listings/owners.ts';
 import { ensureOwnersBuilt } from '../../stream/listings/owners-rebuild.ts';
+import { scanAll } from '../../common/clients/redis.ts';
 import { env, testClickHouse, testRedis } from '../support/api.ts';
 
 const ownPrefix = () => `${env.REDIS_KEY_PREFIX}test-${randomUUID().slice(0, 8)}:`;
@@ -67,7 +68,7 @@ describe('stream: listing owners', () => {
     // Built once: a second call does not scan again (a later claim is not overridden either way).
     await ensureOwnersBuilt({ ...deps, lockOwner: 'test' });
     expect(await owners.claim([{ listingId, position: '0:1:0' }])).toEqual(['4:1234:7']);
-    const keys = await redis.keys(`${prefix}*`);
-    await redis.del(...keys);
+    const keys = await scanAll(redis, `${prefix}*`);
+    if (keys.length) await redis.del(...keys);
   });
 });

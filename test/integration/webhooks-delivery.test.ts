@@ -7,7 +7,15 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { batchStore } from '../../common/batches.ts';
 import { queryRows } from '../../common/clients/clickhouse.ts';
-import { api, createTestKey, env, eventually, testClickHouse, testRedis } from '../support/api.ts';
+import {
+  api,
+  createTestKey,
+  env,
+  eventually,
+  ownKeyPrefix,
+  testClickHouse,
+  testRedis,
+} from '../support/api.ts';
 import { deliveryQueue } from '../../stream/webhooks/queue.ts';
 import { startReceiver, type Receiver } from './webhooks-receiver.ts';
 
@@ -275,7 +283,7 @@ describe('webhook delivery fairness (issue 13 item 11)', () => {
 describe('delivery queue upgrade (issue 13 item 11)', () => {
   it('moves deliveries of the single due set of earlier versions into per-account sets, keeping due times', async () => {
     const redis = await testRedis();
-    const prefix = `test:${randomUUID().slice(0, 8)}:`;
+    const prefix = ownKeyPrefix(`test:${randomUUID().slice(0, 8)}:`);
     const queue = deliveryQueue(redis, prefix);
     const id = `msg_${randomUUID().replace(/-/g, '')}`;
     // What an earlier version left behind: the delivery hash and its id in `<prefix>webhook:due`.

@@ -8,24 +8,21 @@ import { batchStore } from '../../common/batches.ts';
 import { createLogger } from '../../common/logger.ts';
 import { OUTBOX_GROUP, outboxStats, trimOutbox } from '../../common/webhooks/outbox.ts';
 import { createOutboxWatch } from '../../stream/webhooks/outbox-watch.ts';
-import { api, env, eventually, testRedis } from '../support/api.ts';
+import { scanAll } from '../../common/clients/redis.ts';
+import { api, env, eventually, ownKeyPrefix, testRedis } from '../support/api.ts';
 
 /** A prefix of its own: these outboxes are nobody's but the test's. */
 async function isolated() {
   const redis = await testRedis();
-  const prefix = `test:outbox:${randomUUID().slice(0, 8)}:`;
+  const prefix = ownKeyPrefix(`test:outbox:${randomUUID().slice(0, 8)}:`);
   const batches = batchStore(redis, prefix);
   return {
     redis,
     prefix,
     batches,
     async cleanup() {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 5_000);
-        cursor = next;
-        if (keys.length) await redis.unlink(...keys);
-      } while (cursor !== '0');
+      const keys = await scanAll(redis, `${prefix}*`);
+      if (keys.length) await redis.unlink(...keys);
     },
   };
 }

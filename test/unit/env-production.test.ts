@@ -47,4 +47,18 @@ describe('service environment in development', () => {
       });
     }
   });
+
+  it('happy: RLS_TOPOLOGY=cluster defaults to its three brokers and six Redis Cluster nodes', () => {
+    for (const env of [{ RLS_TOPOLOGY: 'cluster' }, { RLS_TOPOLOGY: 'cluster', RLS_PORT_BASE: '39000' }]) {
+      const local = serviceEnv(readSettings(env));
+      expect(localStackDefaults(env), JSON.stringify(env)).toEqual({
+        KAFKA_BROKERS: local.KAFKA_BROKERS,
+        CLICKHOUSE_URL: local.CLICKHOUSE_URL,
+        REDIS_URL: local.REDIS_URL,
+        REDIS_CLUSTER_NODES: local.REDIS_CLUSTER_NODES,
+      });
+      expect(local.KAFKA_BROKERS!.split(',')).toHaveLength(3);
+      expect(local.REDIS_CLUSTER_NODES!.split(',')).toHaveLength(6);
+    }
+  });
 });

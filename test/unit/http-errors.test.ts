@@ -16,6 +16,13 @@ beforeAll(async () => {
     // e.g. fetch/undici and other libraries tag their errors with a string `type`.
     throw Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:443'), { type: 'system' });
   });
+  // What ioredis' Cluster client throws while a master fails over, reaching a route unwrapped.
+  router.get('/cluster-down', () => {
+    throw new Error('Too many Cluster redirections. Last error: Error: Connection is closed.');
+  });
+  router.get('/cluster-refused', () => {
+    throw Object.assign(new Error('CLUSTERDOWN The cluster is down'), { name: 'ReplyError' });
+  });
   router.post('/echo', jsonBody(1024), (req, res) => {
     res.json({ body: req.body });
   });
@@ -42,6 +49,16 @@ describe('error handler (error)', () => {
     const logged = lines.find((l) => l.msg === 'unhandled error' && l.request_id === body.error.request_id);
     expect(logged?.level).toBe('error');
     expect(String(logged?.error)).toContain('ECONNREFUSED');
+  });
+
+  it('answers Redis Cluster unavailability (failover) as 503 dependency_unavailable with Retry-After, not 500', async () => {
+    for (const path of ['cluster-down', 'cluster-refused']) {
+      const response = await fetch(`${base}/${path}`);
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('5');
+      const body = (await response.json()) as { error: { code: string; details: unknown } };
+      expect(body.error).toMatchObject({ code: 'dependency_unavailable', details: { component: 'redis' } });
+    }
   });
 
   it("keeps the body reader's own errors as their 4xx (413 over the limit)", async () => {

@@ -1,0 +1,90 @@
+// The stores' scripts and transactions on a real Redis Cluster (REDIS_CLUSTER_NODES). A Lua script,
+// MULTI or multi-key command whose keys are not in one slot fails there with CROSSSLOT; with the
+// cluster key prefix (a hash tag, common/clients/redis.ts) every one of them runs. The untagged
+// prefix a single node uses shows that these calls would fail otherwise.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { KeyActor } from '../../common/auth/key-audit.ts';
+import { createKeyStore } from '../../common/auth/key-store.ts';
+import { batchStore } from '../../common/batches.ts';
+import { clusterKeyPrefix, createRedis, redisReady, scanAll } from '../../common/clients/redis.ts';
+import { resendMarks } from '../../common/lifecycle/resend-marks.ts';
+import { workerRegistry } from '../../common/worker-registry.ts';
+import { seenStore } from '../../ingest/listings/seen-store.ts';
+import { quotaStore } from '../../ingest/quota.ts';
+
+const nodes = (process.env.REDIS_CLUSTER_NODES ?? '').split(',').filter(Boolean);
+const redis = createRedis({ url: 'redis://127.0.0.1', clusterNodes: nodes }, { name: 'cluster-key-tests' });
+const run = randomBytes(4).toString('hex');
+const tagged = clusterKeyPrefix(`rls:test-${run}:`);
+const untagged = `rls:test-${run}-plain:`;
+
+afterAll(async () => {
+  for (const prefix of [tagged, untagged]) {
+    for (const key of await scanAll(redis, `${prefix}*`)) await redis.del(key);
+  }
+  redis.disconnect();
+});
+
+/** Exercises every multi-key operation of these stores once; resolves when all of them ran. */
+async function exercise(prefix: string): Promise<void> {
+  const seen = seenStore(redis, prefix);
+  const batchA = randomUUID();
+  const ids = Array.from({ length: 20 }, () => randomUUID());
+  expect(await seen.claim(ids, batchA)).toEqual(ids.map(() => null));
+  await seen.confirm(ids, batchA);
+  expect((await seen.claim(ids.slice(0, 1), randomUUID()))[0]).toMatchObject({ batchId: batchA });
+  await seen.release(ids);
+
+  const batches = batchStore(redis, prefix);
+  await batches.create({
+    batch_id: batchA,
+    account_id: 'acct_cluster',
+    is_test: false,
+    total: 2,
+    duplicates: 0,
+    failed_indexes: [],
+    created_ids: ids.slice(0, 2),
+  });
+  expect(await batches.markStored(batchA, ids.slice(0, 2))).toBe(true);
+  await batches.remove(batchA);
+
+  const keys = createKeyStore(redis, prefix);
+  const actor: KeyActor = { source: 'cli', operator: 'cluster-test' };
+  const admin = await keys.create({ mode: 'live', tier: 'pro', role: 'admin' }, actor);
+  const other = await keys.create(
+    { mode: 'live', tier: 'pro', role: 'admin', accountId: admin.account_id },
+    actor,
+  );
+  expect((await keys.authorize(admin.key, 'test')).outcome).toBe('allowed');
+  const rolled = await keys.roll(other.id, { expiresAt: new Date(Date.now() + 60_000), actor });
+  expect(rolled?.created.id).toBeTruthy();
+  expect((await keys.revoke(other.id, { actor, keepAdminOfModes: ['live'] }))?.status).toBe('revoked');
+  expect((await keys.listAccount(admin.account_id)).length).toBe(3);
+
+  const quota = quotaStore(redis, prefix);
+  const owner = { accountId: admin.account_id, mode: 'live' } as const;
+  await quota.reserve(owner, 'listings', 5, 100, new Date());
+  await quota.refund(owner, 'listings', 5, new Date());
+
+  const workers = workerRegistry(redis, prefix);
+  await workers.beat({ worker_id: 'w1', role: 'stream', pid: 1, started_at: '', consumers: {} });
+  expect((await workers.live()).map((w) => w.worker_id)).toEqual(['w1']);
+  await workers.remove('w1');
+
+  const marks = resendMarks(redis, prefix);
+  expect((await marks.mark(ids)).length).toBe(ids.length);
+  await marks.forget(ids);
+}
+
+describe('Redis Cluster: every script and transaction of the stores runs in one slot', () => {
+  it('happy: with the cluster key prefix, all of them run', async () => {
+    expect(nodes.length, 'REDIS_CLUSTER_NODES must list the cluster nodes').toBeGreaterThan(0);
+    await redisReady(redis);
+    await exercise(tagged);
+  });
+
+  it('error: with an untagged prefix, multi-key calls are refused (CROSSSLOT): the test above has teeth', async () => {
+    await expect(exercise(untagged)).rejects.toThrow(/CROSSSLOT|same slot|non local key/i);
+  });
+});

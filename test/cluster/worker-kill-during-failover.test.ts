@@ -1,0 +1,76 @@
+// A stream worker SIGKILLed while a Kafka broker fails over (the leader of a listings partition
+// SIGKILLed a second earlier): the surviving worker takes its partitions, replays from the last
+// commit, and every 201 is stored exactly once with consistent aggregates.
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTestKey, eventually } from '../support/api.ts';
+import { closeProducer } from '../integration/stream-support.ts';
+import {
+  exited,
+  expectAggregatesConsistent,
+  expectExactlyOnce,
+  reportedLag,
+  spawnWorker,
+  waitForPartitions,
+} from '../faults/stream-support.ts';
+import {
+  expectClusterStack,
+  killNode,
+  listingsLeader,
+  report,
+  restartMissing,
+  sleep,
+  statusCounts,
+  steadyIngest,
+  waitForFullIsr,
+  worstFreshness,
+} from './support.ts';
+
+afterAll(closeProducer);
+
+describe('stream worker killed during a broker failover', () => {
+  it('SIGKILL of a worker 1 s after the partition leader: every 201 stored exactly once', async () => {
+    expectClusterStack();
+    await waitForFullIsr();
+    const { key } = await createTestKey({ tier: 'enterprise', rateLimit: 100_000 });
+    const extra = spawnWorker('cluster-extra');
+    const extraExited = exited(extra);
+    await waitForPartitions('cluster-extra', 90_000);
+    const ingest = steadyIngest(key);
+    let killedAt = 0;
+    let broker = 0;
+    try {
+      await sleep(3_000);
+      broker = await listingsLeader();
+      killedAt = await killNode('kafka', broker);
+      await sleep(1_000);
+      extra.kill('SIGKILL');
+      expect((await extraExited).signal).toBe('SIGKILL');
+      await sleep(7_000);
+      await restartMissing('kafka');
+      await waitForFullIsr();
+      await sleep(2_000);
+    } finally {
+      await ingest.stop();
+      if (extra.exitCode === null && extra.signalCode === null) extra.kill('SIGKILL');
+    }
+    const acknowledged = ingest.acknowledged();
+    const counts = statusCounts(ingest.answers);
+    expect(acknowledged.length).toBeGreaterThan(0);
+    expect(counts['500'] ?? 0, 'no 500 answers').toBe(0);
+    await expectExactlyOnce(acknowledged, 240_000);
+    await expectAggregatesConsistent();
+    const lagZeroAt = await eventually(
+      async () => ((await reportedLag()) === 0 ? Date.now() : undefined),
+      120_000,
+      'lag 0',
+    );
+    report('stream worker SIGKILL during a broker failover', {
+      broker_killed: `kafka-${broker}`,
+      statuses: counts,
+      acknowledged_listings: acknowledged.length,
+      stored_exactly_once: acknowledged.length,
+      worst_freshness_during_failover_s: await worstFreshness(ingest.answers, killedAt, killedAt + 10_000),
+      lag_zero_after_kill_ms: lagZeroAt - killedAt,
+    });
+  }, 600_000);
+});

@@ -1,0 +1,48 @@
+// REDIS_CLUSTER_NODES: a Redis Cluster uses the key prefix as a hash tag (one slot for every
+// script and transaction); a single node keeps the prefix as configured, so the keys an existing
+// deployment stored (API key records above all) keep their names and are found after an upgrade.
+import { describe, expect, it } from 'vitest';
+import { clusterKeyPrefix } from '../../common/clients/redis.ts';
+import { baseEnvSchema, EnvError, parseEnv } from '../../common/env.ts';
+import { imageCheckerEnvSchema } from '../../stream/images/env.ts';
+
+const production = {
+  NODE_ENV: 'production',
+  KAFKA_BROKERS: 'kafka-1:9092',
+  CLICKHOUSE_URL: 'https://clickhouse.internal:8443',
+  REDIS_URL: 'rediss://:secret@redis.internal:6380',
+};
+
+describe('Redis topology in the environment', () => {
+  it('happy: a single node keeps the configured prefix and lists no cluster nodes', () => {
+    const env = parseEnv(baseEnvSchema, { ...production, REDIS_KEY_PREFIX: 'rls:' });
+    expect(env.REDIS_KEY_PREFIX).toBe('rls:');
+    expect(env.REDIS_CLUSTER_NODES).toEqual([]);
+    expect(parseEnv(baseEnvSchema, production).REDIS_KEY_PREFIX).toBe('rls:');
+  });
+
+  it('happy: cluster nodes make the prefix a hash tag, in every schema of the process', () => {
+    const raw = {
+      ...production,
+      REDIS_CLUSTER_NODES: ' r1:6379, r2:6379 ,r3:6379',
+      REDIS_KEY_PREFIX: 'rls:',
+    };
+    const env = parseEnv(baseEnvSchema, raw);
+    expect(env.REDIS_CLUSTER_NODES).toEqual(['r1:6379', 'r2:6379', 'r3:6379']);
+    expect(env.REDIS_KEY_PREFIX).toBe('{rls:}');
+    // A worker's own schema that reads the prefix without the node list gets the same prefix.
+    expect(parseEnv(imageCheckerEnvSchema, raw).REDIS_KEY_PREFIX).toBe('{rls:}');
+    // A prefix with a tag of its own is kept.
+    expect(parseEnv(baseEnvSchema, { ...raw, REDIS_KEY_PREFIX: 'app:{tenant}:' }).REDIS_KEY_PREFIX).toBe(
+      'app:{tenant}:',
+    );
+    expect(clusterKeyPrefix('{rls}:')).toBe('{rls}:');
+  });
+
+  it('error: a node that is not host:port stops the process with the variable named', () => {
+    expect(() => parseEnv(baseEnvSchema, { ...production, REDIS_CLUSTER_NODES: 'r1:6379,redis-2' })).toThrow(
+      /REDIS_CLUSTER_NODES/,
+    );
+    expect(() => parseEnv(baseEnvSchema, { ...production, REDIS_CLUSTER_NODES: 'r1' })).toThrow(EnvError);
+  });
+});
