@@ -25,7 +25,8 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 USER node
-# API (PORT) and the stream worker's metrics listener (STREAM_METRICS_PORT).
-EXPOSE 8080 9464
+# API (PORT), the stream worker's and the image process's metrics listeners (STREAM_METRICS_PORT,
+# IMAGES_METRICS_PORT).
+EXPOSE 8080 9464 9465
 # The gateway by default; the compose file runs the other entry points of dist/ from the same image.
 CMD ["node", "--enable-source-maps", "dist/gateway/main.js"]

@@ -1,12 +1,13 @@
-// npm run bench:photos — photo analysis throughput of one stream worker: listings with 10 distinct
+// npm run bench:photos — photo analysis throughput of one image process: listings with 10 distinct
 // photo-like JPEGs each (the eval photos, each shifted, scaled and tinted differently) served by a
 // local image server, posted through the API; measures images/s from the first post until every
-// image has its listing_images row, the worker's analysis time per photo (analyse_ms: decode, hash,
-// tag) and the worker's resident memory (sampled every 250 ms, and its VmHWM peak).
+// image has its listing_images row, the analysis time per photo (analyse_ms: decode, hash, tag), and
+// the resident memory of the image process (with its decoder children) and of the stream worker
+// (sampled every 250 ms, and their VmHWM peaks).
 //
 // Runs against the stack of the environment (npm start's by default; RLS_PORT_BASE / RLS_STATE_DIR /
-// *_URL select another) with its own gateway (BENCH_PORT, default 28192) and one stream worker.
-// Knobs: BENCH_PHOTOS (600), PHOTO_TAG_CONCURRENCY (the worker's, default 1), PHOTO_MODEL_PATH
+// *_URL select another) with its own gateway (BENCH_PORT, default 28192), one stream worker and one
+// image process. Knobs: BENCH_PHOTOS (600), PHOTO_TAG_CONCURRENCY (default 1), PHOTO_MODEL_PATH
 // (default: the provisioned model in RLS_CACHE_DIR).
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -21,7 +22,7 @@ import { baseEnvSchema, parseEnv } from '../common/env.ts';
 import { ensurePhotoModel } from '../infra/local/photo-model.mjs';
 import { spawnService, stopChildren, waitForHealth } from '../infra/local/services.mjs';
 import { readSettings, repoRoot } from '../infra/local/settings.mjs';
-import { residentMemory } from './process-stats.ts';
+import { residentMemory, residentMemoryWithChildren } from './process-stats.ts';
 
 const total = Number(process.env.BENCH_PHOTOS ?? 600);
 const port = Number(process.env.BENCH_PORT ?? 28192);
@@ -79,8 +80,13 @@ async function main() {
     OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
     PHOTO_MODEL_PATH: process.env.PHOTO_MODEL_PATH || (await ensurePhotoModel(readSettings(process.env))),
   };
-  const children: ChildProcess[] = [spawnService('gateway', serviceEnv), spawnService('stream', serviceEnv)];
-  const stream = children[1]!;
+  const children: ChildProcess[] = [
+    spawnService('gateway', serviceEnv),
+    spawnService('stream', serviceEnv),
+    spawnService('images', serviceEnv),
+  ];
+  const [stream, imageProcess] = [children[1]!, children[2]!];
+  const mb = (kb: number | undefined) => Math.round((kb ?? 0) / 1024);
   try {
     await waitForHealth(port, { children, timeoutMs: 120_000 });
     const key = await createKeyStore(redis, env.REDIS_KEY_PREFIX).create({
@@ -89,7 +95,8 @@ async function main() {
       rateLimit: 1_000_000,
       name: 'bench-photos',
     });
-    const idle = residentMemory(stream.pid!);
+    const idle = residentMemory(imageProcess.pid!);
+    const idleWithDecoders = residentMemoryWithChildren(imageProcess.pid!);
     const started = Date.now();
     const listingIds: string[] = [];
     for (let first = 0; first < total; first += perListing * 10) {
@@ -117,10 +124,17 @@ async function main() {
       listingIds.push(...body.results.map((r) => r.listing_id));
     }
     let peakRss = 0;
+    let peakWithDecoders = 0;
+    let peakStream = 0;
     let analysed = 0;
     while (analysed < total) {
       await sleep(250);
-      peakRss = Math.max(peakRss, residentMemory(stream.pid!)?.rssKb ?? 0);
+      peakRss = Math.max(peakRss, residentMemory(imageProcess.pid!)?.rssKb ?? 0);
+      peakWithDecoders = Math.max(
+        peakWithDecoders,
+        residentMemoryWithChildren(imageProcess.pid!)?.rssKb ?? 0,
+      );
+      peakStream = Math.max(peakStream, residentMemory(stream.pid!)?.rssKb ?? 0);
       const [row] = await queryRows<{ n: string }>(
         clickhouse,
         `SELECT count() AS n FROM listing_images WHERE account_id = {account:String}`,
@@ -138,19 +152,24 @@ async function main() {
        FROM listing_images FINAL WHERE account_id = {account:String}`,
       { account: key.account_id },
     );
-    const mem = residentMemory(stream.pid!);
+    const mem = residentMemory(imageProcess.pid!);
+    const streamMem = residentMemory(stream.pid!);
     console.log(
       `${total} photos (${listingIds.length} listings × ${perListing}) in ${seconds.toFixed(1)} s: ` +
-        `${(total / seconds).toFixed(1)} images/s with PHOTO_TAG_CONCURRENCY=${process.env.PHOTO_TAG_CONCURRENCY ?? 1}`,
+        `${(total / seconds).toFixed(1)} photos/s by one image process with ` +
+        `PHOTO_TAG_CONCURRENCY=${process.env.PHOTO_TAG_CONCURRENCY ?? 1}`,
     );
     console.log(
       `decoded ${stats!.decoded}, tagged ${stats!.tagged}, reused ${stats!.reused}; analysis per photo ` +
-        `(decode + hash + tag, worker CPU) p50 ${stats!.p50} ms, p95 ${stats!.p95} ms`,
+        `(decode + hash + tag) p50 ${stats!.p50} ms, p95 ${stats!.p95} ms`,
     );
     console.log(
-      `stream worker pid ${stream.pid}: resident ${Math.round((idle?.rssKb ?? 0) / 1024)} MB idle, ` +
-        `peak ${Math.round(peakRss / 1024)} MB while analysing, ${Math.round((mem?.rssKb ?? 0) / 1024)} MB after ` +
-        `(VmHWM ${Math.round((mem?.hwmKb ?? 0) / 1024)} MB)`,
+      `image process pid ${imageProcess.pid}: resident ${mb(idle?.rssKb)} MB idle, ` +
+        `peak ${mb(peakRss)} MB while analysing, ${mb(mem?.rssKb)} MB after (VmHWM ${mb(mem?.hwmKb)} MB); ` +
+        `with its decoder process(es): ${mb(idleWithDecoders?.rssKb)} MB idle, peak ${mb(peakWithDecoders)} MB`,
+    );
+    console.log(
+      `stream worker pid ${stream.pid}: peak ${mb(peakStream)} MB meanwhile (VmHWM ${mb(streamMem?.hwmKb)} MB)`,
     );
   } finally {
     await stopChildren(children);

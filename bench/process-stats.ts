@@ -46,7 +46,18 @@ export function residentMemory(pid: number): { rssKb: number; hwmKb: number } | 
   }
 }
 
-function childrenOf(pid: number): number[] {
+/** Resident memory of a process and its children (the image process and its decoders), in kB. */
+export function residentMemoryWithChildren(pid: number): { rssKb: number; children: number } | undefined {
+  const own = residentMemory(pid);
+  if (!own) return undefined;
+  const children = childrenOf(pid);
+  return {
+    rssKb: children.reduce((sum, child) => sum + (residentMemory(child)?.rssKb ?? 0), own.rssKb),
+    children: children.length,
+  };
+}
+
+export function childrenOf(pid: number): number[] {
   try {
     return fs
       .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')

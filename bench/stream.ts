@@ -1,10 +1,12 @@
 // npm run bench:stream — end-to-end stream figures: sustained listings/s from API 201 to stored in
 // ClickHouse (saturating phase), then freshness p50/p95 (201 → batch completed, from the outbox
-// timestamps) while posting at half of that rate, and the stream worker's resident memory.
+// timestamps) while posting at half of that rate, and the resident memory of the stream worker and
+// of the image process.
 //
 // Runs against the stack of the environment (npm start's by default; RLS_PORT_BASE / RLS_STATE_DIR /
-// *_URL select another). Starts its own gateway (BENCH_PORT, default 28191) and one stream worker
-// unless BENCH_BASE_URL points at running services. Knobs: BENCH_SECONDS (15), BENCH_CONCURRENCY (8).
+// *_URL select another). Starts its own gateway (BENCH_PORT, default 28191), one stream worker and
+// one image process unless BENCH_BASE_URL points at running services. Knobs: BENCH_SECONDS (15),
+// BENCH_CONCURRENCY (8).
 import { randomUUID } from 'node:crypto';
 import { createKafka, createProducer } from '../common/clients/kafka.ts';
 import type { Listing } from '../common/domain/listing.ts';
@@ -13,7 +15,7 @@ import { createLogger } from '../common/logger.ts';
 import { topicName } from '../common/topics.ts';
 import { queryRows } from '../common/clients/clickhouse.ts';
 import { workerRegistry } from '../common/worker-registry.ts';
-import { cpuSnapshot, printCpuTable, residentMemory } from './process-stats.ts';
+import { cpuSnapshot, printCpuTable, residentMemory, residentMemoryWithChildren } from './process-stats.ts';
 import { benchEnv, LOAD_GENERATOR, startBenchStack } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
@@ -200,13 +202,19 @@ async function main() {
       `p50 ${pct(50)} ms, p95 ${pct(95)} ms, max ${freshness.at(-1)} ms`,
   );
 
-  // Resident memory of the stream workers (Linux /proc), by the pids they report.
+  // Resident memory of the stream workers and image processes (Linux /proc), by the pids they
+  // report; an image process's decoder children counted with it.
   for (const beat of await workerRegistry(redis, env.REDIS_KEY_PREFIX).live()) {
+    const name = `${beat.role === 'images' ? 'image process' : 'stream worker'} ${beat.worker_id}`;
     const memory = residentMemory(beat.pid);
+    const withChildren = residentMemoryWithChildren(beat.pid);
     console.log(
       memory
-        ? `stream worker ${beat.worker_id}: ${memory.rssKb} kB resident (VmHWM ${memory.hwmKb} kB)`
-        : `stream worker ${beat.worker_id}: not on this machine`,
+        ? `${name}: ${memory.rssKb} kB resident (VmHWM ${memory.hwmKb} kB)` +
+            (withChildren?.children
+              ? `, ${withChildren.rssKb} kB with its ${withChildren.children} child process(es)`
+              : '')
+        : `${name}: not on this machine`,
     );
   }
   await close();

@@ -31,10 +31,11 @@ export async function startBenchStack(name: string, port: number, serviceEnv: No
   let baseUrl = process.env.BENCH_BASE_URL;
   if (!baseUrl) {
     const env = { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', ...serviceEnv };
-    children.push(spawnService('gateway', env), spawnService('stream', env));
+    children.push(spawnService('gateway', env), spawnService('stream', env), spawnService('images', env));
     processes.push(
       { name: 'gateway (API)', pid: children[0]!.pid! },
       { name: 'stream worker', pid: children[1]!.pid! },
+      { name: 'image process', pid: children[2]!.pid! },
     );
     await waitForHealth(port, { children, timeoutMs: 120_000 });
     baseUrl = `http://127.0.0.1:${port}`;

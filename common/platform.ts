@@ -116,10 +116,17 @@ export function createPlatform(env: BaseEnv, logger: Logger, clientId: string): 
     },
     stream_workers: async () => {
       const live = await workers.live();
-      if (!live.length) throw new Error('no stream worker has reported in the last 15 s');
+      // Image processes (role `images`) report their consumer too, but photos do not hold up storage.
+      const streams = live.filter((beat) => beat.role !== 'images');
+      if (!streams.length) throw new Error('no stream worker has reported in the last 15 s');
       // Events waiting for their webhook deliveries (common/webhooks/outbox.ts): reported, never failing.
       const outbox = await outboxStats(redis, `${env.REDIS_KEY_PREFIX}${OUTBOX_SUFFIX}`);
-      return { workers: live.length, consumers: summarizeLag(live), webhook_outbox: outbox };
+      return {
+        workers: streams.length,
+        image_processes: live.length - streams.length,
+        consumers: summarizeLag(live),
+        webhook_outbox: outbox,
+      };
     },
   };
 

@@ -15,8 +15,6 @@ import { streamEnvSchema } from './env.ts';
 import { startOpsServer } from './ops-server.ts';
 import { startExpiryJob } from './lifecycle/expiry.ts';
 import { startPipelines } from './pipelines.ts';
-import { imageCheckerEnvSchema } from './images/env.ts';
-import { startImageChecker } from './images/checker.ts';
 import { webhookWorkerEnvSchema } from './webhooks/env.ts';
 import { startWebhookWorker } from './webhooks/worker.ts';
 
@@ -26,21 +24,14 @@ await runProcess('stream', async (logger) => {
   const platform = await startPlatform(env, logger, `rls-stream-${workerId}`);
   const producer = await createProducer(platform.kafka);
   const consumers = await startPipelines(env, platform, producer, logger);
-  const images = await startImageChecker(platform, parseEnv(imageCheckerEnvSchema), logger, {
-    maxBytesPerPartition: env.STREAM_FETCH_MAX_BYTES_PER_PARTITION,
-  });
   const webhooks = await startWebhookWorker(platform, parseEnv(webhookWorkerEnvSchema), workerId, logger);
 
   const registry = workerRegistry(platform.redis, env.REDIS_KEY_PREFIX);
   const startedAt = new Date().toISOString();
   let beats = 0;
   const beat = async () => {
-    // Image checks too: their backlog is independent of storage (own group) and worth seeing.
     const report = Object.fromEntries(
-      Object.entries({ ...consumers, image_checks: images }).map(([name, c]) => [
-        name,
-        { partitions: c.assigned(), lag: c.lag() },
-      ]),
+      Object.entries(consumers).map(([name, c]) => [name, { partitions: c.assigned(), lag: c.lag() }]),
     );
     // Lag in the logs too, every ~30 s, for operators without access to /healthz.
     if (beats++ % 10 === 0)
@@ -75,7 +66,7 @@ await runProcess('stream', async (logger) => {
     port: env.STREAM_METRICS_PORT,
     host: env.STREAM_METRICS_HOST,
     platform,
-    consumers: { ...consumers, image_checks: images },
+    consumers,
     logger,
   });
   logger.info('stream worker running', { worker_id: workerId });
@@ -92,7 +83,6 @@ await runProcess('stream', async (logger) => {
       // Listings and status before views: the views consumer drains the shared quarantine writer.
       await Promise.all([
         Promise.all([consumers.listings.stop(), consumers.status.stop()]).then(() => consumers.views.stop()),
-        images.stop(),
         webhooks.stop(),
       ]);
       await registry.remove(workerId).catch(() => undefined);

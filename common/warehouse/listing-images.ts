@@ -1,4 +1,4 @@
-// `listing_images`: one row per listing image as the photo analysis saw it (migrations 0080, 0081):
+// `listing_images`: one row per listing image as the photo analysis saw it (migrations 0080, 0081, 0083):
 // decode facts, perceptual hashes, quality flags, RESO ImageOf tags and cross-account reuse.
 import { defineTable, type DateTimeText, type Provenance } from './table.ts';
 
@@ -10,6 +10,9 @@ export const photoOutcomes = [
   'not_an_image',
   'too_many_pixels',
   'too_small',
+  'unsupported_format',
+  'too_many_scans',
+  'decode_timeout',
 ] as const;
 export type PhotoOutcome = (typeof photoOutcomes)[number];
 

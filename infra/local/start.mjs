@@ -37,9 +37,12 @@ try {
   stack = await startStack(settings);
   // The worker's /metrics listener: PORT + 10 (8090) unless STREAM_METRICS_PORT says otherwise.
   const streamMetricsPort = process.env.STREAM_METRICS_PORT || String(settings.port + 10);
+  // The image process's: PORT + 11 (8091) unless IMAGES_METRICS_PORT says otherwise.
+  const imagesMetricsPort = process.env.IMAGES_METRICS_PORT || String(settings.port + 11);
   children = [
     spawnService('gateway', stack.env),
     spawnService('stream', { ...stack.env, STREAM_METRICS_PORT: streamMetricsPort }),
+    spawnService('images', { ...stack.env, IMAGES_METRICS_PORT: imagesMetricsPort }),
   ];
   for (const child of children) {
     child.on('exit', (code, signal) => {
@@ -51,10 +54,12 @@ try {
   // Generous: a worker's first start on a store without listing owners rebuilds them from
   // ClickHouse before it consumes (~1 min per 5 M listings; stream/listings/owners-rebuild.ts).
   await waitForHealth(settings.port, { children, timeoutMs: 300_000 });
+  await waitForHealth(Number(imagesMetricsPort), { children, timeoutMs: 120_000 });
   log(
     'stack',
     `serving http://127.0.0.1:${settings.port}/api/v1 (docs: /docs, dashboard: /dashboard, health: /healthz, ` +
-      `metrics: /metrics and :${streamMetricsPort}/metrics for the worker); Ctrl-C stops`,
+      `metrics: /metrics, :${streamMetricsPort}/metrics for the worker, :${imagesMetricsPort}/metrics for ` +
+      `the image process); Ctrl-C stops`,
   );
 } catch (error) {
   process.stderr.write(`[stack] start failed: ${error.message}\n`);

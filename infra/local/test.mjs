@@ -109,9 +109,11 @@ try {
     // Health details (components, lag, errors) are shown only with this token (README, "Health").
     OPERATOR_TOKEN: process.env.OPERATOR_TOKEN ?? 'rls-test-operator-token',
     // Workers the tests start bind any free port for /metrics; the suite's own worker (global-setup)
-    // gets PORT + 10, where the metrics tests read it.
+    // gets PORT + 10, where the metrics tests read it, and its image process PORT + 11.
     STREAM_METRICS_PORT: '0',
     RLS_TEST_STREAM_METRICS_PORT: process.env.STREAM_METRICS_PORT || String(settings.port + 10),
+    IMAGES_METRICS_PORT: '0',
+    RLS_TEST_IMAGES_METRICS_PORT: process.env.IMAGES_METRICS_PORT || String(settings.port + 11),
     RLS_SCHEMATHESIS_PYTHON: schemathesisPython,
     RLS_CLIENT_PYTHON: installedClients.python,
     RLS_CLIENT_PYTHONPATH: installedClients.pythonPath,

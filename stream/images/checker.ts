@@ -1,10 +1,9 @@
-// The image checker (issue 3 item 6): its own consumer group on rls.listings.v1 checks every image
+// The image checker (run by the image process, main.ts): its own consumer group on rls.listings.v1 checks every image
 // URL of every listing through the SSRF-safe client, counts results per batch in Redis, and stores
 // one row per image in ClickHouse `image_checks` with the listing message's Kafka provenance (so a
 // replayed range is skipped). Runs beside the listings sink; it never delays storing listings.
 // Each checked image is then analysed (photos.ts: decode, hash, tags, reuse) into `listing_images`.
 import type { ListingMessage } from '../../common/domain/messages.ts';
-import { parseEnv } from '../../common/env.ts';
 import type { Logger } from '../../common/logger.ts';
 import { createOutboundClient, outboundPolicyFromEnv } from '../../common/outbound/index.ts';
 import type { Platform } from '../../common/platform.ts';
@@ -15,7 +14,7 @@ import { startOffsetConsumer, type BatchContext, type BatchHandler } from '../of
 import { createClickHouseWriter, type Row } from '../sink/clickhouse-writer.ts';
 import { checkImage } from './check.ts';
 import type { ImageCheckerEnv } from './env.ts';
-import { photoEnvSchema } from './photo-env.ts';
+import type { PhotoEnv } from './photo-env.ts';
 import { createImagePools } from './pools.ts';
 import { createPhotoAnalyser } from './photos.ts';
 import { imageResolver } from './resolver.ts';
@@ -30,6 +29,7 @@ function hasImages(rawListing: unknown): boolean {
 export async function startImageChecker(
   platform: Platform,
   env: ImageCheckerEnv,
+  photoEnv: PhotoEnv,
   logger: Logger,
   fetchLimits: { maxBytesPerPartition?: number } = {},
 ) {
@@ -52,7 +52,7 @@ export async function startImageChecker(
   });
   const photos = await createPhotoAnalyser(
     { clickhouse: platform.clickhouse, redis: platform.redis, prefix: env.REDIS_KEY_PREFIX, outbound },
-    parseEnv(photoEnvSchema),
+    photoEnv,
     logger,
   );
   const photoWriter = createClickHouseWriter(platform.clickhouse, {

@@ -12,10 +12,15 @@ export const photoEnvSchema = z.object({
    */
   PHOTO_MODEL_PATH: z.string().optional(),
   /**
-   * Photos decoded, hashed and tagged at once per worker: the CPU-bound part (~10 ms of the model
-   * plus the decode per photo, each on one thread). Downloads are bounded by IMAGE_CHECK_* instead.
+   * Photos decoded at once per image process, each in a child process of its own (decode-pool.ts);
+   * the scene model runs beside them on one thread. Downloads are bounded by IMAGE_CHECK_* instead.
    */
   PHOTO_TAG_CONCURRENCY: envFields.positiveInt.max(16).default(1),
+  /**
+   * A photo's decode is stopped (its child process killed) after this long: outcome
+   * decode_timeout. An ordinary photo decodes in well under a second.
+   */
+  PHOTO_DECODE_TIMEOUT_MS: envFields.positiveInt.min(500).max(60_000).default(5_000),
   /** Larger bodies are not read past this size (outcome too_large). */
   PHOTO_MAX_BYTES: envFields.positiveInt.default(10 * 1024 * 1024),
   /** Larger images are not decoded (outcome too_many_pixels); width × height. */
@@ -23,7 +28,7 @@ export const photoEnvSchema = z.object({
   /** Images with a shorter side say nothing about a property (outcome too_small, e.g. 1×1 pixels). */
   PHOTO_MIN_SIDE: envFields.positiveInt.default(32),
   /** Below this summed probability the model abstains: image_of is Other, tags is empty. */
-  PHOTO_TAG_THRESHOLD: fraction.default(0.3),
+  PHOTO_TAG_THRESHOLD: fraction.default(0.33),
   /** Hashes (or mirrored hashes) at most this many bits apart are the same photo. */
   PHOTO_REUSE_MAX_DISTANCE: z.coerce.number().int().min(0).max(20).default(10),
 });

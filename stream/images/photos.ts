@@ -11,14 +11,15 @@ import type { OutboundClient } from '../../common/outbound/index.ts';
 import { countPhoto } from '../../common/photos/batch-summary.ts';
 import type { ListingImageRow } from '../../common/warehouse/listing-images.ts';
 import type { Provenance } from '../../common/warehouse/table.ts';
-import { decodePhoto } from './decode.ts';
+import { createDecodePool } from './decode-pool.ts';
 import { fetchPhoto } from './fetch-photo.ts';
 import { createLimiter } from './limiter.ts';
 import type { PhotoEnv } from './photo-env.ts';
 import { phash } from './phash.ts';
 import { reuseFinder } from './reuse.ts';
-import { roomTags, TAG_MODEL } from './room-tags.ts';
-import { loadPhotoModel } from './tagger.ts';
+import { floorPlanScore, isFloorPlan } from './floor-plan.ts';
+import { loadSceneModel } from './scene-model.ts';
+import { sceneTags, TAG_MODEL, type RoomTags } from './scene-tags.ts';
 
 export type PhotoRow = Omit<ListingImageRow, keyof Provenance>;
 
@@ -47,9 +48,14 @@ export async function createPhotoAnalyser(
   env: PhotoEnv,
   logger: Logger,
 ) {
-  const model = env.PHOTO_MODEL_PATH ? await loadPhotoModel(env.PHOTO_MODEL_PATH) : undefined;
+  const model = env.PHOTO_MODEL_PATH ? await loadSceneModel(env.PHOTO_MODEL_PATH) : undefined;
   if (!model) logger.warn('PHOTO_MODEL_PATH is not set: photos are decoded and hashed but not tagged');
-  const cpu = createLimiter(env.PHOTO_TAG_CONCURRENCY, env.PHOTO_TAG_CONCURRENCY);
+  // Decoding (in child processes killed at the deadline) and tagging, accounts taking turns.
+  const cpu = createDecodePool({
+    size: env.PHOTO_TAG_CONCURRENCY,
+    timeoutMs: env.PHOTO_DECODE_TIMEOUT_MS,
+    limits: { maxPixels: env.PHOTO_MAX_PIXELS, minSide: env.PHOTO_MIN_SIDE },
+  });
   // Photos held in memory at once (downloading, waiting for the CPU, being analysed): downloads
   // finish faster than the CPU analyses, and a batch can hold thousands of images, so without this
   // their bodies (up to PHOTO_MAX_BYTES each) would pile up. At most half of them per account.
@@ -144,25 +150,28 @@ export async function createPhotoAnalyser(
       return undefined;
     }
     row.bytes = fetched.body.length;
-    return cpu.run('cpu', async () => {
-      const started = performance.now();
-      const decoded = await decodePhoto(fetched.body, {
-        maxPixels: env.PHOTO_MAX_PIXELS,
-        minSide: env.PHOTO_MIN_SIDE,
-      });
-      if (!decoded.ok) return { decoded, ms: performance.now() - started };
-      const { photo } = decoded;
-      const hashes = { phash: phash(photo.hashGrey), mirrored: phash(photo.hashGrey, true) };
-      let tagError = '';
-      let tags: ReturnType<typeof roomTags> | undefined;
-      try {
-        if (model) tags = roomTags(await model.classify(photo.modelRgb), env.PHOTO_TAG_THRESHOLD);
-      } catch (error) {
-        tagError = `tagging failed: ${(error as Error).message}`.slice(0, 500);
-        logger.warn('photo tagging failed', { url: input.url, error: tagError });
-      }
-      return { decoded, photo, hashes, tags, tagError, ms: performance.now() - started };
-    });
+    // The decoder's turn covers decoding only: the model runs after it, so the next photo decodes
+    // (in its child process) while this one is classified, and photos classified meanwhile share
+    // one batch (scene-model.ts).
+    const { decoded, started } = await cpu.decode(row.account_id, fetched.body, (result, at) => ({
+      decoded: result,
+      started: at,
+    }));
+    if (!decoded.ok) return { decoded, ms: performance.now() - started };
+    const { photo } = decoded;
+    const hashes = { phash: phash(photo.hashGrey), mirrored: phash(photo.hashGrey, true) };
+    let tagError = '';
+    let tags: RoomTags | undefined;
+    try {
+      // A floor plan is line art, not a scene: told apart by its pixels before the model is asked.
+      if (isFloorPlan(photo))
+        tags = { tags: [{ tag: 'FloorPlan', confidence: floorPlanScore(photo) }], image_of: 'FloorPlan' };
+      else if (model) tags = sceneTags(await model.classify(photo.modelRgb), env.PHOTO_TAG_THRESHOLD);
+    } catch (error) {
+      tagError = `tagging failed: ${(error as Error).message}`.slice(0, 500);
+      logger.warn('photo tagging failed', { url: input.url, error: tagError });
+    }
+    return { decoded, photo, hashes, tags, tagError, ms: performance.now() - started };
   }
 
   return {
@@ -173,6 +182,7 @@ export async function createPhotoAnalyser(
       buffers.abort(error);
     },
     async close() {
+      await cpu.close();
       await model?.release();
     },
   };

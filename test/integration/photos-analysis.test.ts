@@ -192,7 +192,7 @@ describe('photo analysis (happy, error, security)', () => {
       });
       expect(a[4]!.tags).toEqual([]);
       expect(a[5]).toMatchObject({ outcome: 'too_small', width: 0, image_of: '' });
-      expect(a[6]).toMatchObject({ outcome: 'not_an_image', image_of: '' });
+      expect(a[6]).toMatchObject({ outcome: 'unsupported_format', image_of: '' });
       expect(a[7]).toMatchObject({ outcome: 'too_large', bytes: 0 });
       expect(a[8]).toMatchObject({ outcome: 'not_checked' }); // 404: the check failed, nothing fetched
 

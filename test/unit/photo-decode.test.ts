@@ -35,8 +35,10 @@ describe('photo decode', () => {
     });
     expect(await decodePhoto(Buffer.from('<html>not an image</html>'), limits)).toMatchObject({
       ok: false,
-      outcome: 'not_an_image',
+      outcome: 'unsupported_format',
     });
+    const truncated = (await grey(300, 200).jpeg().toBuffer()).subarray(0, 40);
+    expect(await decodePhoto(truncated, limits)).toMatchObject({ ok: false, outcome: 'not_an_image' });
     const big = await grey(400, 300).jpeg().toBuffer();
     expect(await decodePhoto(big, { ...limits, maxPixels: 100_000 })).toMatchObject({
       ok: false,

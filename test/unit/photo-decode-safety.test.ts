@@ -1,0 +1,143 @@
+// What a hostile image can cost the photo analysis (stream/images/sniff.ts, decode.ts,
+// decode-pool.ts): only photo formats reach libvips, absurd JPEG scan counts are refused unread, a
+// decode past its deadline is killed with its process, and accounts take turns for the decoder.
+import sharp from 'sharp';
+import { afterEach, describe, expect, it } from 'vitest';
+import { decodePhoto, MAX_JPEG_SCANS } from '../../stream/images/decode.ts';
+import { createDecodePool, type DecodePool } from '../../stream/images/decode-pool.ts';
+import { jpegScanCount, sniffFormat } from '../../stream/images/sniff.ts';
+
+const limits = { maxPixels: 40_000_000, minSide: 32 };
+
+function noise(width: number, height: number): Buffer {
+  const bytes = Buffer.alloc(width * height * 3);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = ((i * 2654435761) >>> 24) & 255;
+  return bytes;
+}
+const picture = (width: number, height: number) =>
+  sharp(noise(width, height), { raw: { width, height, channels: 3 } });
+
+/** A small SVG whose nested <use> elements draw 10⁶ circles: minutes of rendering in libvips. */
+function svgBomb(): Buffer {
+  let defs = '<circle id="l0" cx="5" cy="5" r="4"/>';
+  for (let level = 1; level <= 6; level++)
+    defs += `<g id="l${level}">${Array.from({ length: 10 }, () => `<use href="#l${level - 1}"/>`).join('')}</g>`;
+  return Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="4000"><defs>${defs}</defs><use href="#l6"/></svg>`,
+  );
+}
+
+/** A progressive JPEG with its last scan repeated `copies` times: every scan is a pass over the image. */
+async function manyScans(copies: number): Promise<Buffer> {
+  const jpeg = await picture(300, 300).jpeg({ progressive: true }).toBuffer();
+  let at = 2;
+  let lastScan = -1;
+  let end = -1;
+  while (at < jpeg.length) {
+    const marker = jpeg[at + 1]!;
+    if (marker === 0xd9) {
+      end = at;
+      break;
+    }
+    const start = at;
+    at += 2 + ((jpeg[at + 2]! << 8) | jpeg[at + 3]!);
+    if (marker !== 0xda) continue;
+    lastScan = start;
+    while (
+      at + 1 < jpeg.length &&
+      !(jpeg[at] === 0xff && jpeg[at + 1] !== 0 && (jpeg[at + 1]! & 0xf8) !== 0xd0)
+    )
+      at++;
+  }
+  const scan = jpeg.subarray(lastScan, end);
+  return Buffer.concat([jpeg.subarray(0, lastScan), ...Array<Buffer>(copies).fill(scan), jpeg.subarray(end)]);
+}
+
+describe('photo formats', () => {
+  it('decodes JPEG, PNG, WebP, GIF and AVIF by their magic bytes (happy)', async () => {
+    const source = picture(120, 80);
+    const bodies = {
+      jpeg: await source.clone().jpeg().toBuffer(),
+      png: await source.clone().png().toBuffer(),
+      webp: await source.clone().webp().toBuffer(),
+      gif: await source.clone().gif().toBuffer(),
+      avif: await source.clone().avif().toBuffer(),
+    };
+    for (const [format, body] of Object.entries(bodies)) {
+      expect(sniffFormat(body)).toBe(format);
+      const result = await decodePhoto(body, limits);
+      expect(result.ok && result.photo.format).toBe(format === 'avif' ? 'heif' : format);
+    }
+  });
+
+  it('refuses SVG, TIFF and HTML before decoding, however they are labelled (security)', async () => {
+    const started = performance.now();
+    const svg = await decodePhoto(svgBomb(), limits);
+    expect(svg).toMatchObject({ ok: false, outcome: 'unsupported_format' });
+    expect(!svg.ok && svg.error).toMatch(/SVG/);
+    // Refused unread: the bomb takes minutes to render.
+    expect(performance.now() - started).toBeLessThan(5_000);
+    const tiff = await picture(120, 80).tiff().toBuffer();
+    expect(await decodePhoto(tiff, limits)).toMatchObject({ ok: false, outcome: 'unsupported_format' });
+    expect(await decodePhoto(Buffer.from('<html>not an image</html>'), limits)).toMatchObject({
+      ok: false,
+      outcome: 'unsupported_format',
+    });
+  });
+
+  it('refuses a JPEG with absurdly many scans and decodes an ordinary progressive one (security)', async () => {
+    const ordinary = await picture(300, 300).jpeg({ progressive: true }).toBuffer();
+    expect(jpegScanCount(ordinary)).toBeLessThan(20);
+    expect((await decodePhoto(ordinary, limits)).ok).toBe(true);
+    const bomb = await manyScans(2 * MAX_JPEG_SCANS);
+    expect(jpegScanCount(bomb)).toBeGreaterThan(MAX_JPEG_SCANS);
+    expect(await decodePhoto(bomb, limits)).toMatchObject({ ok: false, outcome: 'too_many_scans' });
+  });
+});
+
+describe('decode pool', () => {
+  let pool: DecodePool | undefined;
+  afterEach(async () => {
+    await pool?.close();
+    pool = undefined;
+  });
+
+  it('decodes in a child process: the same views as decoding here (happy)', async () => {
+    pool = createDecodePool({ size: 1, timeoutMs: 30_000, limits });
+    const body = await picture(300, 200).jpeg().toBuffer();
+    const [here, there] = [await decodePhoto(body, limits), await pool.decode('a', body, (r) => r)];
+    expect(there.ok).toBe(true);
+    expect(there.ok && here.ok && Buffer.compare(there.photo.modelRgb, here.photo.modelRgb)).toBe(0);
+    expect(there.ok && Buffer.isBuffer(there.photo.hashGrey) && there.photo.hashGrey.length).toBe(32 * 32);
+  });
+
+  it('kills a decode that outlives its deadline and decodes the next photo (security)', async () => {
+    const small = await picture(300, 200).jpeg().toBuffer();
+    // 25 megapixels of noise as AVIF: no shrink-on-load, ~1.7 s of AV1 decoding on an idle core,
+    // ~150 times the small photo's decode.
+    const slow = await picture(5000, 5000).avif({ effort: 0, quality: 30 }).toBuffer();
+    // The deadline scales with this machine's current speed: a few times what a fresh decoder
+    // takes for the small photo (its first decode, library loading included).
+    const probe = createDecodePool({ size: 1, timeoutMs: 60_000, limits });
+    const t0 = performance.now();
+    expect((await probe.decode('a', small, (r) => r)).ok).toBe(true);
+    const cold = performance.now() - t0;
+    await probe.close();
+    pool = createDecodePool({ size: 1, timeoutMs: Math.round(3 * cold + 200), limits });
+    expect((await pool.decode('a', small, (r) => r)).ok).toBe(true);
+    expect(await pool.decode('a', slow, (r) => r)).toMatchObject({ ok: false, outcome: 'decode_timeout' });
+    expect((await pool.decode('a', small, (r) => r)).ok).toBe(true); // a new decoder
+  });
+
+  it("serves accounts in turns: one account's queued photos do not hold another's (security)", async () => {
+    pool = createDecodePool({ size: 1, timeoutMs: 30_000, limits });
+    const body = await picture(600, 400).jpeg().toBuffer();
+    const finished: string[] = [];
+    const decode = (account: string, name: string) =>
+      pool!.decode(account, body, () => void finished.push(name));
+    const all = [1, 2, 3, 4, 5].map((n) => decode('flooder', `flooder-${n}`));
+    all.push(decode('other', 'other'));
+    await Promise.all(all);
+    expect(finished.indexOf('other')).toBe(1);
+  });
+});
