@@ -9,65 +9,23 @@ import sharp from 'sharp';
 import { parseEnv } from '../common/env.ts';
 import { createDecodePool } from '../stream/images/decode-pool.ts';
 import { photoEnvSchema } from '../stream/images/photo-env.ts';
+import { picture, repeatLastScan, svgBomb } from '../test/support/image-bombs.ts';
 
 const env = parseEnv(photoEnvSchema);
 const limits = { maxPixels: env.PHOTO_MAX_PIXELS, minSide: env.PHOTO_MIN_SIDE };
-
-function noise(width: number, height: number): Buffer {
-  const bytes = Buffer.alloc(width * height * 3);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = ((i * 2654435761) >>> 24) & 255;
-  return bytes;
-}
-
-function svgBomb(): Buffer {
-  let defs = '<circle id="l0" cx="5" cy="5" r="4"/>';
-  for (let level = 1; level <= 6; level++)
-    defs += `<g id="l${level}">${Array.from({ length: 10 }, () => `<use href="#l${level - 1}"/>`).join('')}</g>`;
-  return Buffer.from(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="6000" height="6000"><defs>${defs}</defs><use href="#l6"/></svg>`,
-  );
-}
 
 async function scanBomb(): Promise<Buffer> {
   const jpeg = await sharp({ create: { width: 6000, height: 6000, channels: 3, background: '#808080' } })
     .jpeg({ progressive: true })
     .toBuffer();
-  // The last scan repeated: libjpeg reads every one of them.
-  let at = 2;
-  let lastScan = -1;
-  let end = -1;
-  while (at < jpeg.length) {
-    const marker = jpeg[at + 1]!;
-    if (marker === 0xd9) {
-      end = at;
-      break;
-    }
-    const start = at;
-    at += 2 + ((jpeg[at + 2]! << 8) | jpeg[at + 3]!);
-    if (marker !== 0xda) continue;
-    lastScan = start;
-    while (
-      at + 1 < jpeg.length &&
-      !(jpeg[at] === 0xff && jpeg[at + 1] !== 0 && (jpeg[at + 1]! & 0xf8) !== 0xd0)
-    )
-      at++;
-  }
-  const scan = jpeg.subarray(lastScan, end);
-  return Buffer.concat([jpeg.subarray(0, lastScan), ...Array<Buffer>(10_000).fill(scan), jpeg.subarray(end)]);
+  return repeatLastScan(jpeg, 10_000);
 }
 
-const ordinary = await sharp(noise(1200, 900), { raw: { width: 1200, height: 900, channels: 3 } })
-  .jpeg({ quality: 85 })
-  .toBuffer();
+const ordinary = await picture(1200, 900).jpeg({ quality: 85 }).toBuffer();
 const bombs: [string, Buffer][] = [
-  ['svg (nested <use>)', svgBomb()],
+  ['svg (nested <use>)', svgBomb(6000)],
   ['jpeg (10,000 scans)', await scanBomb()],
-  [
-    'avif (36 MP noise)',
-    await sharp(noise(6000, 6000), { raw: { width: 6000, height: 6000, channels: 3 } })
-      .avif({ effort: 0, quality: 30 })
-      .toBuffer(),
-  ],
+  ['avif (36 MP noise)', await picture(6000, 6000).avif({ effort: 0, quality: 30 }).toBuffer()],
 ];
 
 const pool = createDecodePool({

@@ -1,56 +1,17 @@
 // What a hostile image can cost the photo analysis (stream/images/sniff.ts, decode.ts,
 // decode-pool.ts): only photo formats reach libvips, absurd JPEG scan counts are refused unread, a
 // decode past its deadline is killed with its process, and accounts take turns for the decoder.
-import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodePhoto, MAX_JPEG_SCANS } from '../../stream/images/decode.ts';
 import { createDecodePool, type DecodePool } from '../../stream/images/decode-pool.ts';
 import { jpegScanCount, sniffFormat } from '../../stream/images/sniff.ts';
+import { picture, repeatLastScan, svgBomb } from '../support/image-bombs.ts';
 
 const limits = { maxPixels: 40_000_000, minSide: 32 };
 
-function noise(width: number, height: number): Buffer {
-  const bytes = Buffer.alloc(width * height * 3);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = ((i * 2654435761) >>> 24) & 255;
-  return bytes;
-}
-const picture = (width: number, height: number) =>
-  sharp(noise(width, height), { raw: { width, height, channels: 3 } });
-
-/** A small SVG whose nested <use> elements draw 10⁶ circles: minutes of rendering in libvips. */
-function svgBomb(): Buffer {
-  let defs = '<circle id="l0" cx="5" cy="5" r="4"/>';
-  for (let level = 1; level <= 6; level++)
-    defs += `<g id="l${level}">${Array.from({ length: 10 }, () => `<use href="#l${level - 1}"/>`).join('')}</g>`;
-  return Buffer.from(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="4000"><defs>${defs}</defs><use href="#l6"/></svg>`,
-  );
-}
-
 /** A progressive JPEG with its last scan repeated `copies` times: every scan is a pass over the image. */
 async function manyScans(copies: number): Promise<Buffer> {
-  const jpeg = await picture(300, 300).jpeg({ progressive: true }).toBuffer();
-  let at = 2;
-  let lastScan = -1;
-  let end = -1;
-  while (at < jpeg.length) {
-    const marker = jpeg[at + 1]!;
-    if (marker === 0xd9) {
-      end = at;
-      break;
-    }
-    const start = at;
-    at += 2 + ((jpeg[at + 2]! << 8) | jpeg[at + 3]!);
-    if (marker !== 0xda) continue;
-    lastScan = start;
-    while (
-      at + 1 < jpeg.length &&
-      !(jpeg[at] === 0xff && jpeg[at + 1] !== 0 && (jpeg[at + 1]! & 0xf8) !== 0xd0)
-    )
-      at++;
-  }
-  const scan = jpeg.subarray(lastScan, end);
-  return Buffer.concat([jpeg.subarray(0, lastScan), ...Array<Buffer>(copies).fill(scan), jpeg.subarray(end)]);
+  return repeatLastScan(await picture(300, 300).jpeg({ progressive: true }).toBuffer(), copies);
 }
 
 describe('photo formats', () => {
