@@ -4,7 +4,7 @@
 // per message and per request — docs/ingest.md, "Performance"). Each caller's promise
 // settles with the send that carried its messages, so a failure still fails exactly its requests.
 //
-// A send is bounded by bytes as well as by messages (issue 13 item 18): the broker refuses a record
+// A send is bounded by bytes as well as by messages: the broker refuses a record
 // batch above its max.message.bytes (~1 MiB by default) as a whole, and every request of a send
 // fails with it, so requests that were fine alone failed together. A request whose messages alone
 // exceed the bound still goes out, alone: if the broker refuses it, only that request fails.

@@ -138,7 +138,7 @@ export async function coveredProducer(
   function sendBatch(batch: ProducerBatch): Promise<RecordMetadata[]> {
     if (!idempotent) return sendNow(batch);
     const turn = previous.then(() => sendNow(batch));
-    previous = turn.catch(() => undefined);
+    previous = turn.catch(() => undefined); // the queue only orders; the caller gets turn's failure
     return turn;
   }
 

@@ -1,7 +1,7 @@
 // The webhook outbox: a Redis stream (`<prefix>outbox`, batchStore().outboxKey) that the ingest API
 // and the stream append events to and the delivery workers' consumer group reads
-// (stream/webhooks/fanout.ts). Appends never cap its length: a cap (MAXLEN ~100000, issue 13 item
-// 18) silently dropped the oldest *unread* events once a backlog passed it. Instead, entries the
+// (stream/webhooks/fanout.ts). Appends never cap its length: a cap (MAXLEN ~100000) would silently
+// drop the oldest *unread* events once a backlog passed it. Instead, entries the
 // group has read and acknowledged are trimmed (trimOutbox), and the backlog is watched
 // (stream/webhooks/outbox-watch.ts) and shown in /healthz (outboxStats).
 import type { Redis } from 'ioredis';

@@ -18,6 +18,7 @@ export function createKeysRouter(ctx: IngestContext, openapi?: OpenApiRegistry):
     keys: platform.keys,
     audit: ctx.keyAudit,
     quota: quotaStore(platform.redis, platform.env.REDIS_KEY_PREFIX),
+    logger: platform.logger.child({ task: 'key-admin' }),
   });
   const router = Router();
   const guard = [authenticate(platform.keys), requireRole('admin')];

@@ -12,6 +12,7 @@
 // permanent key or revoke its own replacement.
 import type { KeyMode } from '../../common/auth/api-key-format.ts';
 import type { KeyActor } from '../../common/auth/key-audit.ts';
+import type { Logger } from '../../common/logger.ts';
 import {
   KeyNotRollableError,
   KeyStoreError,
@@ -48,6 +49,7 @@ export interface KeyAdminDeps {
   quota: QuotaStore;
   /** Copies the audit events the changes queued into ClickHouse (key-audit-flush.ts). */
   audit: { soon(): void };
+  logger: Logger;
 }
 
 export function keyAdminService(deps: KeyAdminDeps) {
@@ -69,12 +71,22 @@ export function keyAdminService(deps: KeyAdminDeps) {
     await deps.quota.reserve(owner, 'key_changes', 1, MAX_KEY_CHANGES_PER_DAY, at).catch((error: unknown) => {
       throw error instanceof AppError ? error : dependencyUnavailable('redis', error);
     });
+    // A refund that fails leaves the day's count one too high (the account can make one change
+    // fewer today): logged, never turned into a failure of the request it compensates.
+    const refund = () =>
+      deps.quota.refund(owner, 'key_changes', 1, at).catch((error: unknown) =>
+        deps.logger.warn('key change not given back to the daily count', {
+          account_id: owner.accountId,
+          mode: owner.mode,
+          error: String(error),
+        }),
+      );
     try {
       const result = await change();
-      if (result === null) await deps.quota.refund(owner, 'key_changes', 1, at).catch(() => undefined);
+      if (result === null) await refund();
       return result;
     } catch (error) {
-      await deps.quota.refund(owner, 'key_changes', 1, at).catch(() => undefined);
+      await refund();
       throw error;
     }
   }

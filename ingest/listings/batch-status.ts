@@ -2,7 +2,7 @@
 // (any other account gets the same 404 as an unknown id, so ids cannot be probed), and there for
 // the keys of the batch's mode (a test key never reads live batches, nor a live key test ones)
 // and the key that created it (a live key's `test_mode` batch), plus the image
-// check counters that the image checker (webhooks/outbound, issue 7) keeps in the Redis hash
+// check counters that the image process (stream/images) keeps in the Redis hash
 // `${prefix}batch:${id}:images` (fields checked, ok, failed, pending).
 import type { Redis } from 'ioredis';
 import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
