@@ -43,6 +43,16 @@ const required = (what: string) => (issue: { input: unknown }) =>
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
+/** A comma-separated list, items trimmed, empty items dropped; unset is the empty list. */
+const commaList = z
+  .string()
+  .default('')
+  .transform((value) =>
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean),
+  );
 
 /** Building blocks that several process schemas share. */
 export const envFields = {
@@ -66,32 +76,18 @@ export const envFields = {
     .string({ error: required('redis:// or rediss:// URL') })
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL'),
   /** host:port,host:port,… of Redis Cluster nodes; unset or empty for a single node (REDIS_URL). */
-  redisClusterNodes: z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((node) => node.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.string().regex(/^[^:\s]+:\d{1,5}$/, 'each node must be host:port'))),
+  redisClusterNodes: commaList.pipe(
+    z.array(z.string().regex(/^[^:\s]+:\d{1,5}$/, 'each node must be host:port')),
+  ),
   logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   topicPrefix: z
     .string()
     .regex(/^[a-z0-9._-]*$/, 'lowercase letters, digits, dot, dash, underscore')
     .default(''),
   /** Comma-separated http(s) URLs (CLICKHOUSE_NODES). */
-  urlList: z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((url) => url.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.url({ protocol: /^https?$/, error: 'each node must be an http(s):// URL' }))),
+  urlList: commaList.pipe(
+    z.array(z.url({ protocol: /^https?$/, error: 'each node must be an http(s):// URL' })),
+  ),
   cidrList: z
     .string()
     .default('')
