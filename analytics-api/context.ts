@@ -1,8 +1,7 @@
 // Composition root of the analytics API.
-import { parseEnv } from '../common/env.ts';
 import type { Platform } from '../common/platform.ts';
 import { createAnswerCache, type AnswerCache } from './cache.ts';
-import { analyticsSettingsSchema } from './env.ts';
+import type { AnalyticsSettings } from './env.ts';
 import { accuracySource } from './services/estimate-accuracy.ts';
 import type { EstimateDeps } from './services/estimate.ts';
 
@@ -14,18 +13,12 @@ export interface AnalyticsContext {
   close(): Promise<void>;
 }
 
-export interface AnalyticsOptions {
-  cacheTtlSeconds?: number;
-  usdTzs?: number;
-}
-
-/** Options default to the process environment (ANALYTICS_CACHE_TTL_SECONDS), parsed once here. */
+/** `settings`: ANALYTICS_CACHE_TTL_SECONDS and FX_USD_TZS of the serving process's environment. */
 export async function createAnalyticsContext(
   platform: Platform,
-  options: AnalyticsOptions = {},
+  settings: AnalyticsSettings,
 ): Promise<AnalyticsContext> {
-  const settings = parseEnv(analyticsSettingsSchema);
-  const ttl = options.cacheTtlSeconds ?? settings.ANALYTICS_CACHE_TTL_SECONDS;
+  const ttl = settings.ANALYTICS_CACHE_TTL_SECONDS;
   const cache = createAnswerCache({
     redis: platform.redis,
     keyPrefix: platform.env.REDIS_KEY_PREFIX,
@@ -36,7 +29,7 @@ export async function createAnalyticsContext(
     clickhouse: platform.clickhouse,
     // The backtest runs daily; its latest run is re-read once per cache lifetime (≥ 1 s).
     accuracy: accuracySource(platform.clickhouse, Math.max(1, ttl)),
-    usdTzs: options.usdTzs ?? settings.FX_USD_TZS,
+    usdTzs: settings.FX_USD_TZS,
   };
   return { platform, cache, estimates, close: async () => undefined };
 }

@@ -4,7 +4,7 @@
 // (the same library as the stream) into a small `bench_cells` table that the generator joins.
 //
 // Listings follow a price model with the structure real asking rents have, so the rent estimate's
-// backtest (common/estimate/backtest.ts) means something on this data (LISTING_MODEL, below):
+// backtest (stream/estimate/backtest.ts) means something on this data (LISTING_MODEL, below):
 //   rent = type rent × city factor × place level × cell factor × (floor area / type's typical)^0.7
 //          × 7 %-a-year trend × exp(0.2 z)
 // - place level: each neighbourhood has its own (lognormal, σ 0.35: Masaki is not Mbagala); a cell

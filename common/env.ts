@@ -2,6 +2,7 @@
 // at boot; a bad or missing variable stops the process with the variable named.
 import { z } from 'zod';
 import { clusterKeyPrefix } from './clients/redis.ts';
+import { DEFAULT_USD_TZS } from './domain/fx.ts';
 import { localStackDefaults } from './local-stack-defaults.ts';
 
 export class EnvError extends Error {}
@@ -99,8 +100,12 @@ export const envFields = {
     ),
 };
 
-/** Variables every service process reads (see README, "Configuration"). */
-export const baseEnvSchema = z.object({
+/**
+ * Every variable that more than one program reads, declared once (README, "Configuration"). Each
+ * program's schema picks the ones it reads from here and adds its own; the picks below are the
+ * groups several programs share.
+ */
+export const sharedEnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: envFields.logLevel,
   KAFKA_BROKERS: envFields.kafkaBrokers,
@@ -122,5 +127,92 @@ export const baseEnvSchema = z.object({
   REDIS_MEMORY_DEGRADED_RATIO: z.coerce.number().gt(0).lte(1).default(0.9),
   // Outbound calls (webhooks, image checks) refuse non-public addresses except these CIDRs; empty in production.
   OUTBOUND_ALLOW_CIDRS: envFields.cidrList,
+  // The API's HTTP port. Unset: each API process's own default (gateway 8080, ingest 8081, analytics
+  // 8082), and outbound calls refuse all three (outbound/service-ports.ts).
+  PORT: port.optional(),
+  // HTTPS beside HTTP (http/tls.ts): both files or neither; TLS_PORT unset: PORT + 363.
+  TLS_CERT_FILE: z.string().min(1).optional(),
+  TLS_KEY_FILE: z.string().min(1).optional(),
+  TLS_PORT: port.optional(),
+  // Further ports of the local stack that outbound calls never reach; in production usually absent.
+  CLICKHOUSE_TCP_PORT: port.optional(),
+  KAFKA_CONTROLLER_PORT: port.optional(),
+  // How long an HTTP listener waits for a client's headers and whole request (http/timeouts.ts).
+  HTTP_HEADERS_TIMEOUT_MS: positiveInt.default(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: positiveInt.default(30_000),
+  // Shows health details to whoever presents it (X-Operator-Token); unset: to nobody.
+  OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  // TZS per USD: the stream stores price_tzs with it, the analytics answers in USD with it.
+  FX_USD_TZS: z.coerce.number().positive().finite().default(DEFAULT_USD_TZS),
+  // Consumer group names: <prefix>.<consumer> (the stream workers' and the image processes').
+  STREAM_GROUP_PREFIX: envFields.topicPrefix.default('rls'),
+});
+export type SharedEnv = z.infer<typeof sharedEnvSchema>;
+
+/** Variables every service process reads: its clients (common/platform.ts) and their health. */
+export const baseEnvSchema = sharedEnvSchema.pick({
+  NODE_ENV: true,
+  LOG_LEVEL: true,
+  KAFKA_BROKERS: true,
+  KAFKA_TOPIC_PREFIX: true,
+  CLICKHOUSE_URL: true,
+  CLICKHOUSE_USER: true,
+  CLICKHOUSE_PASSWORD: true,
+  CLICKHOUSE_DATABASE: true,
+  CLICKHOUSE_NODES: true,
+  REDIS_URL: true,
+  REDIS_CLUSTER_NODES: true,
+  REDIS_KEY_PREFIX: true,
+  REDIS_MEMORY_DEGRADED_RATIO: true,
+  OUTBOUND_ALLOW_CIDRS: true,
 });
 export type BaseEnv = z.infer<typeof baseEnvSchema>;
+
+/** What the outbound policy of a process that calls out reads (outbound/service-ports.ts). */
+export const outboundEnvSchema = sharedEnvSchema.pick({
+  OUTBOUND_ALLOW_CIDRS: true,
+  KAFKA_BROKERS: true,
+  CLICKHOUSE_URL: true,
+  REDIS_URL: true,
+  PORT: true,
+  TLS_PORT: true,
+  TLS_CERT_FILE: true,
+  CLICKHOUSE_TCP_PORT: true,
+  KAFKA_CONTROLLER_PORT: true,
+});
+export type OutboundEnv = z.infer<typeof outboundEnvSchema>;
+
+/** What every HTTP listener reads: API processes and the workers' ops listeners (http/app.ts). */
+export const listenerEnvSchema = sharedEnvSchema.pick({
+  HTTP_HEADERS_TIMEOUT_MS: true,
+  HTTP_REQUEST_TIMEOUT_MS: true,
+  OPERATOR_TOKEN: true,
+});
+export type ListenerEnv = z.infer<typeof listenerEnvSchema>;
+
+/** What an API process's HTTPS listener reads (http/tls.ts). */
+export const tlsEnvSchema = sharedEnvSchema.pick({ TLS_CERT_FILE: true, TLS_KEY_FILE: true, TLS_PORT: true });
+export type TlsEnv = z.infer<typeof tlsEnvSchema>;
+
+/**
+ * The check across the listener's variables, for the `superRefine` of a process schema that picks
+ * them (a refinement does not survive `extend` of its fields).
+ */
+export function checkListenerEnv(env: ListenerEnv, ctx: z.RefinementCtx): void {
+  if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['HTTP_HEADERS_TIMEOUT_MS'],
+      message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
+    });
+}
+
+/** The check across the TLS variables, for the `superRefine` of an API process's schema. */
+export function checkTlsEnv(env: TlsEnv, ctx: z.RefinementCtx): void {
+  if (!!env.TLS_CERT_FILE !== !!env.TLS_KEY_FILE)
+    ctx.addIssue({
+      code: 'custom',
+      path: [env.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'],
+      message: 'TLS_CERT_FILE and TLS_KEY_FILE must be set together',
+    });
+}

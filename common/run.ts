@@ -1,17 +1,34 @@
 // Process lifecycle shared by every entry point: parse env, start, stop cleanly on SIGINT/SIGTERM,
 // exit non-zero with a clear message when start-up fails.
-import { EnvError } from './env.ts';
-import { createLogger, type Logger } from './logger.ts';
+import type { z } from 'zod';
+import { EnvError, parseEnv } from './env.ts';
+import { createLogger, type Logger, type LogLevel } from './logger.ts';
 
 export interface Stoppable {
   stop(): Promise<void>;
 }
 
-export async function runProcess(name: string, start: (logger: Logger) => Promise<Stoppable>): Promise<void> {
-  const logger = createLogger((process.env.LOG_LEVEL as never) || 'info', { service: name });
+/**
+ * Runs a service process: parses its environment with `schema` once (a bad variable stops it with
+ * the variable named), logs at its LOG_LEVEL, and hands both to `start`; nothing reads the
+ * environment after this.
+ */
+export async function runProcess<S extends z.ZodType<{ LOG_LEVEL: LogLevel }>>(
+  name: string,
+  schema: S,
+  start: (env: z.infer<S>, logger: Logger) => Promise<Stoppable>,
+): Promise<void> {
+  let env: z.infer<S>;
+  try {
+    env = parseEnv(schema);
+  } catch (error) {
+    process.stderr.write(`${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+  const logger = createLogger(env.LOG_LEVEL, { service: name });
   let running: Stoppable;
   try {
-    running = await start(logger);
+    running = await start(env, logger);
   } catch (error) {
     if (error instanceof EnvError) {
       process.stderr.write(`${name}: ${error.message}\n`);

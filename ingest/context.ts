@@ -2,7 +2,9 @@
 import { keyAuditFlusher, type KeyAuditFlusher } from '../common/auth/key-audit-flush.ts';
 import { batchStore, type BatchStore } from '../common/batches.ts';
 import { createProducer } from '../common/clients/kafka.ts';
+import { outboundPolicy, type AddressPolicy } from '../common/outbound/index.ts';
 import type { Platform } from '../common/platform.ts';
+import type { IngestSettings } from './env.ts';
 import { idempotencyStore, type IdempotencyStore } from './idempotency.ts';
 import { coalescingPublisher, type Publisher } from './publisher.ts';
 import { seenStore, type SeenStore } from './listings/seen-store.ts';
@@ -27,10 +29,15 @@ export interface IngestContext {
   idempotency: IdempotencyStore;
   /** Copies key audit events into ClickHouse after each key change (common/auth/key-audit.ts). */
   keyAudit: KeyAuditFlusher;
+  /** Addresses webhook registration may call (OUTBOUND_ALLOW_CIDRS, minus the service's own ports). */
+  outboundPolicy: AddressPolicy;
   close(): Promise<void>;
 }
 
-export async function createIngestContext(platform: Platform): Promise<IngestContext> {
+export async function createIngestContext(
+  platform: Platform,
+  settings: IngestSettings,
+): Promise<IngestContext> {
   const listingProducer = await createProducer(platform.kafka, { idempotent: false });
   const viewProducer = await createProducer(platform.kafka, { idempotent: true });
   const idempotentPublisher = coalescingPublisher(viewProducer);
@@ -50,6 +57,7 @@ export async function createIngestContext(platform: Platform): Promise<IngestCon
     seen: seenStore(platform.redis, prefix),
     idempotency: idempotencyStore(platform.redis, prefix),
     keyAudit,
+    outboundPolicy: outboundPolicy(settings),
     async close() {
       await keyAudit.idle();
       await Promise.all([listingProducer.disconnect(), viewProducer.disconnect()]).catch(() => undefined);

@@ -21,7 +21,7 @@ import { createClickHouse } from '../common/clients/clickhouse.ts';
 import { createRedis, redisReady } from '../common/clients/redis.ts';
 import { text } from '../common/domain/text.ts';
 import { baseEnvSchema, parseEnv } from '../common/env.ts';
-import { redactUrl } from '../common/redact.ts';
+import { redactUrl } from './redact.ts';
 import { createLogger, errorFields } from '../common/logger.ts';
 
 const usage = `usage:
@@ -42,15 +42,18 @@ const createOptions = z.object({
 });
 
 // Redis for the keys; ClickHouse for the audit events of create and revoke.
-const cliEnvSchema = baseEnvSchema.pick({
-  REDIS_URL: true,
-  REDIS_CLUSTER_NODES: true,
-  REDIS_KEY_PREFIX: true,
-  CLICKHOUSE_URL: true,
-  CLICKHOUSE_USER: true,
-  CLICKHOUSE_PASSWORD: true,
-  CLICKHOUSE_DATABASE: true,
-});
+// USER names the operator in the audit events when the system has no passwd entry for the process.
+const cliEnvSchema = baseEnvSchema
+  .pick({
+    REDIS_URL: true,
+    REDIS_CLUSTER_NODES: true,
+    REDIS_KEY_PREFIX: true,
+    CLICKHOUSE_URL: true,
+    CLICKHOUSE_USER: true,
+    CLICKHOUSE_PASSWORD: true,
+    CLICKHOUSE_DATABASE: true,
+  })
+  .extend({ USER: z.string().default('unknown') });
 type CliEnv = z.infer<typeof cliEnvSchema>;
 
 function fail(message: string, code = 2): never {
@@ -93,11 +96,11 @@ async function main(): Promise<void> {
       }
       const { mode, tier, name, role, account } = parsed.data;
       const input = { mode, tier, name, role, rateLimit: parsed.data['rate-limit'], accountId: account };
-      print(await store.create(input, operatorActor()));
+      print(await store.create(input, operatorActor(env)));
       await flushAudit(env, redis);
     } else if (command === 'revoke') {
       const id = rest[0] ?? fail(usage);
-      const record = await store.revoke(id, { actor: operatorActor() });
+      const record = await store.revoke(id, { actor: operatorActor(env) });
       if (!record) fail(`unknown key id ${id}`, 1);
       print({ id: record.id, status: record.status });
       await flushAudit(env, redis);
@@ -114,8 +117,8 @@ async function main(): Promise<void> {
   }
 }
 
-function operatorActor(): KeyActor {
-  let user = process.env.USER ?? 'unknown';
+function operatorActor(env: CliEnv): KeyActor {
+  let user = env.USER;
   try {
     user = userInfo().username;
   } catch {

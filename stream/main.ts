@@ -3,28 +3,26 @@
 // each reports its partitions and lag to /healthz through Redis.
 import { hostname } from 'node:os';
 import { createProducer } from '../common/clients/kafka.ts';
-import { parseEnv } from '../common/env.ts';
 import { errorFields } from '../common/logger.ts';
 import { startPlatform } from '../common/platform.ts';
 import { runProcess } from '../common/run.ts';
 import { HEARTBEAT_INTERVAL_MS, workerRegistry } from '../common/worker-registry.ts';
-import { startUsageRollup } from '../common/usage/scheduler.ts';
-import { startKeyAuditFlush } from '../common/auth/key-audit-schedule.ts';
-import { startEstimateBacktest } from '../common/estimate/backtest-schedule.ts';
 import { streamEnvSchema } from './env.ts';
+import { estimateBacktestJob } from './jobs/estimate-backtest.ts';
+import { keyAuditFlushJob } from './jobs/key-audit-flush.ts';
+import { listingExpiryJob } from './jobs/listing-expiry.ts';
+import { scheduleJobs, type Job } from './jobs/schedule.ts';
+import { usageRollupJob } from './jobs/usage-rollup.ts';
 import { startOpsServer } from './ops-server.ts';
-import { startExpiryJob } from './lifecycle/expiry.ts';
 import { startPipelines } from './pipelines.ts';
-import { webhookWorkerEnvSchema } from './webhooks/env.ts';
 import { startWebhookWorker } from './webhooks/worker.ts';
 
-await runProcess('stream', async (logger) => {
-  const env = parseEnv(streamEnvSchema);
+await runProcess('stream', streamEnvSchema, async (env, logger) => {
   const workerId = env.STREAM_WORKER_ID ?? `${hostname()}-${process.pid}`;
   const platform = await startPlatform(env, logger, `rls-stream-${workerId}`);
   const producer = await createProducer(platform.kafka);
   const consumers = await startPipelines(env, platform, producer, logger);
-  const webhooks = await startWebhookWorker(platform, parseEnv(webhookWorkerEnvSchema), workerId, logger);
+  const webhooks = await startWebhookWorker(platform, env, workerId, logger);
 
   const registry = workerRegistry(platform.redis, env.REDIS_KEY_PREFIX);
   const startedAt = new Date().toISOString();
@@ -48,25 +46,26 @@ await runProcess('stream', async (logger) => {
   const beatTimer = setInterval(() => {
     beat().catch((error) => logger.warn('heartbeat to redis failed', errorFields(error)));
   }, HEARTBEAT_INTERVAL_MS);
-  const usageRollup = startUsageRollup(platform, process.env); // Redis usage counters → ClickHouse
-  const keyAudit = startKeyAuditFlush(platform, process.env); // queued key audit events → ClickHouse
-  const estimateBacktest = startEstimateBacktest(platform, process.env); // daily → estimate_accuracy
   const statusTopic = platform.topic('rls.listing-status.v1');
-  const expiry = startExpiryJob(
-    platform,
-    async (message) => {
+  const jobs: Job[] = [
+    usageRollupJob(platform, env.USAGE_ROLLUP_CRON),
+    keyAuditFlushJob(platform, env.KEY_AUDIT_FLUSH_CRON),
+    listingExpiryJob(platform, env.LIFECYCLE_EXPIRY_CRON, async (message) => {
       await producer.send({
         topic: statusTopic,
         messages: [{ key: message.account_id, value: JSON.stringify(message) }],
       });
-    },
-    process.env,
-  ); // listings neither re-sent nor changed for 60 days expire (docs/lifecycle.md)
+    }),
+  ];
+  if (env.ESTIMATE_BACKTEST_CRON !== 'off')
+    jobs.push(estimateBacktestJob(platform, env.ESTIMATE_BACKTEST_CRON, env.ESTIMATE_BACKTEST_MONTHS));
+  const scheduled = scheduleJobs(jobs, { redis: platform.redis, prefix: env.REDIS_KEY_PREFIX, logger });
   const ops = await startOpsServer({
     port: env.STREAM_METRICS_PORT,
     host: env.STREAM_METRICS_HOST,
     platform,
     consumers,
+    env,
     logger,
   });
   logger.info('stream worker running', { worker_id: workerId });
@@ -75,10 +74,7 @@ await runProcess('stream', async (logger) => {
     async stop() {
       clearInterval(beatTimer);
       await ops.close();
-      await usageRollup.stop();
-      await keyAudit.stop();
-      await estimateBacktest.stop();
-      await expiry.stop();
+      await scheduled.stop();
       // In parallel, so one slow consumer does not eat the others' share of the shutdown deadline.
       // Listings and status before views: the views consumer drains the shared quarantine writer.
       await Promise.all([

@@ -4,9 +4,11 @@
 // worker's own dependencies. No API and no key here; operators see health details with the
 // operator token as on the API processes.
 import express from 'express';
-import { healthRoutes, readOperatorToken } from '../common/http/health-routes.ts';
+import type { ListenerEnv } from '../common/env.ts';
+import { healthRoutes } from '../common/http/health-routes.ts';
 import { listen, type RunningServer } from '../common/http/app.ts';
 import { metricsRoute } from '../common/http/metrics-route.ts';
+import { httpTimeouts } from '../common/http/timeouts.ts';
 import type { Logger } from '../common/logger.ts';
 import { reportConsumerLag } from '../common/metrics/registry.ts';
 import type { Platform } from '../common/platform.ts';
@@ -18,6 +20,8 @@ export async function startOpsServer(options: {
   platform: Platform;
   /** Consumers by name, whose lag per partition the metrics report. */
   consumers: Record<string, { lag(): Record<string, number> }>;
+  /** OPERATOR_TOKEN and the HTTP timeouts of the process's environment. */
+  env: ListenerEnv;
   logger: Logger;
 }): Promise<RunningServer> {
   for (const [name, consumer] of Object.entries(options.consumers)) {
@@ -26,13 +30,13 @@ export async function startOpsServer(options: {
   const readiness = options.platform.readiness(['kafka', 'clickhouse', 'redis']);
   const app = express();
   app.disable('x-powered-by');
-  app.use(healthRoutes({ health: readiness, readiness, operatorToken: readOperatorToken(process.env) }));
+  app.use(healthRoutes({ health: readiness, readiness, operatorToken: options.env.OPERATOR_TOKEN }));
   app.use(metricsRoute());
   app.use((_req, res) => {
     res.status(404).json({ error: 'not found: this listener serves /metrics, /livez, /readyz' });
   });
   // Plain HTTP only: TLS_* configure the API listeners, not this one.
-  const server = await listen(app, options.port, options.host, null);
+  const server = await listen(app, options.port, { host: options.host, timeouts: httpTimeouts(options.env) });
   options.logger.info('metrics listening', { host: options.host, port: server.port, path: '/metrics' });
   return server;
 }

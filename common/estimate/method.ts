@@ -1,6 +1,6 @@
 // The rent estimate's method (docs/analytics.md, "Rent estimates") as pure functions, shared by the
 // endpoint (analytics-api/services/estimate.ts: candidates from ClickHouse) and the backtest
-// (common/estimate/backtest.ts: candidates from an in-memory index), so the accuracy published
+// (stream/estimate/backtest.ts: candidates from an in-memory index), so the accuracy published
 // with every estimate is measured on exactly this code.
 //
 // Candidates are listings of the same mode and type, listed in the age window before the reference

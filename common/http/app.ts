@@ -13,12 +13,12 @@ import { createOpenApiRegistry, type OpenApiRegistry } from '../openapi/registry
 import { accessLog } from './access-log.ts';
 import { cors } from './cors.ts';
 import { errorHandler, notFound } from './errors.ts';
-import { healthRoutes, readOperatorToken } from './health-routes.ts';
+import { healthRoutes } from './health-routes.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 import { metricsRoute } from './metrics-route.ts';
 import { requestId } from './request-id.ts';
-import { readHttpTimeouts, type HttpTimeouts } from './timeouts.ts';
-import { readTlsConfig, TLS_PORT_OFFSET, type TlsConfig } from './tls.ts';
+import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from './timeouts.ts';
+import { TLS_PORT_OFFSET, type TlsConfig } from './tls.ts';
 import type { HealthCheck } from '../health.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -30,7 +30,7 @@ export interface ApiAppOptions {
   health: HealthCheck;
   /** /readyz: this process's own dependencies (default: `health`). */
   readiness?: HealthCheck;
-  /** Shows health details to whoever presents it (default: OPERATOR_TOKEN; unset: to nobody). */
+  /** Shows health details to whoever presents it (OPERATOR_TOKEN; unset: to nobody). */
   operatorToken?: string;
   /** The document the routers registered in: route labels of the metrics, 405 for other methods. */
   openapi?: OpenApiRegistry;
@@ -55,7 +55,7 @@ export function createApiApp(options: ApiAppOptions): express.Express {
     healthRoutes({
       health: options.health,
       readiness: options.readiness ?? options.health,
-      operatorToken: options.operatorToken ?? readOperatorToken(process.env),
+      operatorToken: options.operatorToken,
     }),
   );
   app.use(metricsRoute());
@@ -74,17 +74,20 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/**
- * Serves `app` over HTTP on `port`, and over HTTPS (TLS 1.3 only) when a certificate is configured
- * (TLS_CERT_FILE / TLS_KEY_FILE / TLS_PORT, read from the environment unless `tls` is given).
- * Header and request timeouts come from HTTP_HEADERS_TIMEOUT_MS / HTTP_REQUEST_TIMEOUT_MS.
- */
+export interface ListenOptions {
+  /** Default every interface. */
+  host?: string;
+  /** HTTPS beside HTTP (TLS_CERT_FILE / TLS_KEY_FILE / TLS_PORT, tls.ts); default none. */
+  tls?: TlsConfig | null;
+  /** HTTP_HEADERS_TIMEOUT_MS / HTTP_REQUEST_TIMEOUT_MS of the process's environment. */
+  timeouts?: HttpTimeouts;
+}
+
+/** Serves `app` over HTTP on `port`, and over HTTPS (TLS 1.3 only) when a certificate is given. */
 export async function listen(
   app: express.Express,
   port: number,
-  host = '0.0.0.0',
-  tls: TlsConfig | null = readTlsConfig(process.env),
-  timeouts: HttpTimeouts = readHttpTimeouts(process.env),
+  { host = '0.0.0.0', tls = null, timeouts = DEFAULT_HTTP_TIMEOUTS }: ListenOptions = {},
 ): Promise<RunningServer> {
   // Node checks the timeouts of open requests every connectionsCheckingInterval (default 30 s).
   const options = { connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs) };

@@ -7,17 +7,7 @@
 //   /readyz   the process's own dependencies only: route traffic to it when this is 200
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
-import { z } from 'zod';
-import { parseEnv } from '../env.ts';
 import type { HealthCheck } from '../health.ts';
-
-export const operatorEnvSchema = z.object({
-  OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-});
-
-export function readOperatorToken(env: NodeJS.ProcessEnv): string | undefined {
-  return parseEnv(operatorEnvSchema, env).OPERATOR_TOKEN;
-}
 
 export function healthRoutes(options: {
   health: HealthCheck;

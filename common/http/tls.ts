@@ -3,18 +3,7 @@
 // 8080) with TLS 1.3 only; older protocol versions fail the handshake. Deployments that terminate
 // TLS at a proxy leave both unset and keep the plain listener behind it.
 import fs from 'node:fs';
-import { z } from 'zod';
-import { envFields, parseEnv } from '../env.ts';
-
-export const tlsEnvSchema = z
-  .object({
-    TLS_CERT_FILE: z.string().min(1).optional(),
-    TLS_KEY_FILE: z.string().min(1).optional(),
-    TLS_PORT: envFields.port.optional(),
-  })
-  .refine((env) => !!env.TLS_CERT_FILE === !!env.TLS_KEY_FILE, {
-    message: 'TLS_CERT_FILE and TLS_KEY_FILE must be set together',
-  });
+import type { TlsEnv } from '../env.ts';
 
 export interface TlsConfig {
   cert: Buffer;
@@ -25,13 +14,12 @@ export interface TlsConfig {
 
 export const TLS_PORT_OFFSET = 363;
 
-/** The TLS configuration of this process, or null when none is configured. */
-export function readTlsConfig(env: NodeJS.ProcessEnv): TlsConfig | null {
-  const parsed = parseEnv(tlsEnvSchema, env);
-  if (!parsed.TLS_CERT_FILE || !parsed.TLS_KEY_FILE) return null;
+/** The TLS configuration of this process (its parsed environment), or null when none is configured. */
+export function readTlsConfig(env: TlsEnv): TlsConfig | null {
+  if (!env.TLS_CERT_FILE || !env.TLS_KEY_FILE) return null;
   return {
-    cert: fs.readFileSync(parsed.TLS_CERT_FILE),
-    key: fs.readFileSync(parsed.TLS_KEY_FILE),
-    port: parsed.TLS_PORT,
+    cert: fs.readFileSync(env.TLS_CERT_FILE),
+    key: fs.readFileSync(env.TLS_KEY_FILE),
+    port: env.TLS_PORT,
   };
 }

@@ -89,3 +89,18 @@ export const kafkaPartitionResends = new Counter({
   labelNames: ['topic'] as const,
   registers,
 });
+
+export const scheduledJobRuns = new Counter({
+  name: 'scheduled_job_runs_total',
+  help: 'Scheduled runs of the stream worker’s jobs by job and outcome (succeeded, failed; skipped: another worker holds the run’s lock)',
+  labelNames: ['job', 'outcome'] as const,
+  registers,
+});
+
+export const scheduledJobDuration = new Histogram({
+  name: 'scheduled_job_duration_seconds',
+  help: 'Time of a scheduled run of a stream worker job (lock included), by job and outcome',
+  labelNames: ['job', 'outcome'] as const,
+  buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1_800, 7_200],
+  registers,
+});

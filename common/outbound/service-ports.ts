@@ -2,27 +2,12 @@
 // range never opens (ip-policy.ts): a webhook or image URL must not reach Kafka, ClickHouse (whose
 // HTTP interface runs the query of a GET), Redis or our own API on an allowed host. Derived from the
 // connection settings every process already has, so nothing extra needs configuring.
-import { z } from 'zod';
-import { envFields, parseEnv } from '../env.ts';
+import type { OutboundEnv } from '../env.ts';
 import { TLS_PORT_OFFSET } from '../http/tls.ts';
 import { createAddressPolicy, type AddressPolicy } from './ip-policy.ts';
 
 /** The HTTP ports of the API processes when PORT is not set (gateway, ingest, analytics). */
 const DEFAULT_API_PORTS = [8080, 8081, 8082];
-
-export const outboundEnvSchema = z.object({
-  OUTBOUND_ALLOW_CIDRS: envFields.cidrList,
-  KAFKA_BROKERS: envFields.kafkaBrokers,
-  CLICKHOUSE_URL: envFields.clickhouseUrl,
-  REDIS_URL: envFields.redisUrl,
-  PORT: envFields.port.optional(),
-  TLS_PORT: envFields.port.optional(),
-  TLS_CERT_FILE: z.string().optional(),
-  // Set by the local stack (README, "Local stack"); in production usually absent.
-  CLICKHOUSE_TCP_PORT: envFields.port.optional(),
-  KAFKA_CONTROLLER_PORT: envFields.port.optional(),
-});
-export type OutboundEnv = z.infer<typeof outboundEnvSchema>;
 
 export function servicePorts(env: OutboundEnv): number[] {
   const ports = new Set<number>();
@@ -42,8 +27,7 @@ export function servicePorts(env: OutboundEnv): number[] {
   return [...ports].sort((a, b) => a - b);
 }
 
-/** The outbound policy of this process: OUTBOUND_ALLOW_CIDRS, minus the service's own ports. */
-export function outboundPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): AddressPolicy {
-  const parsed = parseEnv(outboundEnvSchema, env);
-  return createAddressPolicy(parsed.OUTBOUND_ALLOW_CIDRS, { servicePorts: servicePorts(parsed) });
+/** The outbound policy of this process (its parsed environment): OUTBOUND_ALLOW_CIDRS, minus the service's own ports. */
+export function outboundPolicy(env: OutboundEnv): AddressPolicy {
+  return createAddressPolicy(env.OUTBOUND_ALLOW_CIDRS, { servicePorts: servicePorts(env) });
 }

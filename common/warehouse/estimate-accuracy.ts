@@ -1,5 +1,5 @@
 // `estimate_accuracy` (migration 0091): the backtest's figures per run, mode and segment, written
-// by common/estimate/backtest.ts in one insert per run; the estimate endpoint reads the latest run.
+// by stream/estimate/backtest.ts in one insert per run; the estimate endpoint reads the latest run.
 import { defineTable, type DateTimeText } from './table.ts';
 
 export type EstimateAccuracyRow = {

@@ -6,7 +6,7 @@
 // under /clickhouse/tables/{shard}/<database>/<table> with replica {replica} (each server's
 // macros), Distributed tables of the schema's names over them (infra/clickhouse/topology.ts).
 import { z } from 'zod';
-import { envFields, parseEnv } from '../../common/env.ts';
+import { parseEnv, sharedEnvSchema } from '../../common/env.ts';
 import { runCommand } from '../../common/run.ts';
 import { migrate } from './migrate.ts';
 
@@ -15,24 +15,28 @@ const LOCAL_CLUSTER = 'rls';
 
 await runCommand('migrate', async () => {
   const env = parseEnv(
-    z.object({
-      CLICKHOUSE_URL: envFields.clickhouseUrl,
-      CLICKHOUSE_USER: z.string().default('default'),
-      CLICKHOUSE_PASSWORD: z.string().default(''),
-      CLICKHOUSE_DATABASE: envFields.clickhouseDatabase,
-      CLICKHOUSE_CLUSTER: z
-        .string()
-        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a cluster name of remote_servers')
-        .optional(),
-      CLICKHOUSE_NODES: envFields.urlList,
-    }),
+    sharedEnvSchema
+      .pick({
+        NODE_ENV: true,
+        CLICKHOUSE_URL: true,
+        CLICKHOUSE_USER: true,
+        CLICKHOUSE_PASSWORD: true,
+        CLICKHOUSE_DATABASE: true,
+        CLICKHOUSE_NODES: true,
+      })
+      .extend({
+        CLICKHOUSE_CLUSTER: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a cluster name of remote_servers')
+          .optional(),
+      }),
   );
   if (env.CLICKHOUSE_CLUSTER && env.CLICKHOUSE_NODES.length === 0)
     throw new Error('CLICKHOUSE_CLUSTER needs CLICKHOUSE_NODES: the HTTP URL of every server of the cluster');
   // Several servers without a cluster name: the local stack's shards (development only; a
   // production cluster names its own, and is replicated).
   const localShards = !env.CLICKHOUSE_CLUSTER && env.CLICKHOUSE_NODES.length > 1;
-  if (localShards && process.env.NODE_ENV === 'production')
+  if (localShards && env.NODE_ENV === 'production')
     throw new Error('CLICKHOUSE_NODES lists several servers: set CLICKHOUSE_CLUSTER, the cluster they form');
   const target = new URL(env.CLICKHOUSE_URL); // printed without credentials
   process.stdout.write(`migrate: ${target.origin} database ${env.CLICKHOUSE_DATABASE}\n`);

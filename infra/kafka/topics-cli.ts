@@ -7,16 +7,14 @@
 // warning when it is less durable than that. One line per topic; non-zero exit on failure.
 import { z } from 'zod';
 import { createKafka } from '../../common/clients/kafka.ts';
-import { envFields, parseEnv } from '../../common/env.ts';
+import { envFields, parseEnv, sharedEnvSchema } from '../../common/env.ts';
 import { createLogger } from '../../common/logger.ts';
 import { runCommand } from '../../common/run.ts';
 import { createTopics } from './create-topics.ts';
 
 await runCommand('topics', async () => {
   const env = parseEnv(
-    z.object({
-      KAFKA_BROKERS: envFields.kafkaBrokers,
-      KAFKA_TOPIC_PREFIX: envFields.topicPrefix,
+    sharedEnvSchema.pick({ KAFKA_BROKERS: true, KAFKA_TOPIC_PREFIX: true }).extend({
       KAFKA_PARTITIONS: envFields.positiveInt.optional(),
       KAFKA_REPLICATION_FACTOR: envFields.positiveInt.optional(),
       KAFKA_ALLOW_SINGLE_REPLICA: z.enum(['0', '1']).default('0'),

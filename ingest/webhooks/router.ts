@@ -3,7 +3,7 @@ import { Router } from 'express';
 import { authenticate, authOf, requirePermission } from '../../common/auth/authenticate.ts';
 import { batchStore } from '../../common/batches.ts';
 import { jsonBody } from '../../common/http/json-body.ts';
-import { createOutboundClient, outboundPolicyFromEnv } from '../../common/outbound/index.ts';
+import { createOutboundClient } from '../../common/outbound/index.ts';
 import type { OpenApiRegistry } from '../../common/openapi/registry.ts';
 import type { IngestContext } from '../context.ts';
 import { registerWebhookPaths } from './openapi.ts';
@@ -16,7 +16,7 @@ export function createWebhooksRouter(ctx: IngestContext, openapi?: OpenApiRegist
   const service = webhookService({
     store: webhookStore(platform.redis, platform.env.REDIS_KEY_PREFIX),
     outbound: createOutboundClient({
-      policy: outboundPolicyFromEnv(),
+      policy: ctx.outboundPolicy,
       logger: platform.logger.child({ component: 'webhooks' }),
     }),
     redis: platform.redis,

@@ -5,7 +5,8 @@
 // Each checked image is then analysed (photos.ts: decode, hash, tags, reuse) into `listing_images`.
 import type { ListingMessage } from '../../common/domain/messages.ts';
 import type { Logger } from '../../common/logger.ts';
-import { createOutboundClient, outboundPolicyFromEnv } from '../../common/outbound/index.ts';
+import type { OutboundEnv, SharedEnv } from '../../common/env.ts';
+import { createOutboundClient, outboundPolicy } from '../../common/outbound/index.ts';
 import type { Platform } from '../../common/platform.ts';
 import { imageChecksTable } from '../../common/warehouse/image-checks.ts';
 import { listingImagesTable } from '../../common/warehouse/listing-images.ts';
@@ -28,7 +29,9 @@ function hasImages(rawListing: unknown): boolean {
 
 export async function startImageChecker(
   platform: Platform,
-  env: ImageCheckerEnv,
+  env: ImageCheckerEnv &
+    OutboundEnv &
+    Pick<SharedEnv, 'KAFKA_TOPIC_PREFIX' | 'STREAM_GROUP_PREFIX' | 'REDIS_KEY_PREFIX'>,
   photoEnv: PhotoEnv,
   logger: Logger,
   fetchLimits: { maxBytesPerPartition?: number } = {},
@@ -36,7 +39,7 @@ export async function startImageChecker(
   // Fair shares per account, and a limit per resolved address (pools.ts).
   const pools = createImagePools(env);
   const outbound = createOutboundClient({
-    policy: outboundPolicyFromEnv(),
+    policy: outboundPolicy(env),
     resolver: imageResolver,
     userAgent: 'RentalListingsService/1 (+image-check)',
     logger: logger.child({ component: 'image-checker' }),

@@ -1,12 +1,9 @@
-// Settings of the image checker (docs/webhooks.md, "Image checks"). Parsed once by stream/main.ts.
+// Settings of the image checker (docs/webhooks.md, "Image checks"), part of the image process's
+// environment (process-env.ts).
 import { z } from 'zod';
 import { envFields } from '../../common/env.ts';
 
 export const imageCheckerEnvSchema = z.object({
-  KAFKA_TOPIC_PREFIX: envFields.topicPrefix,
-  STREAM_GROUP_PREFIX: envFields.topicPrefix.default('rls'),
-  REDIS_KEY_PREFIX: z.string().default('rls:'),
-  OUTBOUND_ALLOW_CIDRS: envFields.cidrList,
   /** Image requests in flight per worker. */
   IMAGE_CHECK_CONCURRENCY: envFields.positiveInt.default(16),
   /** Slots one account may hold while others wait; idle ones are lent beyond it (pools.ts). */

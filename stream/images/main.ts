@@ -5,7 +5,6 @@
 // placed on its own machine: run as many as there are partitions. Reports its partitions and lag
 // to /healthz through Redis like a stream worker (role `images`).
 import { hostname } from 'node:os';
-import { parseEnv } from '../../common/env.ts';
 import { errorFields } from '../../common/logger.ts';
 import { startPlatform } from '../../common/platform.ts';
 import { runProcess } from '../../common/run.ts';
@@ -14,8 +13,7 @@ import { startOpsServer } from '../ops-server.ts';
 import { startImageChecker } from './checker.ts';
 import { imagesProcessEnvSchema } from './process-env.ts';
 
-await runProcess('images', async (logger) => {
-  const env = parseEnv(imagesProcessEnvSchema);
+await runProcess('images', imagesProcessEnvSchema, async (env, logger) => {
   const workerId = `images-${env.IMAGES_WORKER_ID ?? `${hostname()}-${process.pid}`}`;
   const platform = await startPlatform(env, logger, `rls-images-${workerId}`);
   const images = await startImageChecker(platform, env, env, logger, {
@@ -46,6 +44,7 @@ await runProcess('images', async (logger) => {
     host: env.IMAGES_METRICS_HOST,
     platform,
     consumers: { image_checks: images },
+    env,
     logger,
   });
   logger.info('image process running', { worker_id: workerId });

@@ -1,11 +1,21 @@
 // Settings of the image process (npm run start:images; README, "Configuration"): the platform's,
 // the image checker's, the photo analysis's, and its own listener and identity.
 import { z } from 'zod';
-import { baseEnvSchema, envFields } from '../../common/env.ts';
+import {
+  baseEnvSchema,
+  checkListenerEnv,
+  envFields,
+  listenerEnvSchema,
+  outboundEnvSchema,
+  sharedEnvSchema,
+} from '../../common/env.ts';
 import { imageCheckerEnvSchema } from './env.ts';
 import { photoEnvSchema } from './photo-env.ts';
 
 export const imagesProcessEnvSchema = baseEnvSchema
+  .extend(outboundEnvSchema.shape)
+  .extend(listenerEnvSchema.shape)
+  .extend(sharedEnvSchema.pick({ STREAM_GROUP_PREFIX: true }).shape)
   .extend(imageCheckerEnvSchema.shape)
   .extend(photoEnvSchema.shape)
   .extend({
@@ -19,5 +29,6 @@ export const imagesProcessEnvSchema = baseEnvSchema
       .string()
       .regex(/^[A-Za-z0-9._-]{1,64}$/)
       .optional(),
-  });
+  })
+  .superRefine(checkListenerEnv);
 export type ImagesProcessEnv = z.infer<typeof imagesProcessEnvSchema>;

@@ -4,8 +4,9 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { createClickHouse } from '../../common/clients/clickhouse.ts';
-import { baseEnvSchema, envFields, parseEnv } from '../../common/env.ts';
-import { createOutboundClient, outboundPolicyFromEnv } from '../../common/outbound/index.ts';
+import { baseEnvSchema, outboundEnvSchema, parseEnv } from '../../common/env.ts';
+import { createOutboundClient, outboundPolicy } from '../../common/outbound/index.ts';
+import { imageCheckerEnvSchema } from './env.ts';
 import { createDecodePool } from './decode-pool.ts';
 import { photoEnvSchema } from './photo-env.ts';
 import { imageResolver } from './resolver.ts';
@@ -13,14 +14,17 @@ import { retagPhotos } from './retag.ts';
 import { loadSceneModel } from './scene-model.ts';
 
 const env = parseEnv(
-  baseEnvSchema.extend(photoEnvSchema.shape).extend({
-    PHOTO_MODEL_PATH: z
-      .string()
-      .min(1, 'the tag model to re-tag with (npm run --silent photo-model prints it)'),
-    /** Photos re-tagged per second at most (each is downloaded again from its image server). */
-    RETAG_PER_SECOND: z.coerce.number().positive().max(100).default(5),
-    IMAGE_CHECK_TIMEOUT_MS: envFields.positiveInt.max(30_000).default(10_000),
-  }),
+  baseEnvSchema
+    .extend(outboundEnvSchema.shape)
+    .extend(photoEnvSchema.shape)
+    .extend(imageCheckerEnvSchema.pick({ IMAGE_CHECK_TIMEOUT_MS: true }).shape)
+    .extend({
+      PHOTO_MODEL_PATH: z
+        .string()
+        .min(1, 'the tag model to re-tag with (npm run --silent photo-model prints it)'),
+      /** Photos re-tagged per second at most (each is downloaded again from its image server). */
+      RETAG_PER_SECOND: z.coerce.number().positive().max(100).default(5),
+    }),
 );
 let since: Date | undefined;
 try {
@@ -48,7 +52,7 @@ const pool = createDecodePool({
   limits: { maxPixels: env.PHOTO_MAX_PIXELS, minSide: env.PHOTO_MIN_SIDE },
 });
 const outbound = createOutboundClient({
-  policy: outboundPolicyFromEnv(),
+  policy: outboundPolicy(env),
   resolver: imageResolver,
   userAgent: 'RentalListingsService/1 (+image-check)',
 });

@@ -1,30 +1,15 @@
 // Expiry (docs/lifecycle.md, "Expiry"): a listing on the market that was neither re-sent nor changed
-// for 60 days (listing_states.updated_at) expires. A scheduled job inside the stream worker
-// (LIFECYCLE_EXPIRY_CRON, default daily at 03:17 UTC; node-cron) finds them and publishes status
+// for 60 days (listing_states.updated_at) expires. A scheduled job of the stream worker
+// (stream/jobs/listing-expiry.ts) finds them and publishes status
 // changes to rls.listing-status.v1 like any other producer: status expired, source expiry,
 // at = updated_at + 60 days (when it expired, not when the job noticed), and unless_updated_after =
 // the updated_at it saw, so a listing re-sent or changed in between is left alone by the stream.
-// A Redis lock lets one worker of the group run each scheduled pass.
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { Redis } from 'ioredis';
-import cron from 'node-cron';
-import { z } from 'zod';
 import { queryRows } from '../../common/clients/clickhouse.ts';
 import { EXPIRY_AFTER_MS, type StatusItem, type StatusMessage } from '../../common/domain/lifecycle.ts';
-import { parseEnv } from '../../common/env.ts';
-import { errorFields, type Logger } from '../../common/logger.ts';
-import type { Platform } from '../../common/platform.ts';
-
-export const expiryEnvSchema = z.object({
-  LIFECYCLE_EXPIRY_CRON: z
-    .string()
-    .default('17 3 * * *')
-    .refine((expression) => cron.validate(expression), 'must be a cron expression'),
-});
 
 /** Items per published message (a message stays far below Kafka's 1 MB). */
 const ITEMS_PER_MESSAGE = 1_000;
-const LOCK_SECONDS = 3_600;
 
 export interface ExpiryDeps {
   clickhouse: ClickHouseClient;
@@ -84,44 +69,4 @@ export async function runExpiry(deps: ExpiryDeps): Promise<number> {
     }
   }
   return due.length;
-}
-
-/** The pass on its schedule; one worker of the group runs it (a Redis lock for that hour). */
-export function startExpiryJob(
-  platform: Platform,
-  publish: ExpiryDeps['publish'],
-  env: NodeJS.ProcessEnv,
-): { stop(): Promise<void> } {
-  const { LIFECYCLE_EXPIRY_CRON } = parseEnv(expiryEnvSchema, env);
-  const logger = platform.logger.child({ task: 'lifecycle-expiry' });
-  let running: Promise<unknown> = Promise.resolve();
-  const task = cron.schedule(
-    LIFECYCLE_EXPIRY_CRON,
-    () => {
-      running = expireOnce(platform.redis, platform.env.REDIS_KEY_PREFIX, logger, () =>
-        runExpiry({ clickhouse: platform.clickhouse, publish }),
-      );
-      return running;
-    },
-    { noOverlap: true, name: 'lifecycle-expiry', timezone: 'Etc/UTC' },
-  );
-  return {
-    async stop() {
-      await task.stop();
-      await running;
-    },
-  };
-}
-
-async function expireOnce(redis: Redis, prefix: string, logger: Logger, run: () => Promise<number>) {
-  const lock = `${prefix}lifecycle:expiry:${new Date().toISOString().slice(0, 13)}`;
-  try {
-    if ((await redis.set(lock, '1', 'EX', LOCK_SECONDS, 'NX')) !== 'OK') return;
-    const started = Date.now();
-    const expired = await run();
-    logger.info('expiry pass', { expired, ms: Date.now() - started });
-  } catch (error) {
-    // The lock stays for its hour; the next scheduled pass finds whatever is still due.
-    logger.warn('expiry pass failed', errorFields(error));
-  }
 }

@@ -1,4 +1,5 @@
-// Settings of the webhook delivery worker (docs/webhooks.md, "Retries"). Parsed once by stream/main.ts.
+// Settings of the webhook delivery worker (docs/webhooks.md, "Retries"), part of the stream worker's
+// environment (stream/env.ts).
 import { z } from 'zod';
 import { envFields } from '../../common/env.ts';
 
@@ -17,9 +18,6 @@ export const DEFAULT_RETRY_SCHEDULE_MS = [
 ];
 
 export const webhookWorkerEnvSchema = z.object({
-  STREAM_WORKER_ID: z.string().optional(),
-  REDIS_KEY_PREFIX: z.string().default('rls:'),
-  OUTBOUND_ALLOW_CIDRS: envFields.cidrList,
   /** Comma-separated delays (ms) before each attempt; the first is normally 0. For tests: "0,500,1500". */
   WEBHOOK_RETRY_SCHEDULE_MS: z
     .string()

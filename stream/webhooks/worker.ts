@@ -4,7 +4,8 @@ import type { Platform } from '../../common/platform.ts';
 import { batchStore } from '../../common/batches.ts';
 import { errorFields, type Logger } from '../../common/logger.ts';
 import { webhookDeliveries } from '../../common/metrics/registry.ts';
-import { createOutboundClient, outboundPolicyFromEnv } from '../../common/outbound/index.ts';
+import type { OutboundEnv } from '../../common/env.ts';
+import { createOutboundClient, outboundPolicy } from '../../common/outbound/index.ts';
 import { webhookDeliveriesTable } from '../../common/warehouse/webhook-deliveries.ts';
 import { webhookStore } from '../../common/webhooks/store.ts';
 import { createClickHouseWriter } from '../sink/clickhouse-writer.ts';
@@ -22,7 +23,7 @@ const LEGACY_CHECK_MS = 60_000;
 
 export async function startWebhookWorker(
   platform: Platform,
-  env: WebhookWorkerEnv,
+  env: WebhookWorkerEnv & OutboundEnv,
   workerId: string,
   parentLogger: Logger,
 ) {
@@ -56,7 +57,7 @@ export async function startWebhookWorker(
   const attempt = createDeliverer({
     queue,
     webhooks,
-    outbound: createOutboundClient({ policy: outboundPolicyFromEnv(), logger }),
+    outbound: createOutboundClient({ policy: outboundPolicy(env), logger }),
     log,
     schedule: env.WEBHOOK_RETRY_SCHEDULE_MS,
     timeoutMs: env.WEBHOOK_TIMEOUT_MS,

@@ -1,4 +1,4 @@
-// The rent estimate's backtest (common/estimate/backtest.ts) on a hand-made market in two years of
+// The rent estimate's backtest (stream/estimate/backtest.ts) on a hand-made market in two years of
 // its own (claimYear): every figure is recomputed here from the endpoint's own search
 // (estimatePoint: ClickHouse, not the backtest's in-memory index) and by hand for the baseline,
 // then read back through GET /analytics/estimate; last, the stream worker's schedule and its lock.
@@ -7,11 +7,12 @@ import { randomUUID } from 'node:crypto';
 import type { Platform } from '../../common/platform.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimatePoint } from '../../analytics-api/services/estimate.ts';
-import { runBacktest, type BacktestReport } from '../../common/estimate/backtest.ts';
-import { startEstimateBacktest } from '../../common/estimate/backtest-schedule.ts';
+import { runBacktest, type BacktestReport } from '../../stream/estimate/backtest.ts';
 import { createLogger } from '../../common/logger.ts';
 import { AppError } from '../../common/errors.ts';
 import { api, createTestKey, env, eventually, testClickHouse, testRedis } from '../support/api.ts';
+import { estimateBacktestJob } from '../../stream/jobs/estimate-backtest.ts';
+import { jobLockKey, scheduleJob } from '../../stream/jobs/schedule.ts';
 import { claimYear, medianOf } from './analytics-fixtures.ts';
 import { emptySpot, insertEstimateListings, offset, type EstimateListing } from './estimate-fixtures.ts';
 
@@ -211,22 +212,28 @@ describe('rent estimate backtest', () => {
         });
         return Number((await result.json<{ runs: string }>())[0]?.runs);
       };
-      const lock = `${env.REDIS_KEY_PREFIX}estimate:backtest:lock`;
-      // Another worker holds the lock: no run while it does.
-      await redis.set(lock, 'another-worker', 'PX', 60_000);
-      const since = new Date(Date.now() + 1_000).toISOString().slice(0, 19).replace('T', ' ');
-      const cronEnv = { ESTIMATE_BACKTEST_CRON: '*/2 * * * * *', ESTIMATE_BACKTEST_MONTHS: '1' };
-      tasks.push(startEstimateBacktest(platform, cronEnv));
+      // Another worker holds the locks of the next seconds' runs: none of them runs here.
+      const now = Math.ceil(Date.now() / 1000) * 1000;
+      for (let s = 0; s < 8; s++) {
+        const at = new Date(now + s * 1000);
+        await redis.set(
+          jobLockKey(env.REDIS_KEY_PREFIX, 'estimate-backtest', at),
+          'another-worker',
+          'PX',
+          60_000,
+        );
+      }
+      const since = new Date(now).toISOString().slice(0, 19).replace('T', ' ');
+      const job = estimateBacktestJob(platform, '*/2 * * * * *', 1);
+      tasks.push(scheduleJob(job, { redis, prefix: env.REDIS_KEY_PREFIX, logger: platform.logger }));
       await new Promise((resolve) => setTimeout(resolve, 5_000));
       expect(await runsSince(since)).toBe(0);
-      await redis.del(lock);
       await eventually(
         async () => ((await runsSince(since)) > 0 ? true : undefined),
         40_000,
         'a scheduled run',
       );
       await tasks.pop()!.stop();
-      expect(await redis.get(lock)).toBeNull(); // released after each run
     });
   });
 });

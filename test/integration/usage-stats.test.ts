@@ -2,7 +2,7 @@
 // never reveal the plaintext or hash, and are rolled up into ClickHouse (api_key_usage_daily).
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { rollupUsage } from '../../common/usage/rollup.ts';
+import { rollupUsage } from '../../stream/usage/rollup.ts';
 import {
   api,
   createTestKey,
@@ -115,7 +115,7 @@ describe('usage rollup to ClickHouse (happy)', () => {
     expect(id).toMatch(/^key_[0-9a-f]{24}$/); // validated: safe to quote in SQL
     const rows = await eventually(
       async () => {
-        // The stream worker's scheduler may hold the lock; then its run writes the rows.
+        // Runs beside the stream worker's scheduled roll-up: each writes the day's absolute values.
         await rollupUsage(deps);
         const result = await deps.clickhouse.query({
           query: `SELECT metric, endpoint, toUInt64(value) AS value, account_id, mode, tier FROM v_api_key_usage_daily

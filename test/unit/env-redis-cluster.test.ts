@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { clusterKeyPrefix } from '../../common/clients/redis.ts';
 import { baseEnvSchema, EnvError, parseEnv } from '../../common/env.ts';
-import { imageCheckerEnvSchema } from '../../stream/images/env.ts';
+import { imagesProcessEnvSchema } from '../../stream/images/process-env.ts';
 
 const production = {
   NODE_ENV: 'production',
@@ -30,8 +30,8 @@ describe('Redis topology in the environment', () => {
     const env = parseEnv(baseEnvSchema, raw);
     expect(env.REDIS_CLUSTER_NODES).toEqual(['r1:6379', 'r2:6379', 'r3:6379']);
     expect(env.REDIS_KEY_PREFIX).toBe('{rls:}');
-    // A worker's own schema that reads the prefix without the node list gets the same prefix.
-    expect(parseEnv(imageCheckerEnvSchema, raw).REDIS_KEY_PREFIX).toBe('{rls:}');
+    // Another process's schema gets the same prefix.
+    expect(parseEnv(imagesProcessEnvSchema, raw).REDIS_KEY_PREFIX).toBe('{rls:}');
     // A prefix with a tag of its own is kept.
     expect(parseEnv(baseEnvSchema, { ...raw, REDIS_KEY_PREFIX: 'app:{tenant}:' }).REDIS_KEY_PREFIX).toBe(
       'app:{tenant}:',

@@ -1,10 +1,10 @@
 // The two searches of the rent estimate must find the same comparables: the endpoint reads the
 // H3 cells of a disk (analytics-api/geo/h3-disk.ts), the backtest its in-memory index
-// (common/estimate/nearest-index.ts). Both are checked against brute force on random points.
+// (stream/estimate/nearest-index.ts). Both are checked against brute force on random points.
 import { latLngToCell } from 'h3-js';
 import { describe, expect, it } from 'vitest';
 import { diskCells } from '../../analytics-api/geo/h3-disk.ts';
-import type { ComparableColumns } from '../../common/estimate/backtest-data.ts';
+import type { ComparableColumns } from '../../stream/estimate/backtest-data.ts';
 import {
   compareCandidates,
   distanceKm,
@@ -13,7 +13,7 @@ import {
   RADII_KM,
   type Candidate,
 } from '../../common/estimate/method.ts';
-import { NearestIndex } from '../../common/estimate/nearest-index.ts';
+import { NearestIndex } from '../../stream/estimate/nearest-index.ts';
 
 /** A deterministic generator, so a failure reproduces. */
 function random(seed: number) {

@@ -32,7 +32,7 @@ beforeAll(async () => {
     routers: [router],
     health: { report: async () => ({ status: 'ok', components: {} }) },
   });
-  server = await listen(app, 0, '127.0.0.1', null);
+  server = await listen(app, 0, { host: '127.0.0.1' });
   base = `http://127.0.0.1:${server.port}/api/v1`;
 });
 

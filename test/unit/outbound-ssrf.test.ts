@@ -7,12 +7,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import {
   createAddressPolicy,
   createOutboundClient,
-  outboundEnvSchema,
   OutboundRefusedError,
   servicePorts,
   OutboundTransportError,
   type Resolver,
 } from '../../common/outbound/index.ts';
+import { outboundEnvSchema } from '../../common/env.ts';
 import { createLogger } from '../../common/logger.ts';
 
 interface Recorder {

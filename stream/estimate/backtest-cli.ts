@@ -3,9 +3,9 @@
 // estimate_accuracy (what the endpoint reads from then on) and prints the estimate's figures next
 // to the naive baseline's. The stream worker runs the same backtest daily (ESTIMATE_BACKTEST_CRON).
 import { parseArgs } from 'node:util';
-import { createClickHouse } from '../clients/clickhouse.ts';
-import { baseEnvSchema, parseEnv } from '../env.ts';
-import type { AccuracyFigures } from './accuracy.ts';
+import { createClickHouse } from '../../common/clients/clickhouse.ts';
+import { baseEnvSchema, parseEnv } from '../../common/env.ts';
+import type { AccuracyFigures } from '../../common/estimate/accuracy.ts';
 import { BACKTEST_REQUEST_TIMEOUT_MS, DEFAULT_BACKTEST_MONTHS, runBacktest } from './backtest.ts';
 
 const { values } = parseArgs({

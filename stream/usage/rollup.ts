@@ -4,11 +4,9 @@
 // the latest. Yesterday is rolled up too, so the last minutes of a day are never lost.
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Redis } from 'ioredis';
-import { apiKeyUsageTable, type ApiKeyUsageRow } from '../warehouse/api-key-usage.ts';
-import { insertRows } from '../warehouse/table.ts';
-import { bucketsOf, dirtyKey, usageFields, usageKeys } from './keys.ts';
-
-const LOCK_TTL_MS = 55_000;
+import { bucketsOf, dirtyKey, usageFields, usageKeys } from '../../common/usage/keys.ts';
+import { apiKeyUsageTable, type ApiKeyUsageRow } from '../../common/warehouse/api-key-usage.ts';
+import { insertRows } from '../../common/warehouse/table.ts';
 
 export interface RollupDeps {
   redis: Redis;
@@ -16,22 +14,13 @@ export interface RollupDeps {
   prefix: string;
 }
 
-/**
- * One rollup run. With several stream workers, a Redis lock lets one of them run per minute;
- * returns the number of rows written, or null when another process holds the lock.
- */
-export async function rollupUsage(deps: RollupDeps, now = new Date()): Promise<number | null> {
-  const lock = `${deps.prefix}usage:rollup:lock`;
-  if ((await deps.redis.set(lock, String(process.pid), 'PX', LOCK_TTL_MS, 'NX')) !== 'OK') return null;
-  try {
-    const days = [bucketsOf(new Date(now.getTime() - 24 * 3600 * 1000)).day, bucketsOf(now).day];
-    const rows: ApiKeyUsageRow[] = [];
-    for (const day of days) rows.push(...(await rowsOfDay(deps, day, now)));
-    await insertRows(deps.clickhouse, apiKeyUsageTable, rows);
-    return rows.length;
-  } finally {
-    await deps.redis.del(lock);
-  }
+/** One rollup run (one worker of the cluster runs each minute's: stream/jobs/usage-rollup.ts); returns the rows written. */
+export async function rollupUsage(deps: RollupDeps, now = new Date()): Promise<number> {
+  const days = [bucketsOf(new Date(now.getTime() - 24 * 3600 * 1000)).day, bucketsOf(now).day];
+  const rows: ApiKeyUsageRow[] = [];
+  for (const day of days) rows.push(...(await rowsOfDay(deps, day, now)));
+  await insertRows(deps.clickhouse, apiKeyUsageTable, rows);
+  return rows.length;
 }
 
 async function rowsOfDay(deps: RollupDeps, day: string, now: Date): Promise<ApiKeyUsageRow[]> {

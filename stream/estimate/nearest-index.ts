@@ -5,7 +5,12 @@
 // scans fine buckets ring by ring (~280 m) and stops as soon as nothing outside can be nearer than
 // the K-th found; beyond 8 rings it continues on the coarse grid (~2.8 km) up to the radius.
 import type { ComparableColumns } from './backtest-data.ts';
-import { AREA_RATIO_LIMIT, BEDROOM_TOLERANCE, SECONDS_PER_DAY, type Candidate } from './method.ts';
+import {
+  AREA_RATIO_LIMIT,
+  BEDROOM_TOLERANCE,
+  SECONDS_PER_DAY,
+  type Candidate,
+} from '../../common/estimate/method.ts';
 
 /** Km per degree of latitude on the sphere of method.distanceKm. */
 const KM_PER_DEG = (12_742 * Math.PI) / 360;

@@ -7,10 +7,10 @@
 // endpoint reads. Both modes are backtested, each on its own listings.
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { propertyTypes } from '../domain/listing.ts';
-import { estimateAccuracyTable, type EstimateAccuracyRow } from '../warehouse/estimate-accuracy.ts';
-import { insertRows } from '../warehouse/table.ts';
-import { accuracyFigures, median, ResultLog, type AccuracyFigures } from './accuracy.ts';
+import { propertyTypes } from '../../common/domain/listing.ts';
+import { estimateAccuracyTable, type EstimateAccuracyRow } from '../../common/warehouse/estimate-accuracy.ts';
+import { insertRows } from '../../common/warehouse/table.ts';
+import { accuracyFigures, median, ResultLog, type AccuracyFigures } from '../../common/estimate/accuracy.ts';
 import { cities, loadComparables, type ComparableColumns } from './backtest-data.ts';
 import {
   bedroomClass,
@@ -23,7 +23,7 @@ import {
   SECONDS_PER_DAY,
   selectComparables,
   type Subject,
-} from './method.ts';
+} from '../../common/estimate/method.ts';
 import { NearestIndex } from './nearest-index.ts';
 
 export const DEFAULT_BACKTEST_MONTHS = 6;

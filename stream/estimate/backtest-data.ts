@@ -2,9 +2,9 @@
 // as columns (typed arrays) in listed_at order. Fixed-width RowBinary keeps millions of rows cheap
 // to move and to decode (no text, no per-row objects).
 import type { ClickHouseClient } from '@clickhouse/client';
-import { citySlugs } from '../domain/cities.ts';
-import type { PropertyType } from '../domain/listing.ts';
-import { rentComparablesTable } from '../warehouse/rent-comparables.ts';
+import { citySlugs } from '../../common/domain/cities.ts';
+import type { PropertyType } from '../../common/domain/listing.ts';
+import { rentComparablesTable } from '../../common/warehouse/rent-comparables.ts';
 
 export interface ComparableColumns {
   length: number;
