@@ -81,6 +81,11 @@ export const envFields = {
     z.array(z.string().regex(/^[^:\s]+:\d{1,5}$/, 'each node must be host:port')),
   ),
   logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** A worker's name in health reports and client ids (STREAM_WORKER_ID, IMAGES_WORKER_ID). */
+  workerId: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, dot, dash, underscore; at most 64')
+    .optional(),
   topicPrefix: z
     .string()
     .regex(/^[a-z0-9._-]*$/, 'lowercase letters, digits, dot, dash, underscore')

@@ -39,10 +39,7 @@ export const streamEnvSchema = baseEnvSchema
     SINK_MAX_DELAY_MS: envFields.positiveInt.default(300),
     SINK_QUIET_MS: envFields.positiveInt.default(20),
     SINK_QUIET_MIN_ROWS: envFields.positiveInt.default(1_000),
-    STREAM_WORKER_ID: z
-      .string()
-      .regex(/^[A-Za-z0-9._-]{1,64}$/)
-      .optional(),
+    STREAM_WORKER_ID: envFields.workerId,
     /** Partitions one worker processes at the same time (per consumer). */
     STREAM_PARTITIONS_CONCURRENTLY: envFields.positiveInt.default(6),
     /**

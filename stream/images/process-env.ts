@@ -25,10 +25,7 @@ export const imagesProcessEnvSchema = baseEnvSchema
     IMAGES_METRICS_PORT: envFields.port.default(9465),
     /** Its address: loopback unless a Prometheus on another host scrapes it (as STREAM_METRICS_HOST). */
     IMAGES_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
-    IMAGES_WORKER_ID: z
-      .string()
-      .regex(/^[A-Za-z0-9._-]{1,64}$/)
-      .optional(),
+    IMAGES_WORKER_ID: envFields.workerId,
   })
   .superRefine(checkListenerEnv);
 export type ImagesProcessEnv = z.infer<typeof imagesProcessEnvSchema>;
