@@ -200,6 +200,16 @@ export const tlsEnvSchema = sharedEnvSchema.pick({ TLS_CERT_FILE: true, TLS_KEY_
 export type TlsEnv = z.infer<typeof tlsEnvSchema>;
 
 /**
+ * What both worker processes read besides the base (stream workers and image processes): their
+ * outbound calls, their ops listener, their consumer groups. Each adds its own and
+ * `superRefine(checkListenerEnv)`.
+ */
+export const workerEnvSchema = baseEnvSchema
+  .extend(outboundEnvSchema.shape)
+  .extend(listenerEnvSchema.shape)
+  .extend(sharedEnvSchema.pick({ STREAM_GROUP_PREFIX: true }).shape);
+
+/**
  * The check across the listener's variables, for the `superRefine` of a process schema that picks
  * them (a refinement does not survive `extend` of its fields).
  */

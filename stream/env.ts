@@ -1,14 +1,7 @@
 // The stream worker's environment (npm run start:stream; README, "Configuration"), parsed once at
 // boot and handed to its pipelines, webhook worker, scheduled jobs and ops listener.
 import { z } from 'zod';
-import {
-  baseEnvSchema,
-  checkListenerEnv,
-  envFields,
-  listenerEnvSchema,
-  outboundEnvSchema,
-  sharedEnvSchema,
-} from '../common/env.ts';
+import { checkListenerEnv, envFields, sharedEnvSchema, workerEnvSchema } from '../common/env.ts';
 import { DEFAULT_BACKTEST_MONTHS } from './estimate/backtest.ts';
 import { cronExpression } from './jobs/schedule.ts';
 import { webhookWorkerEnvSchema } from './webhooks/env.ts';
@@ -26,10 +19,8 @@ const jobsEnvSchema = z.object({
   LIFECYCLE_EXPIRY_CRON: cronExpression('17 3 * * *'),
 });
 
-export const streamEnvSchema = baseEnvSchema
-  .extend(outboundEnvSchema.shape)
-  .extend(listenerEnvSchema.shape)
-  .extend(sharedEnvSchema.pick({ STREAM_GROUP_PREFIX: true, FX_USD_TZS: true }).shape)
+export const streamEnvSchema = workerEnvSchema
+  .extend(sharedEnvSchema.pick({ FX_USD_TZS: true }).shape)
   .extend(webhookWorkerEnvSchema.shape)
   .extend(jobsEnvSchema.shape)
   .extend({

@@ -1,21 +1,11 @@
 // Settings of the image process (npm run start:images; README, "Configuration"): the platform's,
 // the image checker's, the photo analysis's, and its own listener and identity.
 import { z } from 'zod';
-import {
-  baseEnvSchema,
-  checkListenerEnv,
-  envFields,
-  listenerEnvSchema,
-  outboundEnvSchema,
-  sharedEnvSchema,
-} from '../../common/env.ts';
+import { checkListenerEnv, envFields, workerEnvSchema } from '../../common/env.ts';
 import { imageCheckerEnvSchema } from './env.ts';
 import { photoEnvSchema } from './photo-env.ts';
 
-export const imagesProcessEnvSchema = baseEnvSchema
-  .extend(outboundEnvSchema.shape)
-  .extend(listenerEnvSchema.shape)
-  .extend(sharedEnvSchema.pick({ STREAM_GROUP_PREFIX: true }).shape)
+export const imagesProcessEnvSchema = workerEnvSchema
   .extend(imageCheckerEnvSchema.shape)
   .extend(photoEnvSchema.shape)
   .extend({
