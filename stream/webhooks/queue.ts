@@ -5,7 +5,7 @@
 // token holder may finish or reschedule the delivery, so two workers never send the same attempt
 // concurrently, and a crashed worker's deliveries come back after the lease.
 //
-// Why per account (issue 13 item 11): with one global due set, the oldest due deliveries were
+// Why per account: with one global due set, the oldest due deliveries were
 // claimed first, so one account with thousands of deliveries to a receiver that hangs held every
 // delivery slot of every worker and everyone else's events waited behind it. Now a claim takes
 // deliveries account by account, fewest in flight first, and never more than an account's room

@@ -235,7 +235,7 @@ describe('webhook delivery (error)', () => {
   });
 });
 
-describe('webhook delivery fairness (issue 13 item 11)', () => {
+describe('webhook delivery fairness', () => {
   it("one account's hanging receiver holds at most its share of the worker; another account is served at once", async () => {
     // Account A: 30 events for a receiver that accepts the connection and never answers (each
     // attempt waits out WEBHOOK_TIMEOUT_MS, 15 s). Before per-account shares, the worker's 16
@@ -280,7 +280,7 @@ describe('webhook delivery fairness (issue 13 item 11)', () => {
   }, 60_000);
 });
 
-describe('delivery queue upgrade (issue 13 item 11)', () => {
+describe('delivery queue upgrade', () => {
   it('moves deliveries of the single due set of earlier versions into per-account sets, keeping due times', async () => {
     const redis = await testRedis();
     const prefix = ownKeyPrefix(`test:${randomUUID().slice(0, 8)}:`);
