@@ -7,16 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { batchStore } from '../../common/batches.ts';
 import { queryRows } from '../../common/clients/clickhouse.ts';
-import {
-  api,
-  createTestKey,
-  env,
-  eventually,
-  ownKeyPrefix,
-  testClickHouse,
-  testRedis,
-} from '../support/api.ts';
-import { deliveryQueue } from '../../stream/webhooks/queue.ts';
+import { api, createTestKey, env, eventually, testClickHouse, testRedis } from '../support/api.ts';
 import { startReceiver, type Receiver } from './webhooks-receiver.ts';
 
 const receivers: Receiver[] = [];
@@ -278,33 +269,4 @@ describe('webhook delivery fairness', () => {
       await new Promise<void>((resolve) => hanging.close(() => resolve()));
     }
   }, 60_000);
-});
-
-describe('delivery queue upgrade', () => {
-  it('moves deliveries of the single due set of earlier versions into per-account sets, keeping due times', async () => {
-    const redis = await testRedis();
-    const prefix = ownKeyPrefix(`test:${randomUUID().slice(0, 8)}:`);
-    const queue = deliveryQueue(redis, prefix);
-    const id = `msg_${randomUUID().replace(/-/g, '')}`;
-    // What an earlier version left behind: the delivery hash and its id in `<prefix>webhook:due`.
-    await redis.hset(`${prefix}webhook:delivery:${id}`, { id, account_id: 'acct_x', state: 'pending' });
-    await redis.zadd(`${prefix}webhook:due`, 1_000, id, 2_000, 'msg_gone');
-    expect(await queue.moveLegacy()).toBe(2);
-    expect(await redis.zcard(`${prefix}webhook:due`)).toBe(0);
-    expect(await redis.zscore(queue.dueKey('acct_x'), id)).toBe('1000');
-    expect(await redis.zscore(queue.indexKey, 'acct_x')).toBe('1000');
-    const { claimed } = await queue.claim(
-      10,
-      () => 4,
-      () => 0,
-      5_000,
-    );
-    expect(claimed).toEqual([{ id, account: 'acct_x' }]); // the gone one was only dropped
-    await redis.del(
-      `${prefix}webhook:delivery:${id}`,
-      queue.dueKey('acct_x'),
-      queue.indexKey,
-      `${prefix}webhook:leases`,
-    );
-  });
 });
