@@ -34,6 +34,19 @@ const waitFor = (r: Receiver, count: number, timeoutMs = 20_000) =>
     `${count} deliveries`,
   );
 
+/** A batch that is complete at once (its one listing a duplicate): its event goes out straight away. */
+async function completedBatchOf(account_id: string, is_test: boolean) {
+  await batchStore(await testRedis(), env.REDIS_KEY_PREFIX).create({
+    batch_id: randomUUID(),
+    account_id,
+    is_test,
+    total: 1,
+    duplicates: 1,
+    failed_indexes: [],
+    created_ids: [],
+  });
+}
+
 describe('webhook delivery (happy)', () => {
   it('signs listings.batch.completed so that standardwebhooks verifies it', async () => {
     const { key, account_id } = await createTestKey();
@@ -108,15 +121,7 @@ describe('webhook delivery (happy)', () => {
     const r = await receiver();
     r.script = [{ status: 500 }, { status: 503 }];
     const hook = await register(key, r.url);
-    await batchStore(await testRedis(), env.REDIS_KEY_PREFIX).create({
-      batch_id: randomUUID(),
-      account_id,
-      is_test: false,
-      total: 1,
-      duplicates: 1,
-      failed_indexes: [],
-      created_ids: [],
-    });
+    await completedBatchOf(account_id, false);
     const got = await waitFor(r, 3);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(r.received).toHaveLength(3); // success ends the retries
@@ -148,15 +153,7 @@ describe('webhook delivery (happy)', () => {
     const testReceiver = await receiver();
     await register(live.key, liveReceiver.url);
     await register(test.key, testReceiver.url);
-    await batchStore(await testRedis(), env.REDIS_KEY_PREFIX).create({
-      batch_id: randomUUID(),
-      account_id: live.account_id,
-      is_test: true,
-      total: 1,
-      duplicates: 1,
-      failed_indexes: [],
-      created_ids: [],
-    });
+    await completedBatchOf(live.account_id, true);
     const [delivery] = await waitFor(testReceiver, 1);
     expect(JSON.parse(delivery!.body).data.test_mode).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -212,15 +209,7 @@ describe('webhook delivery (error)', () => {
     await waitFor(r, 1);
     const deleted = await api('DELETE', `/api/v1/webhooks/${hook.id}`, { key });
     expect(deleted.status).toBe(200);
-    await batchStore(await testRedis(), env.REDIS_KEY_PREFIX).create({
-      batch_id: randomUUID(),
-      account_id,
-      is_test: false,
-      total: 1,
-      duplicates: 1,
-      failed_indexes: [],
-      created_ids: [],
-    });
+    await completedBatchOf(account_id, false);
     await new Promise((resolve) => setTimeout(resolve, 3_000)); // past the 500 ms retry
     expect(r.received).toHaveLength(1);
   });
