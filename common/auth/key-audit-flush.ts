@@ -1,6 +1,6 @@
 // Copies the key audit outbox (Redis stream, key-audit.ts) into ClickHouse key_audit_events.
 // Runs right after each change (the API in the background, the CLI before it exits) and every
-// minute in the stream worker (key-audit-schedule.ts), which catches up after a ClickHouse outage.
+// minute in the stream worker (stream/jobs/key-audit-flush.ts), which catches up after a ClickHouse outage.
 //
 // Once: each event is its own insert with insert_deduplication_token = event_id (the table keeps a
 // deduplication window, migration 0060), so two processes flushing the same event at once, or a
