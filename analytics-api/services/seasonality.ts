@@ -2,6 +2,7 @@
 // listings, views per listing on the market and days to rent, and a month-of-year index once the
 // history covers a year. Rules: ../market-rules.ts.
 import type { ClickHouseClient } from '@clickhouse/client';
+import type { SeasonalityAnswer, SeasonalityMonth } from '../answers/market.ts';
 import { cities } from '../../common/domain/cities.ts';
 import {
   bedroomClasses,
@@ -16,30 +17,6 @@ import {
 import type { SeasonalityParams } from '../params.ts';
 import { dailyFlows, monthlyRentals, monthlyRents } from '../queries/seasonality.ts';
 import { median, total } from '../stats.ts';
-
-export interface SeasonalityMonth {
-  month: string;
-  median_price_tzs: number | null;
-  raw_median_price_tzs: number | null;
-  listed: number;
-  new_listings: number;
-  views: number;
-  average_active: number;
-  views_per_active_listing: number | null;
-  rented: number;
-  median_days_to_rent: number | null;
-}
-
-export interface SeasonalityAnswer {
-  city: string;
-  property_type: string;
-  status: 'insufficient_history' | 'provisional' | 'ok';
-  history_months: number;
-  mix_weights: { bedrooms: string; weight: number }[];
-  months: SeasonalityMonth[];
-  month_of_year_index:
-    { month: number; price_index: number | null; new_listings_index: number | null; years: number }[] | null;
-}
 
 const DAY_MS = 86_400_000;
 
