@@ -3,11 +3,9 @@
 // "Rent estimates".
 import { z } from 'zod';
 import type { OpenApiRegistry } from '../common/openapi/registry.ts';
+import { cacheHeader, tiers } from './openapi.ts';
 import { estimateAnswerSchema, listingEstimateAnswerSchema } from './answers/estimate.ts';
 import { estimateQuery, listingEstimateQuery } from './estimate-params.ts';
-
-const cacheHeader = { 'X-Cache': 'hit, miss or off: whether the answer came from the analytics cache' };
-const tiers = 'Tiers business and enterprise (permission analytics:read).';
 
 export function registerEstimatePaths(registry: OpenApiRegistry): void {
   registry.register({

@@ -1,11 +1,9 @@
 // The lifecycle analytics paths in the OpenAPI document: velocity, seasonality, market share. The
 // rules behind the numbers are in docs/analytics.md, "Listing lifecycle metrics".
 import type { OpenApiRegistry } from '../common/openapi/registry.ts';
+import { cacheHeader, tiers } from './openapi.ts';
 import { marketShareAnswerSchema, seasonalityAnswerSchema, velocityAnswerSchema } from './answers/market.ts';
 import { pricingQuery, seasonalityQuery } from './params.ts';
-
-const cacheHeader = { 'X-Cache': 'hit, miss or off: whether the answer came from the analytics cache' };
-const tiers = 'Tiers business and enterprise (permission analytics:read).';
 
 export function registerMarketPaths(registry: OpenApiRegistry): void {
   registry.register({

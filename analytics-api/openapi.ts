@@ -1,5 +1,6 @@
-// The analytics API's paths in the OpenAPI document (common/openapi/registry.ts). The rules behind
-// the numbers are in docs/analytics.md.
+// The analytics API's paths in the OpenAPI document (common/openapi/registry.ts): each operation's
+// query parameters are the query object its route parses with (params.ts, estimate-params.ts) and
+// its body the answer's schema (answers/). The rules behind the numbers are in docs/analytics.md.
 import type { OpenApiRegistry } from '../common/openapi/registry.ts';
 import { heatmapAnswerSchema, heatmapCellSchema } from './answers/heatmap.ts';
 import { pricingAnswerSchema } from './answers/pricing.ts';
@@ -7,7 +8,12 @@ import { MAX_BOUNDS_AREA_KM2 } from './geo/bounds.ts';
 import { heatmapQuery, pricingQuery } from './params.ts';
 import { GEOJSON_MEDIA_TYPE, heatmapGeoJsonSchema } from './services/heatmap-geojson.ts';
 
-const cacheHeader = { 'X-Cache': 'hit, miss or off: whether the answer came from the analytics cache' };
+export const cacheHeader = {
+  'X-Cache': 'hit, miss or off: whether the answer came from the analytics cache',
+};
+
+/** The lifecycle and estimate endpoints' tiers. */
+export const tiers = 'Tiers business and enterprise (permission analytics:read).';
 
 export function registerAnalyticsPaths(registry: OpenApiRegistry): void {
   registry.register({
