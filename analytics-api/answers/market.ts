@@ -45,14 +45,17 @@ const velocityFigures = {
     ),
 };
 
-export const velocityFiguresSchema = z.object(velocityFigures);
+/** A city's figures and each neighbourhood's, for a property type and a quarter. */
+const areaAnswer = <F extends z.ZodRawShape>(figures: F) =>
+  z.object({
+    city: z.string(),
+    property_type: z.enum(propertyTypes),
+    period: z.string(),
+    summary: z.object(figures),
+    by_neighborhood: z.array(z.object({ name: z.string(), ...figures })),
+  });
 
-export const velocityAnswerSchema = z.object({
-  city: z.string(),
-  property_type: z.enum(propertyTypes),
-  period: z.string(),
-  summary: z.object(velocityFigures),
-  by_neighborhood: z.array(z.object({ name: z.string(), ...velocityFigures })),
+export const velocityAnswerSchema = areaAnswer(velocityFigures).extend({
   definition: z.string().describe('The rule version and its definition'),
 });
 
@@ -75,15 +78,7 @@ const shareFigures = {
   views_suppressed: z.boolean(),
 };
 
-export const shareFiguresSchema = z.object(shareFigures);
-
-export const marketShareAnswerSchema = z.object({
-  city: z.string(),
-  property_type: z.enum(propertyTypes),
-  period: z.string(),
-  summary: z.object(shareFigures),
-  by_neighborhood: z.array(z.object({ name: z.string(), ...shareFigures })),
-});
+export const marketShareAnswerSchema = areaAnswer(shareFigures);
 
 export const seasonalityAnswerSchema = z.object({
   city: z.string(),
@@ -121,9 +116,9 @@ export const seasonalityAnswerSchema = z.object({
 });
 
 /** The figures of an area; every count is null when the area is market_suppressed. */
-export type VelocityFigures = z.infer<typeof velocityFiguresSchema>;
+export type VelocityFigures = z.infer<typeof velocityAnswerSchema>['summary'];
 export type VelocityAnswer = z.infer<typeof velocityAnswerSchema>;
-export type ShareFigures = z.infer<typeof shareFiguresSchema>;
+export type ShareFigures = z.infer<typeof marketShareAnswerSchema>['summary'];
 export type MarketShareAnswer = z.infer<typeof marketShareAnswerSchema>;
 export type SeasonalityAnswer = z.infer<typeof seasonalityAnswerSchema>;
 export type SeasonalityMonth = SeasonalityAnswer['months'][number];
