@@ -66,7 +66,8 @@ export interface OffsetConsumerOptions {
    */
   provenanceTables: readonly TableRef[];
   handler: BatchHandler;
-  writers: ClickHouseWriter[];
+  /** Drained when the consumer stops (clickhouse-writer.ts). */
+  writers: Pick<ClickHouseWriter<object>, 'drain'>[];
   logger: Logger;
   partitionsConsumedConcurrently?: number;
   /** Bytes per partition per fetch (STREAM_FETCH_MAX_BYTES_PER_PARTITION); default 1 MiB. */

@@ -50,6 +50,11 @@ export function defineQuery<P extends z.ZodType, R extends z.ZodType>(spec: {
    */
   compact?: boolean;
   /**
+   * 64-bit integers as JSON strings, exact beyond 2^53 (unasked, the local 26.x server sends them as
+   * numbers, which JSON.parse rounds): for rows written back or hashes compared bit by bit.
+   */
+  exactIntegers?: boolean;
+  /**
    * The cap in seconds (default MAX_EXECUTION_SECONDS): background jobs' scans may take up to the
    * client's request timeout (30 s), as an API answer may not.
    */
@@ -82,6 +87,7 @@ export function defineQuery<P extends z.ZodType, R extends z.ZodType>(spec: {
           clickhouse_settings: {
             max_execution_time: spec.maxSeconds ?? MAX_EXECUTION_SECONDS,
             ...(spec.compact ? { output_format_json_quote_64bit_integers: 0 } : {}),
+            ...(spec.exactIntegers ? { output_format_json_quote_64bit_integers: 1 } : {}),
           },
         });
         body = await result.json<unknown>();

@@ -37,6 +37,8 @@ const pageQuery = defineQuery({
     limit: z.number().int(),
   }),
   row: listingImageRowSchema,
+  // The rows go back into the table, and their hashes are compared bit by bit.
+  exactIntegers: true,
   sql: `SELECT ${listingImagesTable.columns.join(', ')}
        FROM ${listingImagesTable.name} FINAL
        WHERE outcome = 'decoded' AND tag_model != {model:String} AND analysed_at >= {since:DateTime}

@@ -291,5 +291,5 @@ export function createClickHouseWriter<Row extends object>(
   };
 }
 
-/** A writer of `Row`s (default: of any table, for code that only drains it). */
-export type ClickHouseWriter<Row extends object = object> = ReturnType<typeof createClickHouseWriter<Row>>;
+/** A writer of the rows of one table (`Row`: its module's row type). */
+export type ClickHouseWriter<Row extends object> = ReturnType<typeof createClickHouseWriter<Row>>;
