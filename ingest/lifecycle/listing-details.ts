@@ -6,7 +6,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
 import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
-import { currencies, propertyTypes } from '../../common/domain/listing.ts';
 import { AppError, dependencyUnavailable } from '../../common/errors.ts';
 import { isUuid } from '../../common/ids.ts';
 import { readListingStates, type ListingState } from '../../common/lifecycle/states.ts';
@@ -14,39 +13,44 @@ import { listingLookupTable } from '../../common/warehouse/listing-lookup.ts';
 import { listingsTable } from '../../common/warehouse/listings.ts';
 import { defineQuery } from '../../common/warehouse/query.ts';
 import { imageRecords, presentImages, type ImageRecord } from '../listings/listing-images.ts';
-import type { StoredListing } from './schemas.ts';
+import { storedListingSchema, type StoredListing } from './schemas.ts';
 
-// A row of listingQuery: the stored columns as the answer needs them (times as ISO text, the H3
-// cell as hex, '' where the answer says null).
-const listingRecord = z.object({
-  listing_id: z.string(),
-  account_id: z.string(),
-  batch_id: z.string(),
-  is_test: z.number(),
-  external_id: z.string(),
-  listed_at: z.string(),
-  stored_at: z.string(),
-  title: z.string(),
-  description: z.string(),
-  property_type: z.enum(propertyTypes),
-  price: z.number(),
-  currency: z.enum(currencies),
-  price_tzs: z.number(),
-  bedrooms: z.number().nullable(),
-  bathrooms: z.number().nullable(),
-  area_sqm: z.number().nullable(),
-  address: z.string(),
-  latitude: z.number().nullable(),
-  longitude: z.number().nullable(),
-  amenities: z.array(z.string()),
-  images: z.array(z.string()),
-  video_url: z.string(),
-  whatsapp_number: z.string(),
-  location_id: z.string().nullable(),
-  city: z.string(),
-  neighbourhood: z.string(),
-  h3: z.string(),
-});
+// A row of listingQuery: the answer's own fields where the column is selected in the answer's form
+// (times as ISO text), and the columns the answer is derived from ('' where it says null, the H3
+// cell as hex).
+const listingRecord = storedListingSchema
+  .pick({
+    listed_at: true,
+    stored_at: true,
+    title: true,
+    description: true,
+    property_type: true,
+    price: true,
+    currency: true,
+    price_tzs: true,
+    bedrooms: true,
+    bathrooms: true,
+    area_sqm: true,
+    latitude: true,
+    longitude: true,
+    amenities: true,
+  })
+  .extend({
+    // Ids as text (any UUID the table holds).
+    listing_id: z.string(),
+    batch_id: z.string(),
+    location_id: z.string().nullable(),
+    account_id: z.string(),
+    is_test: z.number(),
+    external_id: z.string(),
+    address: z.string(),
+    images: z.array(z.string()),
+    video_url: z.string(),
+    whatsapp_number: z.string(),
+    city: z.string(),
+    neighbourhood: z.string(),
+    h3: z.string(),
+  });
 type ListingRecord = z.infer<typeof listingRecord>;
 
 // By the full sort key of `listings`, found through listing_lookup (sorted by id).
