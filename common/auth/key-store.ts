@@ -328,6 +328,7 @@ export function createKeyStore(redis: Redis, prefix: string) {
     );
   }
 
+  /** The records of those ids that exist, in two round trips whatever their number. */
   async function recordsOf(ids: string[]): Promise<ApiKeyRecord[]> {
     if (!ids.length) return [];
     const hashes = await redis.mget(ids.map(k.hashById));
@@ -346,7 +347,7 @@ export function createKeyStore(redis: Redis, prefix: string) {
     return recordsOf(await redis.zrange(k.allKeys, 0, -1));
   }
 
-  return { create, authorize, findById, revoke, roll, list, listAccount, pruneRevoked };
+  return { create, authorize, findById, findByIds: recordsOf, revoke, roll, list, listAccount, pruneRevoked };
 }
 
 export type KeyStore = ReturnType<typeof createKeyStore>;

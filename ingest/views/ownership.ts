@@ -8,6 +8,7 @@
 // cached in the process; unknown ids are not (the listing may be stored a moment later).
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Redis } from 'ioredis';
+import { batchStore } from '../../common/batches.ts';
 import { queryRows } from '../../common/clients/clickhouse.ts';
 import { dependencyUnavailable } from '../../common/errors.ts';
 
@@ -21,6 +22,7 @@ export interface OwnershipDeps {
 export function listingOwnership(deps: OwnershipDeps) {
   const maxEntries = deps.cacheSize ?? 100_000;
   const known = new Map<string, string>(); // listing id → "account|0/1", insertion order = age
+  const batchRecords = batchStore(deps.redis, deps.prefix);
 
   function remember(id: string, owner: string) {
     known.delete(id);
@@ -49,13 +51,10 @@ export function listingOwnership(deps: OwnershipDeps) {
         .map((id, i) => ({ id, batch: batches[i] }))
         .filter((e): e is { id: string; batch: string } => !!e.batch && !e.batch.startsWith('p:'));
       if (!confirmed.length) return found;
-      const pipeline = deps.redis.pipeline();
-      for (const e of confirmed) pipeline.hmget(`${deps.prefix}batch:${e.batch}`, 'account_id', 'is_test');
-      const replies = (await pipeline.exec()) ?? [];
+      const owners = await batchRecords.ownersOf(confirmed.map((e) => e.batch));
       confirmed.forEach((e, i) => {
-        const [error, fields] = replies[i] ?? [];
-        const [account, isTest] = (fields as (string | null)[] | undefined) ?? [];
-        if (!error && account && isTest) found.set(e.id, `${account}|${isTest}`);
+        const owner = owners[i];
+        if (owner) found.set(e.id, `${owner.account_id}|${owner.is_test ? 1 : 0}`);
       });
     } catch (error) {
       throw dependencyUnavailable('redis', error);
