@@ -3,6 +3,7 @@
 // GET /listings/batches/{id} and the listings.batch.completed event. Idempotent: a listing adds its
 // images to `pending` once, an image is counted once, so Kafka replays are harmless.
 import type { Redis } from 'ioredis';
+import { readCounterHash } from '../clients/redis-counters.ts';
 import { redisScript } from '../clients/redis-script.ts';
 
 const TTL_SECONDS = 7 * 24 * 3600; // as long as the batch record
@@ -65,8 +66,8 @@ export async function readImageChecks(
   prefix: string,
   batchId: string,
 ): Promise<ImageChecks | null> {
-  const fields = await redis.hgetall(imageChecksKey(prefix, batchId));
-  if (!Object.keys(fields).length) return null;
-  const n = (name: string) => Math.max(0, Number(fields[name] ?? 0) || 0);
+  const counters = await readCounterHash(redis, imageChecksKey(prefix, batchId));
+  if (!counters) return null;
+  const n = counters.count;
   return { checked: n('checked'), ok: n('ok'), failed: n('failed'), pending: n('pending') };
 }

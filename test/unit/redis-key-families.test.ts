@@ -45,9 +45,8 @@ const families: Record<string, readonly string[]> = {
   'ingest/lifecycle/snapshot-store.ts': ['snapshot:*:*:*'],
   'ingest/views/view-guard.ts': ['vg:*:*:*:'],
   'stream/lifecycle/expiry.ts': ['lifecycle:expiry:*'],
-  'stream/listings/owners.ts': ['owners:v2:', 'owners:rebuilding', 'owners:????', 'owners:built'],
+  'stream/listings/owners.ts': ['owners:v2:', 'owners:rebuilding'],
   'stream/webhooks/queue.ts': [
-    'webhook:due',
     'webhook:due-accounts',
     'webhook:leases',
     'webhook:due:*',
