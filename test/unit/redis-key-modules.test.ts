@@ -69,7 +69,7 @@ const homes = new Map<string, readonly string[]>([
   ...Object.entries(spelledWhereTheyAre),
 ]);
 
-describe('Redis key families', () => {
+describe('Redis key family modules', () => {
   const spellings = keySpellingsUnder(root, serviceDirs);
 
   it('spells every key name in its family module only', () => {
