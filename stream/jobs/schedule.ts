@@ -58,9 +58,9 @@ export interface ScheduledJob {
 
 export type JobOutcome = 'succeeded' | 'failed' | 'skipped';
 
-/** The lock of one scheduled time of a job. */
+/** The lock of one scheduled time of a job (`at`: a whole second, as node-cron schedules). */
 export function jobLockKey(prefix: string, name: string, at: Date): string {
-  return `${prefix}job:${name}:${at.toISOString().slice(0, 19)}Z`;
+  return `${prefix}job:${name}:${at.toISOString()}`;
 }
 
 export function scheduleJob(job: Job, deps: JobDeps): ScheduledJob {
