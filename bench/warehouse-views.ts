@@ -12,6 +12,7 @@
 // any view is the baseline; a view's figure is its scenario minus the baseline, median of
 // VIEWS_ROUNDS rounds. One final merge of all parts rewrites each row once; background merges
 // rewrite it a few times, so the merge column is a lower bound, comparable between views.
+// VIEWS_ONLY=<view names> measures only those (VIEWS_ONLY=none: only the baseline and the totals).
 import { createClient } from '@clickhouse/client';
 import { baseEnvSchema, parseEnv } from '../common/env.ts';
 import { migrate } from '../infra/clickhouse/migrate.ts';
@@ -47,27 +48,31 @@ interface View {
   target: string;
   sources: string[];
   ddl: string;
+  /** The database the view was read from (its DDL names it). */
+  from: string;
 }
-const views: View[] = (
-  await rows<{ name: string; ddl: string }>(
-    `SELECT name, create_table_query AS ddl FROM system.tables
-     WHERE database = {db:String} AND engine = 'MaterializedView' ORDER BY name`,
-    { db: template },
-  )
-).map(({ name, ddl }) => {
-  const qualified = (word: string) => new RegExp(`\\b${word}\\s+${template}\\.(\\w+)`, 'g');
-  return {
+async function viewsOf(db: string): Promise<View[]> {
+  const qualified = (word: string) => new RegExp(`\\b${word}\\s+${db}\\.(\\w+)`, 'g');
+  return (
+    await rows<{ name: string; ddl: string }>(
+      `SELECT name, create_table_query AS ddl FROM system.tables
+       WHERE database = {db:String} AND engine = 'MaterializedView' ORDER BY name`,
+      { db },
+    )
+  ).map(({ name, ddl }) => ({
     name,
     ddl,
+    from: db,
     target: [...ddl.matchAll(qualified('TO'))][0]![1]!,
     sources: [...ddl.matchAll(qualified('FROM'))].map((m) => m[1]!),
-  };
-});
+  }));
+}
+const views = await viewsOf(template);
 
 /** The views fed by `listings`, each with the views its target feeds in turn. */
-function chainOf(view: View): View[] {
-  const fed = views.filter((v) => v.sources.includes(view.target) && v !== view);
-  return [view, ...fed.flatMap(chainOf)];
+function chainOf(view: View, all = views): View[] {
+  const fed = all.filter((v) => v.sources.includes(view.target) && v !== view);
+  return [view, ...fed.flatMap((v) => chainOf(v, all))];
 }
 const fromListings = views.filter((v) => v.sources.includes('listings'));
 
@@ -119,8 +124,8 @@ async function scenario(chain: View[]): Promise<{ insert: number; merge: number 
   await ch.command({ query: `CREATE DATABASE ${scratch}` });
   const tables = ['listings', ...new Set(chain.map((v) => v.target))];
   for (const table of tables)
-    await ch.command({ query: `CREATE TABLE ${scratch}.${table} AS ${template}.${table}` });
-  for (const view of chain) await ch.command({ query: view.ddl.replaceAll(`${template}.`, `${scratch}.`) });
+    await ch.command({ query: `CREATE TABLE ${scratch}.${table} AS ${chain[0]?.from ?? template}.${table}` });
+  for (const view of chain) await ch.command({ query: view.ddl.replaceAll(`${view.from}.`, `${scratch}.`) });
   for (const table of tables) await ch.command({ query: `SYSTEM STOP MERGES ${scratch}.${table}` });
   const t0 = await cpuMicros();
   for (let offset = 0; offset < listings; offset += block)
@@ -139,8 +144,16 @@ const scenarios: [string, View[]][] = [
   ...fromListings
     .filter((v) => !only || only.includes(v.name))
     .map((v): [string, View[]] => [v.name, chainOf(v)]),
-  ['(all views on listings)', [...new Set(fromListings.flatMap(chainOf))]],
+  ['(all views on listings)', [...new Set(fromListings.flatMap((v) => chainOf(v)))]],
 ];
+// VIEWS_COMPARE=<database with an earlier schema>: its views on listings too, in the same rounds
+// (same load), e.g. a database migrated without the newest migrations.
+const compare = process.env.VIEWS_COMPARE;
+if (compare) {
+  const earlier = await viewsOf(compare);
+  const chains = earlier.filter((v) => v.sources.includes('listings')).flatMap((v) => chainOf(v, earlier));
+  scenarios.push([`(all views on listings in ${compare})`, [...new Set(chains)]]);
+}
 const results = new Map<string, { insert: number[]; merge: number[] }>();
 for (let round = 0; round < rounds; round++) {
   for (const [name, chain] of scenarios) {
