@@ -1,4 +1,4 @@
-// Whose listing a view is for (issue 13): keys without the portal role may post views only of their
+// Whose listing a view is for: keys without the portal role may post views only of their
 // own account's listings in the same mode, so no account can steer the market's demand figures
 // with views of other accounts' listings. A listing is known once stored (ClickHouse
 // `listing_lookup`, by primary key) or, in the seconds before that, from the ingest API's own
@@ -8,8 +8,18 @@
 // cached in the process; unknown ids are not (the listing may be stored a moment later).
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Redis } from 'ioredis';
-import { queryRows } from '../../common/clients/clickhouse.ts';
+import { z } from 'zod';
 import { dependencyUnavailable } from '../../common/errors.ts';
+import { listingLookupTable } from '../../common/warehouse/listing-lookup.ts';
+import { defineQuery } from '../../common/warehouse/query.ts';
+
+const ownersQuery = defineQuery({
+  name: 'listing_owners',
+  params: z.object({ ids: z.array(z.string()) }),
+  row: z.object({ id: z.string(), account_id: z.string(), is_test: z.number() }),
+  sql: `SELECT toString(listing_id) AS id, account_id, is_test FROM ${listingLookupTable.name}
+       WHERE listing_id IN {ids:Array(UUID)} LIMIT 1 BY listing_id`,
+});
 
 export interface OwnershipDeps {
   clickhouse: ClickHouseClient;
@@ -29,12 +39,7 @@ export function listingOwnership(deps: OwnershipDeps) {
   }
 
   async function fromWarehouse(ids: string[]): Promise<Map<string, string>> {
-    const rows = await queryRows<{ id: string; account_id: string; is_test: number }>(
-      deps.clickhouse,
-      `SELECT toString(listing_id) AS id, account_id, is_test FROM listing_lookup
-       WHERE listing_id IN {ids:Array(UUID)} LIMIT 1 BY listing_id`,
-      { ids },
-    ).catch((error: unknown) => {
+    const { rows } = await ownersQuery.run(deps.clickhouse, { ids }).catch((error: unknown) => {
       throw dependencyUnavailable('clickhouse', error);
     });
     return new Map(rows.map((r) => [r.id, `${r.account_id}|${Number(r.is_test)}`]));
