@@ -5,7 +5,7 @@
 // marking an id stored twice changes nothing.
 import type { Redis } from 'ioredis';
 import { redisScript } from './clients/redis-script.ts';
-import { OUTBOX_SUFFIX } from './webhooks/outbox.ts';
+import { webhookOutboxKey } from './webhooks/outbox.ts';
 
 export const BATCH_TTL_SECONDS = 7 * 24 * 3600;
 
@@ -55,7 +55,7 @@ return 1
 export function batchStore(redis: Redis, prefix: string) {
   const hashKey = (id: string) => `${prefix}batch:${id}`;
   const pendingKey = (id: string) => `${prefix}batch:${id}:pending`;
-  const outboxKey = `${prefix}${OUTBOX_SUFFIX}`;
+  const outboxKey = webhookOutboxKey(prefix);
 
   return {
     outboxKey,
@@ -143,6 +143,19 @@ export function batchStore(redis: Redis, prefix: string) {
         ...(fields.completed_at ? { completed_at: fields.completed_at } : {}),
         stored: created - pending,
       };
+    },
+
+    /** Account and mode of each batch (null when unknown or expired), in one round trip. */
+    async ownersOf(batchIds: string[]): Promise<({ account_id: string; is_test: boolean } | null)[]> {
+      if (!batchIds.length) return [];
+      const pipeline = redis.pipeline();
+      for (const id of batchIds) pipeline.hmget(hashKey(id), 'account_id', 'is_test');
+      const replies = (await pipeline.exec()) ?? [];
+      return batchIds.map((_, i) => {
+        const [error, fields] = replies[i] ?? [];
+        const [account, isTest] = (fields as (string | null)[] | undefined) ?? [];
+        return !error && account && isTest ? { account_id: account, is_test: isTest === '1' } : null;
+      });
     },
   };
 }

@@ -8,8 +8,19 @@
 // cached in the process; unknown ids are not (the listing may be stored a moment later).
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Redis } from 'ioredis';
-import { queryRows } from '../../common/clients/clickhouse.ts';
+import { z } from 'zod';
+import { batchStore } from '../../common/batches.ts';
 import { dependencyUnavailable } from '../../common/errors.ts';
+import { listingLookupTable } from '../../common/warehouse/listing-lookup.ts';
+import { defineQuery } from '../../common/warehouse/query.ts';
+
+const ownersQuery = defineQuery({
+  name: 'listing_owners',
+  params: z.object({ ids: z.array(z.string()) }),
+  row: z.object({ id: z.string(), account_id: z.string(), is_test: z.number() }),
+  sql: `SELECT toString(listing_id) AS id, account_id, is_test FROM ${listingLookupTable.name}
+       WHERE listing_id IN {ids:Array(UUID)} LIMIT 1 BY listing_id`,
+});
 
 export interface OwnershipDeps {
   clickhouse: ClickHouseClient;
@@ -21,6 +32,7 @@ export interface OwnershipDeps {
 export function listingOwnership(deps: OwnershipDeps) {
   const maxEntries = deps.cacheSize ?? 100_000;
   const known = new Map<string, string>(); // listing id → "account|0/1", insertion order = age
+  const batchRecords = batchStore(deps.redis, deps.prefix);
 
   function remember(id: string, owner: string) {
     known.delete(id);
@@ -29,12 +41,7 @@ export function listingOwnership(deps: OwnershipDeps) {
   }
 
   async function fromWarehouse(ids: string[]): Promise<Map<string, string>> {
-    const rows = await queryRows<{ id: string; account_id: string; is_test: number }>(
-      deps.clickhouse,
-      `SELECT toString(listing_id) AS id, account_id, is_test FROM listing_lookup
-       WHERE listing_id IN {ids:Array(UUID)} LIMIT 1 BY listing_id`,
-      { ids },
-    ).catch((error: unknown) => {
+    const { rows } = await ownersQuery.run(deps.clickhouse, { ids }).catch((error: unknown) => {
       throw dependencyUnavailable('clickhouse', error);
     });
     return new Map(rows.map((r) => [r.id, `${r.account_id}|${Number(r.is_test)}`]));
@@ -49,13 +56,10 @@ export function listingOwnership(deps: OwnershipDeps) {
         .map((id, i) => ({ id, batch: batches[i] }))
         .filter((e): e is { id: string; batch: string } => !!e.batch && !e.batch.startsWith('p:'));
       if (!confirmed.length) return found;
-      const pipeline = deps.redis.pipeline();
-      for (const e of confirmed) pipeline.hmget(`${deps.prefix}batch:${e.batch}`, 'account_id', 'is_test');
-      const replies = (await pipeline.exec()) ?? [];
+      const owners = await batchRecords.ownersOf(confirmed.map((e) => e.batch));
       confirmed.forEach((e, i) => {
-        const [error, fields] = replies[i] ?? [];
-        const [account, isTest] = (fields as (string | null)[] | undefined) ?? [];
-        if (!error && account && isTest) found.set(e.id, `${account}|${isTest}`);
+        const owner = owners[i];
+        if (owner) found.set(e.id, `${owner.account_id}|${owner.is_test ? 1 : 0}`);
       });
     } catch (error) {
       throw dependencyUnavailable('redis', error);
