@@ -10,6 +10,8 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { Redis } from 'ioredis';
 import { queryRows } from '../../common/clients/clickhouse.ts';
 import { dependencyUnavailable } from '../../common/errors.ts';
+import { batchKeys } from '../../common/batches.ts';
+import { seenHolder, seenKey } from '../listings/seen-store.ts';
 
 export interface OwnershipDeps {
   clickhouse: ClickHouseClient;
@@ -44,13 +46,14 @@ export function listingOwnership(deps: OwnershipDeps) {
   async function fromRecentBatches(ids: string[]): Promise<Map<string, string>> {
     const found = new Map<string, string>();
     try {
-      const batches = await deps.redis.mget(ids.map((id) => `${deps.prefix}seen:${id}`));
+      const batches = await deps.redis.mget(ids.map((id) => seenKey(deps.prefix, id)));
       const confirmed = ids
         .map((id, i) => ({ id, batch: batches[i] }))
-        .filter((e): e is { id: string; batch: string } => !!e.batch && !e.batch.startsWith('p:'));
+        .filter((e): e is { id: string; batch: string } => !!e.batch && !seenHolder(e.batch).inFlight);
       if (!confirmed.length) return found;
       const pipeline = deps.redis.pipeline();
-      for (const e of confirmed) pipeline.hmget(`${deps.prefix}batch:${e.batch}`, 'account_id', 'is_test');
+      for (const e of confirmed)
+        pipeline.hmget(batchKeys(deps.prefix, e.batch).record, 'account_id', 'is_test');
       const replies = (await pipeline.exec()) ?? [];
       confirmed.forEach((e, i) => {
         const [error, fields] = replies[i] ?? [];
