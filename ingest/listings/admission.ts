@@ -1,7 +1,7 @@
 // The Redis side of a bulk request, in one script call before the publish and one after it:
 // - admit: claims the request's listing ids, reserves the daily quota for those that are new and
-//   records the batch, atomically — or does none of it when an id is still being published by
-//   another request (a retriable 409) or the quota has no room (429);
+//   records the batch, atomically — or leaves nothing behind when an id is still being published
+//   by another request (a retriable 409) or the quota has no room (429);
 // - confirm (after the broker acknowledged): the claims become the batch's, for the duplicate window;
 // - abandon (the publish failed): claims, quota and batch record are given back, so a retry is not
 //   told "duplicate" of listings that were never stored.
@@ -31,35 +31,38 @@ const FIXED_KEYS = 4;
 // Returns {'in_flight', {positions}}, {'quota', used, requested} or {'ok', holder or false, ...}.
 const admitScript = redisScript(`${reserveQuotaLua}
 local n = #KEYS - ${FIXED_KEYS}
-local holders, busy, fresh = {}, {}, {}
+local holders, claimed, busy = {}, {}, {}
+-- One command per id: claims it when free, else answers who holds it.
 for i = 1, n do
-  local v = redis.call('GET', KEYS[${FIXED_KEYS} + i])
-  holders[i] = v or false
-  if not v then fresh[#fresh + 1] = i
+  local v = redis.call('SET', KEYS[${FIXED_KEYS} + i], ARGV[1], 'NX', 'GET', 'EX', ARGV[2])
+  holders[i] = v
+  if not v then claimed[#claimed + 1] = i
   elseif string.sub(v, 1, ${PENDING_PREFIX.length}) == '${PENDING_PREFIX}' then busy[#busy + 1] = i end
 end
-if #busy > 0 then return {'in_flight', busy} end
-if #fresh > 0 then
-  local quota = reserve_quota(KEYS[1], ARGV[3], #fresh, tonumber(ARGV[4]))
-  if quota[1] == 0 then return {'quota', quota[2], #fresh} end
+local function unclaim()
+  for _, i in ipairs(claimed) do redis.call('DEL', KEYS[${FIXED_KEYS} + i]) end
+end
+if #busy > 0 then unclaim() return {'in_flight', busy} end
+if #claimed > 0 then
+  local quota = reserve_quota(KEYS[1], ARGV[3], #claimed, tonumber(ARGV[4]))
+  if quota[1] == 0 then unclaim() return {'quota', quota[2], #claimed} end
 end
 local fields = {}
 for i = 8 + n, #ARGV do fields[#fields + 1] = ARGV[i] end
 local at = ARGV[7]
 local status = 'processing'
-if #fresh == 0 then status = 'completed' end
-redis.call('HSET', KEYS[2], 'status', status, 'created', #fresh,
-  'duplicates', tonumber(ARGV[6]) + n - #fresh, unpack(fields))
+if #claimed == 0 then status = 'completed' end
+redis.call('HSET', KEYS[2], 'status', status, 'created', #claimed,
+  'duplicates', tonumber(ARGV[6]) + n - #claimed, unpack(fields))
 redis.call('EXPIRE', KEYS[2], ARGV[5])
-if #fresh == 0 then
+if #claimed == 0 then
   redis.call('HSET', KEYS[2], 'completed_at', at)
   redis.call('XADD', KEYS[4], '*', 'type', 'listings.batch.completed', 'batch_id', redis.call('HGET', KEYS[2], 'batch_id'),
     'account_id', redis.call('HGET', KEYS[2], 'account_id'), 'at', at)
 else
-  for _, i in ipairs(fresh) do
-    redis.call('SET', KEYS[${FIXED_KEYS} + i], ARGV[1], 'EX', ARGV[2])
-    redis.call('SADD', KEYS[3], ARGV[7 + i])
-  end
+  local ids = {}
+  for j, i in ipairs(claimed) do ids[j] = ARGV[7 + i] end
+  redis.call('SADD', KEYS[3], unpack(ids))
   redis.call('EXPIRE', KEYS[3], ARGV[5])
 end
 local out = {'ok'}
