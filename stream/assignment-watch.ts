@@ -1,5 +1,5 @@
 // Heartbeats a Kafka batch's member while the batch is being stored, and turns what the heartbeat
-// says into a revocation (issue 13 item 8). The heartbeat errors used to be swallowed, so a member
+// says into a revocation. The heartbeat errors used to be swallowed, so a member
 // stuck in a long ClickHouse outage went on retrying its insert after the group had moved its
 // partitions to another member: both stored the same positions. Now:
 // - a heartbeat answer that the group is rebalancing or no longer knows this member

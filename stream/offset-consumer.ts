@@ -13,7 +13,7 @@
 //   unstored rows.
 // Handlers still see stored items (isStored) so they can redo idempotent side effects (batch
 // completion) that a crash between insert and commit may have cut off.
-// Fencing (issue 13 item 8): while a batch is stored the member heartbeats, and a heartbeat saying the
+// Fencing: while a batch is stored the member heartbeats, and a heartbeat saying the
 // group is rebalancing or lost this member, a long run of failed heartbeats, or a new assignment
 // without the partition, revokes the batch (assignment-watch.ts): its rows not yet sent to
 // ClickHouse are dropped (sink/batch-fence.ts, the writer), and it is not committed.

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { propertyTypes } from '../../common/domain/listing.ts';
 import { estimateAccuracyTable } from '../../common/warehouse/estimate-accuracy.ts';
 import { rentComparablesTable } from '../../common/warehouse/rent-comparables.ts';
-import { count, defineQuery, flag, nullableNumber, uint64 } from './define.ts';
+import { count, defineQuery, flag, nullableNumber, uint64 } from '../../common/warehouse/query.ts';
 
 const nullableCount = z.union([z.coerce.number().int().min(0), z.null()]);
 

@@ -13,7 +13,7 @@
 // and one placeholder pair per possible range (200) cost ~30 ms of analysis per query.
 import { z } from 'zod';
 import { propertyTypes } from '../../common/domain/listing.ts';
-import { count, defineQuery, flag, isoDate, uint64 } from './define.ts';
+import { count, defineQuery, flag, isoDate, uint64 } from '../../common/warehouse/query.ts';
 import { cellQuarterStatsTable } from '../../common/warehouse/aggregates.ts';
 
 export const MAX_RANGES = 200;

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { citySlugs } from '../../common/domain/cities.ts';
 import { propertyTypes } from '../../common/domain/listing.ts';
-import { flag } from './define.ts';
+import { flag } from '../../common/warehouse/query.ts';
 
 export const marketScope = {
   isTest: z.boolean(),

@@ -6,7 +6,7 @@
 // id leaves ClickHouse.
 import { z } from 'zod';
 import { accountAreaStockTable, accountQuarterFlowsTable } from '../../common/warehouse/market-flows.ts';
-import { defineQuery, isoDate } from './define.ts';
+import { defineQuery, isoDate } from '../../common/warehouse/query.ts';
 import { int, marketScope, marketScopeParams, marketScopeWhere } from './market-scope.ts';
 
 export const shareMetrics = ['active', 'new_listings', 'rented', 'views'] as const;

@@ -2,7 +2,7 @@
 // cities: the denominator of every demand score. Reads the small neighbourhood_quarter_stats aggregate.
 import { z } from 'zod';
 import { propertyTypes } from '../../common/domain/listing.ts';
-import { count, defineQuery, flag, isoDate } from './define.ts';
+import { count, defineQuery, flag, isoDate } from '../../common/warehouse/query.ts';
 import { neighbourhoodQuarterStatsTable } from '../../common/warehouse/aggregates.ts';
 
 export const marketTotals = defineQuery({

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { citySlugs } from '../../common/domain/cities.ts';
 import { propertyTypes } from '../../common/domain/listing.ts';
-import { count, defineQuery, flag, isoDate, nullableNumber } from './define.ts';
+import { count, defineQuery, flag, isoDate, nullableNumber } from '../../common/warehouse/query.ts';
 import {
   neighbourhoodQuarterPricesTable,
   neighbourhoodQuarterStatsTable,

@@ -16,7 +16,7 @@ import {
   marketExitDaysTable,
 } from '../../common/warehouse/market-flows.ts';
 import { int, marketScope, marketScopeParams, marketScopeWhere } from './market-scope.ts';
-import { defineQuery, isoDate } from './define.ts';
+import { defineQuery, isoDate } from '../../common/warehouse/query.ts';
 
 /** Per neighbourhood (and, as totals, the city): stock before the period and its flows in it. */
 export const velocityStock = defineQuery({

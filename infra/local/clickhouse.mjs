@@ -5,57 +5,20 @@
 // compiled with gcc on first use and cached under the cache directory, keyed by its source and
 // the library it links. Data, config and logs live under the state directory; listeners bind to
 // 127.0.0.1 only, and besides `default` (loopback only) there is the read-only user `analyst`.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import {
-  aptInstall,
-  commandExists,
-  isAlive,
-  log,
-  readPid,
-  runCommand,
-  startDaemon,
-  stopPid,
-  tailFile,
-  tcpOpen,
-  waitUntil,
-} from './processes.mjs';
-import { pidFile, repoRoot } from './settings.mjs';
+import { isAlive, log, readPid, startDaemon, stopPid, tailFile, tcpOpen, waitUntil } from './processes.mjs';
+import { clickhouseNodes, configXml, usersXml } from './clickhouse-config.mjs';
+import { launcherBinary } from './clickhouse-launcher.mjs';
+import { pidFile } from './settings.mjs';
+
+export { clickhouseNodes, INTERNAL_TCP_OFFSET, LOCAL_CLUSTER } from './clickhouse-config.mjs';
 
 const COMPONENT = 'clickhouse';
-const LIBRARY_PACKAGE = '@chdb/lib-linux-x64-gnu';
-const SOURCE_DIR = path.join(repoRoot, 'infra/local/clickhouse');
-const LAUNCHER_SOURCES = ['launcher.c', 'native-front.c'].map((file) => path.join(SOURCE_DIR, file));
-const LAUNCHER_HEADERS = ['native-front.h'].map((file) => path.join(SOURCE_DIR, file));
-// The server's own native listener sits behind the launcher's native front (native-front.c: a
-// failed native login would abort clickhouse-local), on the public native port + this offset.
-export const INTERNAL_TCP_OFFSET = 10;
-
 // The last query blocks on the launcher's stdin pipe until SIGTERM/SIGINT (see launcher.c).
 const SERVE_QUERIES =
   "SYSTEM START LISTEN HTTP; SYSTEM START LISTEN TCP; SELECT count() FROM file('stdin', 'LineAsString') FORMAT Null";
-
-/** Name of the local cluster (remote_servers) the Distributed tables of the cluster topology use. */
-export const LOCAL_CLUSTER = 'rls';
-
-/**
- * The servers of the topology: one, or one per shard (two in the cluster topology) on consecutive
- * ports. Each has its own data directory, config, logs and pid file.
- */
-export function clickhouseNodes(settings) {
-  const { httpPort, tcpPort, shards = 1 } = settings.clickhouse;
-  return Array.from({ length: shards }, (_, i) => i + 1).map((n) => ({
-    n,
-    name: shards > 1 ? `clickhouse-${n}` : 'clickhouse',
-    httpPort: httpPort + n - 1,
-    tcpPort: tcpPort + n - 1,
-    internalTcpPort: tcpPort + INTERNAL_TCP_OFFSET + n - 1,
-    url: `http://127.0.0.1:${httpPort + n - 1}`,
-  }));
-}
 
 function paths(settings, node = clickhouseNodes(settings)[0]) {
   const dir = path.join(settings.stateDir, node.name);
@@ -73,167 +36,6 @@ function paths(settings, node = clickhouseNodes(settings)[0]) {
     serverLog: path.join(settings.logDir, `${node.name}-server.log`),
     serverErrLog: path.join(settings.logDir, `${node.name}-server.err.log`),
   };
-}
-
-/** The shards of the cluster topology, each reached on the server's own native listener (behind
- * no front: the shards log in as `default`, which cannot fail), as `default` from loopback. */
-function remoteServersXml(nodes) {
-  if (nodes.length < 2) return '';
-  const shards = nodes
-    .map(
-      (node) =>
-        `      <shard><replica><host>127.0.0.1</host><port>${node.internalTcpPort}</port></replica></shard>`,
-    )
-    .join('\n');
-  return `  <remote_servers>
-    <${LOCAL_CLUSTER}>
-${shards}
-    </${LOCAL_CLUSTER}>
-  </remote_servers>
-`;
-}
-
-/** config.xml of one server. `settings.clickhouse.extraConfig(node)`, when given (the replicated
- * test: Keeper, macros, its own remote_servers), replaces the shards' remote_servers. */
-function configXml(settings, node, p) {
-  const { httpPort, tcpPort, internalTcpPort } = node;
-  return `<?xml version="1.0"?>
-<clickhouse>
-  <logger>
-    <level>information</level>
-    <log>${p.serverLog}</log>
-    <errorlog>${p.serverErrLog}</errorlog>
-    <size>50M</size>
-    <count>2</count>
-    <console>0</console>
-  </logger>
-  <!-- Loopback only: listeners of clickhouse-local serve whoever can connect. -->
-  <listen_host>127.0.0.1</listen_host>
-  <http_port>${httpPort}</http_port>
-  <!-- Behind the launcher's native front, which owns ${tcpPort} (native-front.c says why). -->
-  <tcp_port>${internalTcpPort}</tcp_port>
-  <!-- Above the 2.5 s idle-socket TTL of @clickhouse/client, so pooled sockets are not reset
-       under the client; low enough that idle connections do not pile up. -->
-  <keep_alive_timeout>10</keep_alive_timeout>
-  <!-- Two cores: more concurrent queries only queue on CPU and multiply memory. -->
-  <max_concurrent_queries>64</max_concurrent_queries>
-  <!-- Small caches: this runs beside Kafka, Redis and the services on a small machine. -->
-  <mark_cache_size>268435456</mark_cache_size>
-  <uncompressed_cache_size>0</uncompressed_cache_size>
-  <max_server_memory_usage_to_ram_ratio>0.5</max_server_memory_usage_to_ram_ratio>
-  <path>${p.data}</path>
-  <tmp_path>${p.tmp}</tmp_path>
-  <user_files_path>${p.userFiles}</user_files_path>
-  <users_config>${p.users}</users_config>
-  <default_profile>default</default_profile>
-  <timezone>UTC</timezone>
-${settings.clickhouse.extraConfig?.(node) ?? remoteServersXml(clickhouseNodes(settings))}</clickhouse>
-`;
-}
-
-export function analystPasswordSha256(env = process.env) {
-  // `analyst`: read-only login for data engineers (README, "Querying the warehouse").
-  return createHash('sha256')
-    .update(env.CLICKHOUSE_ANALYST_PASSWORD || 'analyst')
-    .digest('hex');
-}
-
-function usersXml() {
-  const localhost = '<networks><ip>::1</ip><ip>127.0.0.1</ip></networks>';
-  // analyst: readonly=2 (no writes or DDL, but per-query settings such as output formats that
-  // clients send), capped by constraints so a query cannot raise its own limits: each has a <min>
-  // too, since 0 means "unlimited" for these settings. SELECT on every
-  // database named rls* (namespaced test databases are rls_<ns>) and on system (system.columns).
-  return `<?xml version="1.0"?>
-<clickhouse>
-  <profiles>
-    <default>
-      <max_memory_usage>4000000000</max_memory_usage>
-    </default>
-    <analyst>
-      <readonly>2</readonly>
-      <max_execution_time>60</max_execution_time>
-      <max_memory_usage>2000000000</max_memory_usage>
-      <max_result_bytes>500000000</max_result_bytes>
-      <constraints>
-        <max_execution_time><min>1</min><max>60</max></max_execution_time>
-        <max_memory_usage><min>1</min><max>2000000000</max></max_memory_usage>
-        <max_result_bytes><min>1</min><max>500000000</max></max_result_bytes>
-      </constraints>
-    </analyst>
-  </profiles>
-  <users>
-    <default>
-      <password></password>
-      ${localhost}
-      <profile>default</profile>
-      <quota>default</quota>
-    </default>
-    <analyst>
-      <password_sha256_hex>${analystPasswordSha256()}</password_sha256_hex>
-      ${localhost}
-      <profile>analyst</profile>
-      <quota>default</quota>
-      <grants>
-        <query>GRANT SELECT ON rls*.*</query>
-        <query>GRANT SELECT ON system.*</query>
-      </grants>
-    </analyst>
-  </users>
-  <quotas>
-    <default>
-      <interval><duration>3600</duration><queries>0</queries><errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval>
-    </default>
-  </quotas>
-</clickhouse>
-`;
-}
-
-/** The directory of libchdb.so in node_modules (installed by `npm ci`). */
-function libraryDir() {
-  const require = createRequire(path.join(repoRoot, 'package.json'));
-  let manifest;
-  try {
-    manifest = require.resolve(`${LIBRARY_PACKAGE}/package.json`);
-  } catch {
-    throw new Error(`ClickHouse: ${LIBRARY_PACKAGE} is not installed; run npm ci`);
-  }
-  const dir = path.dirname(manifest);
-  if (!fs.existsSync(path.join(dir, 'libchdb.so')))
-    throw new Error(`ClickHouse: ${dir}/libchdb.so is missing; reinstall with npm ci`);
-  return dir;
-}
-
-/** Compiles launcher.c once per (source, library) into the cache directory. */
-async function launcherBinary(settings) {
-  const lib = libraryDir();
-  const version = JSON.parse(fs.readFileSync(path.join(lib, 'package.json'), 'utf8')).version;
-  const hash = createHash('sha256');
-  for (const file of [...LAUNCHER_SOURCES, ...LAUNCHER_HEADERS]) hash.update(fs.readFileSync(file));
-  const key = hash.update(lib).update(version).digest('hex').slice(0, 16);
-  const binary = path.join(settings.cacheDir, 'clickhouse', `launcher-${key}`);
-  if (fs.existsSync(binary)) return binary;
-  if (!commandExists('gcc')) aptInstall(COMPONENT, ['gcc', 'libc6-dev']);
-  fs.mkdirSync(path.dirname(binary), { recursive: true });
-  const partial = `${binary}.${process.pid}.tmp`; // parallel stacks may compile at once
-  await runCommand(
-    'gcc',
-    [
-      '-O2',
-      '-Wall',
-      '-o',
-      partial,
-      ...LAUNCHER_SOURCES,
-      `-L${lib}`,
-      '-lchdb',
-      `-Wl,-rpath,${lib}`,
-      '-lpthread',
-    ],
-    { inheritStderr: true },
-  );
-  fs.renameSync(partial, binary);
-  log(COMPONENT, `built launcher ${binary} against ${LIBRARY_PACKAGE}@${version}`);
-  return binary;
 }
 
 /** True when `pid` is our launcher running our config (not a recycled PID). */

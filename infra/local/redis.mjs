@@ -81,12 +81,15 @@ function memoryDirectives(maxmemoryMb) {
   ];
 }
 
-/** One RESP command on a fresh connection (no client library); resolves with the raw reply. */
-function redisCommand(port, args) {
+/**
+ * One RESP command on a fresh connection (no client library: the node may be in any role, or not
+ * yet in a cluster); resolves with the raw reply.
+ */
+export function redisCommand(port, args, timeoutMs = 2000) {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ port, host: '127.0.0.1' });
     let reply = '';
-    socket.setTimeout(2000, () => {
+    socket.setTimeout(timeoutMs, () => {
       socket.destroy();
       reject(new Error(`Redis on ${port} did not answer ${args[0]}`));
     });

@@ -1,4 +1,4 @@
-// Whose listing a view is for (issue 13): keys without the portal role may post views only of their
+// Whose listing a view is for: keys without the portal role may post views only of their
 // own account's listings in the same mode, so no account can steer the market's demand figures
 // with views of other accounts' listings. A listing is known once stored (ClickHouse
 // `listing_lookup`, by primary key) or, in the seconds before that, from the ingest API's own

@@ -1,4 +1,4 @@
-// A pool of `total` slots shared fairly by accounts (issue 13 item 11: one tenant whose image
+// A pool of `total` slots shared fairly by accounts (one tenant whose image
 // servers hang used to hold every slot, so every other tenant's checks waited behind it).
 // - Each account gets up to `share` slots before anyone borrows: a free slot goes to the waiting
 //   account with the fewest running tasks, and among those to the one whose last start is oldest

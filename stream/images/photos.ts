@@ -1,4 +1,4 @@
-// Photo analysis of one listing image, run by the image checker after its check (issue 16): fetch
+// Photo analysis of one listing image, run by the image checker after its check: fetch
 // the bytes (within PHOTO_MAX_BYTES, through the host limiter the caller passes), decode within the
 // pixel limits, hash, tag with the photo model, look for the same photo on another account, and
 // count the result per batch. Every image gets a row; a failure is that row's outcome and error,

@@ -1,4 +1,4 @@
-// Who may run an image request when (issue 13 item 11, docs/webhooks.md "Image checks"):
+// Who may run an image request when (docs/webhooks.md "Image checks"):
 // - accounts share IMAGE_CHECK_CONCURRENCY slots fairly (fair-pool.ts): IMAGE_CHECK_PER_ACCOUNT
 //   each before any account borrows idle ones, in turns, so one tenant's hanging image servers
 //   delay only that tenant;

@@ -5,8 +5,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../common/logger.ts';
-import { scanAll } from '../../common/clients/redis.ts';
-import { legacyOwners, ownersKeyPrefix, type Claim, type ListingOwners } from './owners.ts';
+import { ownersKeyPrefix, type Claim, type ListingOwners } from './owners.ts';
 
 const LOCK_TTL_SECONDS = 120;
 const CLAIMS_PER_ROUND = 20_000;
@@ -32,8 +31,6 @@ export async function ensureOwnersBuilt(deps: {
       const count = await rebuild(deps, () => redis.expire(lock, LOCK_TTL_SECONDS));
       await redis.set(marker, new Date().toISOString());
       logger.info('listing owners built from ClickHouse', { listings: count });
-      const removed = await removeLegacyLayout(redis, prefix);
-      if (removed) logger.info('listing owners of the first layout removed', { keys: removed });
     } finally {
       await redis.del(lock);
     }
@@ -66,20 +63,4 @@ async function rebuild(
   }
   if (claims.length) await flush();
   return count;
-}
-
-/**
- * The first layout's buckets and marker, once the current layout is built from ClickHouse. The
- * marker goes too: code of that layout must rebuild rather than trust buckets that are gone.
- */
-async function removeLegacyLayout(redis: Redis, prefix: string): Promise<number> {
-  const legacy = legacyOwners(prefix);
-  let removed = 0;
-  // Old buckets are exactly four hex digits; the pattern's ? would match any character.
-  const buckets = (await scanAll(redis, legacy.bucketPattern)).filter((key) =>
-    /^[0-9a-f]{4}$/.test(key.slice(-4)),
-  );
-  for (let i = 0; i < buckets.length; i += 1_000)
-    removed += await redis.unlink(...buckets.slice(i, i + 1_000));
-  return removed + (await redis.unlink(legacy.marker));
 }

@@ -14,8 +14,8 @@
 // Storage: hashes of 1,048,576 buckets by the id's first five hex digits (small hashes use Redis'
 // compact listpack encoding), no TTL. Rebuilt from ClickHouse when Redis lost them (rebuild.ts).
 // Why that many: a claim into a listpack costs time in proportion to its length (HSETNX measured at
-// 1.3 µs with 10–30 entries, 3.4 µs with 100, 6.6 with 300, 9.6 with 500). The first layout's 65,536
-// buckets held ~300 entries each at 20 M listings; a million stay ≤ 32 up to 33 M listings, for
+// 1.3 µs with 10–30 entries, 3.4 µs with 100, 6.6 with 300, 9.6 with 500). 65,536 buckets would
+// hold ~300 entries each at 20 M listings; a million stay ≤ 32 up to 33 M listings, for
 // ~90 MB more Redis at 4 M listings (measured; README, "Redis sizing").
 import type { Redis } from 'ioredis';
 import { redisScript } from '../../common/clients/redis-script.ts';
@@ -79,16 +79,10 @@ export function listingOwners(redis: Redis, prefix: string) {
 export type ListingOwners = ReturnType<typeof listingOwners>;
 
 /**
- * Keys of the current layout ("v2": five hex digits per bucket). A layout change needs a rebuild,
- * so the "built" marker lives under the layout too (owners-rebuild.ts).
+ * Keys of the layout ("v2": five hex digits per bucket). A layout change needs a rebuild, so the
+ * "built" marker lives under the layout too (owners-rebuild.ts).
  */
 export const ownersKeyPrefix = (prefix: string) => `${prefix}owners:v2:`;
-
-/** The first layout (four hex digits, `owners:built`), removed once the current one is built. */
-export const legacyOwners = (prefix: string) => ({
-  bucketPattern: `${prefix}owners:????`,
-  marker: `${prefix}owners:built`,
-});
 
 export function positionOf(p: { _partition: number; _offset: string; _item: number }): string {
   return `${p._partition}:${p._offset}:${p._item}`;

@@ -1,4 +1,4 @@
-// The fence of the Kafka batch a piece of code runs for (issue 13 item 8). The consumer
+// The fence of the Kafka batch a piece of code runs for. The consumer
 // (offset-consumer.ts) runs each batch's handler inside runInBatch(fence, …); the ClickHouse writer
 // picks the fence up when rows are handed to it, so every write a handler makes — listings, views,
 // status changes, quarantine, image checks, and whatever a later handler adds — is fenced without

@@ -9,7 +9,7 @@
 // being serial): the insert is tried REFUSED_ATTEMPTS times, then bisected down to the refused rows,
 // which are handed back to their caller (for quarantine) while every other row is stored.
 //
-// Fencing (issue 13 item 8, docs/stream.md "Effectively-once design"): a write made for a Kafka batch
+// Fencing (docs/stream.md "Effectively-once design"): a write made for a Kafka batch
 // carries that batch's fence (batch-fence.ts), which the writer tells when an insert holding the
 // batch's rows is sent and how it ended. When the batch is revoked before anything of it may be
 // stored, the fence drops its writes: they reject, and their rows leave the pending insert, or the

@@ -1,4 +1,4 @@
-// Keeps the webhook outbox in check from the delivery worker's fan-out loop (issue 13 item 18):
+// Keeps the webhook outbox in check from the delivery worker's fan-out loop:
 // trims what the fan-out has read and acknowledged (never unread events: common/webhooks/outbox.ts),
 // and when the backlog of events without deliveries passes WEBHOOK_OUTBOX_WARN_BACKLOG, says so at
 // warn level (once a minute while it lasts) and in the webhook_outbox_backlog gauge, instead of

@@ -5,7 +5,7 @@
 // token holder may finish or reschedule the delivery, so two workers never send the same attempt
 // concurrently, and a crashed worker's deliveries come back after the lease.
 //
-// Why per account (issue 13 item 11): with one global due set, the oldest due deliveries were
+// Why per account: with one global due set, the oldest due deliveries were
 // claimed first, so one account with thousands of deliveries to a receiver that hangs held every
 // delivery slot of every worker and everyone else's events waited behind it. Now a claim takes
 // deliveries account by account, fewest in flight first, and never more than an account's room
@@ -18,8 +18,6 @@ export const LEASE_MS = 60_000; // well above the 15 s request timeout
 const DELIVERY_TTL_SECONDS = 7 * 24 * 3600; // longer than the whole retry schedule
 /** Accounts with due deliveries looked at per claim (earliest due first). */
 const CANDIDATE_ACCOUNTS = 100;
-/** Deliveries moved per round from the single due set of earlier versions. */
-const LEGACY_MOVE_BATCH = 500;
 
 export interface Delivery {
   id: string;
@@ -119,21 +117,7 @@ refresh(KEYS[1], KEYS[4], ARGV[8])
 return 1
 `);
 
-// KEYS[1] legacy due set, KEYS[2] account due set, KEYS[3] index; ARGV[1] id, ARGV[2] account
-// ('' when the delivery is gone: then it is only dropped from the legacy set).
-const moveLegacyScript = redisScript(`${refreshIndex}
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not score then return 0 end
-redis.call('ZREM', KEYS[1], ARGV[1])
-if ARGV[2] == '' then return 1 end
-redis.call('ZADD', KEYS[2], score, ARGV[1])
-refresh(KEYS[2], KEYS[3], ARGV[2])
-return 1
-`);
-
 export function deliveryQueue(redis: Redis, prefix: string) {
-  /** The single due set of earlier versions; emptied into the per-account sets (moveLegacy). */
-  const legacyDueKey = `${prefix}webhook:due`;
   const indexKey = `${prefix}webhook:due-accounts`;
   const leasesKey = `${prefix}webhook:leases`;
   const dueKey = (account: string) => `${prefix}webhook:due:${account}`;
@@ -242,26 +226,6 @@ export function deliveryQueue(redis: Redis, prefix: string) {
         claimed.account,
       );
       return result === 1;
-    },
-
-    /**
-     * Moves deliveries of the single due set that earlier versions kept (`<prefix>webhook:due`)
-     * into the per-account sets, keeping their due times (and leases: a leased one stays in the
-     * future until its holder finishes it). Runs at start and now and then, so a rolling deploy
-     * beside older workers loses nothing. Returns how many were moved.
-     */
-    async moveLegacy(): Promise<number> {
-      let moved = 0;
-      for (;;) {
-        const ids = await redis.zrange(legacyDueKey, 0, LEGACY_MOVE_BATCH - 1);
-        if (!ids.length) return moved;
-        const accounts = await Promise.all(ids.map((id) => redis.hget(deliveryKey(id), 'account_id')));
-        for (const [i, id] of ids.entries()) {
-          const account = accounts[i] ?? '';
-          await moveLegacyScript.run(redis, 3, legacyDueKey, dueKey(account), indexKey, id, account);
-          moved++;
-        }
-      }
     },
   };
 }

@@ -17,8 +17,6 @@ import { deliveryQueue } from './queue.ts';
 const IDLE_POLL_MS = 100;
 /** How often the outbox is trimmed and its backlog measured (outbox-watch.ts). */
 const OUTBOX_WATCH_MS = 10_000;
-/** How often the single due set of earlier versions is checked for deliveries to move (queue.ts). */
-const LEGACY_CHECK_MS = 60_000;
 
 export async function startWebhookWorker(
   platform: Platform,
@@ -31,12 +29,6 @@ export async function startWebhookWorker(
   const batches = batchStore(platform.redis, prefix);
   const webhooks = webhookStore(platform.redis, prefix);
   const queue = deliveryQueue(platform.redis, prefix);
-  let legacyCheckedAt = 0;
-  async function moveLegacyDeliveries(): Promise<void> {
-    legacyCheckedAt = Date.now();
-    const moved = await queue.moveLegacy();
-    if (moved) logger.info('moved deliveries of the single due set to per-account sets', { moved });
-  }
   const fanout = createFanout({
     redis: platform.redis,
     prefix,
@@ -64,7 +56,6 @@ export async function startWebhookWorker(
     logger,
   });
   await fanout.ensureGroup();
-  await moveLegacyDeliveries();
 
   let stopped = false;
   const inFlight = new Set<Promise<unknown>>();
@@ -103,7 +94,6 @@ export async function startWebhookWorker(
   const deliveryLoop = loop('delivery', async () => {
     const room = env.WEBHOOK_CONCURRENCY - inFlight.size;
     if (room <= 0) return false;
-    if (Date.now() - legacyCheckedAt > LEGACY_CHECK_MS) await moveLegacyDeliveries();
     const running = (account: string) => inFlightPer.get(account) ?? 0;
     const { claimed, token } = await queue.claim(room, (account) => perAccount - running(account), running);
     for (const delivery of claimed) {

@@ -2,13 +2,12 @@
 // the `npm run stack -- up` logic, wait until replicas are back in sync), steady ingest through the
 // real API with every answer recorded, and the figures each fault prints.
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { expect } from 'vitest';
 import { startKafka } from '../../infra/local/kafka.mjs';
 import { isAlive, readPid } from '../../infra/local/processes.mjs';
-import { startRedis } from '../../infra/local/redis.mjs';
+import { redisCommand, startRedis } from '../../infra/local/redis.mjs';
 import { pidFile } from '../../infra/local/settings.mjs';
 import { topicDefinitions } from '../../common/topics.ts';
 import { api, env, eventually, sampleListing, testRedis } from '../support/api.ts';
@@ -211,23 +210,7 @@ export function report(fault: string, figures: Record<string, unknown>): void {
 
 /** One RESP command to a Redis node (no client library: the node may be any role). */
 export function redisNodeCommand(port: number, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect({ port, host: '127.0.0.1' });
-    let reply = '';
-    socket.setTimeout(3000, () => socket.destroy(new Error(`redis ${port}: no answer`)));
-    socket.once('connect', () =>
-      socket.write(`*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`),
-    );
-    socket.on('data', (chunk) => {
-      reply += chunk.toString();
-      const eol = reply.indexOf('\r\n');
-      if (eol < 0) return;
-      if (reply.startsWith('$') && Buffer.byteLength(reply) < eol + 4 + Number(reply.slice(1, eol))) return;
-      socket.destroy();
-    });
-    socket.once('close', () => resolve(reply));
-    socket.once('error', reject);
-  });
+  return redisCommand(port, args, 3000);
 }
 
 /** Node numbers (1-6) of the current Redis masters, from any live node's CLUSTER NODES. */

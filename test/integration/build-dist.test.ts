@@ -1,4 +1,4 @@
-// The real build (issue 17 item 5): the services under test are dist/ (npm run build), run by the
+// The real build: the services under test are dist/ (npm run build), run by the
 // Node pinned in package.json, and the compiled processes refuse to start in production without
 // their servers instead of silently using 127.0.0.1.
 import { spawn } from 'node:child_process';

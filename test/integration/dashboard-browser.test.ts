@@ -1,4 +1,4 @@
-// The dashboard (issue 17 item 3) in a real headless Chromium (Debian's, driven by playwright-core):
+// The dashboard in a real headless Chromium (Debian's, driven by playwright-core):
 // with seeded listings and views it draws the heatmap's hexagons and the neighbourhood chart from
 // the API, loads nothing from outside this origin, and shows the API's error for a bad key. The
 // run saves a screenshot: <state dir>/artifacts/dashboard.png (README, "Dashboard").

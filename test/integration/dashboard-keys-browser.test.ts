@@ -1,4 +1,4 @@
-// The dashboard's Keys page (issue 19 item 4; /dashboard#keys) in headless Chromium, like
+// The dashboard's Keys page (/dashboard#keys) in headless Chromium, like
 // dashboard-browser.test.ts: an admin key typed in the page lists its account's keys, creates a key
 // that is shown once (warning, Copy button) and that the test then uses against the API, rolls and
 // revokes keys with the API seeing both, and shows the account's recent key changes. A key without

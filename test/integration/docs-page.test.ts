@@ -1,4 +1,4 @@
-// GET /docs (contract, "Pages"; issue 17 item 2): the API reference as HTML, no key, rendering this
+// GET /docs (contract, "Pages"): the API reference as HTML, no key, rendering this
 // process's /api/v1/openapi.json with files served by this process only: a Content-Security-Policy
 // of 'self' makes a browser refuse anything else (no CDN).
 import { describe, expect, it } from 'vitest';

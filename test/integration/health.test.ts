@@ -1,4 +1,4 @@
-// Health endpoints of the API processes (contract, "Health"; issue 13): /healthz, /livez and
+// Health endpoints of the API processes (contract, "Health"): /healthz, /livez and
 // /readyz answer anyone with a status only; component details, lag and error texts need the
 // operator token (X-Operator-Token = OPERATOR_TOKEN).
 import { describe, expect, it } from 'vitest';

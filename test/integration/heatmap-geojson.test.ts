@@ -1,4 +1,4 @@
-// GET /analytics/heatmap?format=geojson (issue 17 item 3): the same cells as the JSON answer, as a
+// GET /analytics/heatmap?format=geojson: the same cells as the JSON answer, as a
 // GeoJSON FeatureCollection of closed hexagon rings with the cell's properties.
 import { describe, expect, it } from 'vitest';
 import { api, createTestKey, eventually, sampleListing } from '../support/api.ts';

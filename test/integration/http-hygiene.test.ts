@@ -1,4 +1,4 @@
-// Request hygiene of the API processes (issue 13): the key is checked before a body is read or
+// Request hygiene of the API processes: the key is checked before a body is read or
 // parsed, unknown routes never read one, a body-less POST needs no Content-Type, and slow clients
 // are cut off by the header and request timeouts.
 import net from 'node:net';

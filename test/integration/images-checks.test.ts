@@ -64,7 +64,7 @@ describe('image checks (happy, error)', () => {
   });
 });
 
-describe('image URLs with an IP-literal host (issue 13 item 20)', () => {
+describe('image URLs with an IP-literal host', () => {
   it('happy: accepted at validation and checked like a host name (127.0.0.1 is in the test OUTBOUND_ALLOW_CIDRS)', async () => {
     const server = http.createServer((_req, res) =>
       res.writeHead(200, { 'content-type': 'image/jpeg' }).end(),

@@ -61,7 +61,7 @@ describe('batches (security)', () => {
     expect(unknown.status).toBe(404);
     const garbage = await api('GET', '/api/v1/listings/batches/..%2F..%2Fkeys', { key: owner.key });
     expect(garbage.status).toBe(404);
-    // A second key of the owning account and mode may read it; its test key may not (issue 13).
+    // A second key of the owning account and mode may read it; its test key may not.
     const sibling = await createTestKey({ accountId: owner.account_id });
     const own = await api('GET', `/api/v1/listings/batches/${created.body.batch_id}`, { key: sibling.key });
     expect(own.status).toBe(200);

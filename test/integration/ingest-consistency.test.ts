@@ -1,4 +1,4 @@
-// What a client is told must match what will exist (issue 13): Idempotency-Key records are scoped
+// What a client is told must match what will exist: Idempotency-Key records are scoped
 // by account, mode and endpoint; a listing still being created by another request is a retriable
 // 409, never a "duplicate"; the batch record exists before its listings are published; a batch is
 // visible to the keys of its mode (and to the key that created it) only.

@@ -1,4 +1,4 @@
-// The ingest API's coalescing publisher against the real broker (issue 13 item 18): sends were
+// The ingest API's coalescing publisher against the real broker: sends were
 // coalesced by message count only, so requests that arrived together could make one produce
 // request larger than the broker accepts (max.message.bytes, ~1 MiB by default), and that one
 // failure failed every request in it. Each test uses its own one-partition topic, so every message
@@ -36,7 +36,7 @@ async function freshTopic(): Promise<string> {
 
 const message = (bytes: number) => ({ key: randomUUID(), value: 'x'.repeat(bytes) });
 
-describe('coalescing publisher (issue 13 item 18)', () => {
+describe('coalescing publisher', () => {
   it('happy: requests that arrive together and exceed the broker limit together are all published', async () => {
     const topic = await freshTopic();
     const publisher = coalescingPublisher(producer);

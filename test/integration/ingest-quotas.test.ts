@@ -1,4 +1,4 @@
-// Daily quotas per account and mode (issue 13; docs/auth.md, "Quotas"): listings created and view
+// Daily quotas per account and mode (docs/auth.md, "Quotas"): listings created and view
 // events accepted per UTC day by tier, refused with 429 quota_exceeded past them; and the local
 // Redis bounded by maxmemory (noeviction: refusing writes beats evicting keys).
 import { describe, expect, it } from 'vitest';

@@ -100,7 +100,7 @@ describe('bulk validation (error)', () => {
     expect(limited.body.error.details.results[0].errors[0]).toMatchObject({ code: 'too_many_images' });
   });
 
-  it('refuses prices far above the plausible monthly rent of the type, in TZS and USD (issue 13)', async () => {
+  it('refuses prices far above the plausible monthly rent of the type, in TZS and USD', async () => {
     const { key } = await createTestKey();
     const response = await api('POST', '/api/v1/listings/bulk', {
       key,

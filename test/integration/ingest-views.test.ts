@@ -1,6 +1,6 @@
 // POST /events/views (contract, "View events"): per-index rejections, event_id dedupe, test mode,
 // the messages on rls.views.v1; views only of the caller's own listings unless it is the portal,
-// at most 3 counted per listing, viewer and day, and no Redis key per event (issue 13).
+// at most 3 counted per listing, viewer and day, and no Redis key per event.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createKafka } from '../../common/clients/kafka.ts';

@@ -1,4 +1,4 @@
-// Observability (issue 17 item 4): /metrics in the Prometheus text format on the API process and on
+// Observability: /metrics in the Prometheus text format on the API process and on
 // the stream worker's own listener, with the families operators alert on, and JSON access logs
 // through pino that carry the request id and never the API key.
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The OpenAPI document is exact (issue 17 item 2): Schemathesis (pinned, infra/local/schemathesis/)
+// The OpenAPI document is exact: Schemathesis (pinned, infra/local/schemathesis/)
 // generates valid and invalid requests for every documented operation of the running gateway from
 // /api/v1/openapi.json and runs all its checks: statuses, content types, headers and bodies as
 // documented, schema-valid requests accepted and invalid ones refused, 405 with Allow for undeclared

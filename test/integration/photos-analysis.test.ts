@@ -1,4 +1,4 @@
-// Photo analysis end to end (issue 16): real images served by a local server, listings posted
+// Photo analysis end to end: real images served by a local server, listings posted
 // through the API, the stream's image checker decoding, hashing, tagging and comparing them, and
 // the results read from ClickHouse, GET /listings/{id} and the batch status. Image URLs use a
 // `*.localhost` name (loopback by RFC 6761; the test run's OUTBOUND_ALLOW_CIDRS opens 127.0.0.0/8).

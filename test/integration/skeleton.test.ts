@@ -5,7 +5,7 @@ import { api, createTestKey, eventually, sampleListing } from '../support/api.ts
 
 describe('walking skeleton (happy path)', () => {
   it('serves /healthz with every component ok', async () => {
-    // Components are shown to the operator only (X-Operator-Token, issue 13).
+    // Components are shown to the operator only (X-Operator-Token).
     const health = await api('GET', '/healthz', {
       headers: { 'X-Operator-Token': process.env.OPERATOR_TOKEN ?? '' },
     });

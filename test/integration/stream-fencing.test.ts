@@ -1,5 +1,5 @@
-// A member stuck in a ClickHouse outage must not store a batch whose partitions moved on (issue 13
-// item 8). Member A's writer reaches ClickHouse through a TCP proxy the test closes (an outage that
+// A member stuck in a ClickHouse outage must not store a batch whose partitions moved on.
+// Member A's writer reaches ClickHouse through a TCP proxy the test closes (an outage that
 // only A sees: connections refused); member B, started meanwhile, triggers a rebalance and reaches
 // ClickHouse directly. Before the fix, A kept retrying its insert while B took its partitions
 // (after the rebalance timeout), stored and committed the same positions, and A's insert landed
@@ -137,7 +137,7 @@ async function produce(count: number, label: string) {
   });
 }
 
-describe('stream fencing (issue 13 item 8)', () => {
+describe('stream fencing', () => {
   it('security: a member whose partitions were revoked during a ClickHouse outage does not store or commit them', async () => {
     const proxy = await clickhouseProxy();
     const groupId = `test.fencing.${suffix}`;

@@ -1,4 +1,4 @@
-// Poison pills on the listings topic (issue 13): messages written straight to Kafka (bypassing the
+// Poison pills on the listings topic: messages written straight to Kafka (bypassing the
 // API's validation) whose strings hold a lone UTF-16 surrogate. JSON carries it as the escape
 // "\ud800", which ClickHouse refuses (26.7: Code 25, CANNOT_PARSE_ESCAPE_SEQUENCE). The writer used
 // to class that error as transient and retry the insert forever; inserts are serial, so no listing

@@ -7,16 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { batchStore } from '../../common/batches.ts';
 import { queryRows } from '../../common/clients/clickhouse.ts';
-import {
-  api,
-  createTestKey,
-  env,
-  eventually,
-  ownKeyPrefix,
-  testClickHouse,
-  testRedis,
-} from '../support/api.ts';
-import { deliveryQueue } from '../../stream/webhooks/queue.ts';
+import { api, createTestKey, env, eventually, testClickHouse, testRedis } from '../support/api.ts';
 import { startReceiver, type Receiver } from './webhooks-receiver.ts';
 
 const receivers: Receiver[] = [];
@@ -42,6 +33,19 @@ const waitFor = (r: Receiver, count: number, timeoutMs = 20_000) =>
     timeoutMs,
     `${count} deliveries`,
   );
+
+/** A batch that is complete at once (its one listing a duplicate): its event goes out straight away. */
+async function completedBatchOf(account_id: string, is_test: boolean) {
+  await batchStore(await testRedis(), env.REDIS_KEY_PREFIX).create({
+    batch_id: randomUUID(),
+    account_id,
+    is_test,
+    total: 1,
+    duplicates: 1,
+    failed_indexes: [],
+    created_ids: [],
+  });
+}
 
 describe('webhook delivery (happy)', () => {
   it('signs listings.batch.completed so that standardwebhooks verifies it', async () => {
@@ -117,15 +121,7 @@ describe('webhook delivery (happy)', () => {
     const r = await receiver();
     r.script = [{ status: 500 }, { status: 503 }];
     const hook = await register(key, r.url);
-    await batchStore(await testRedis(), env.REDIS_KEY_PREFIX).create({
-      batch_id: randomUUID(),
-      account_id,
-      is_test: false,
-      total: 1,
-      duplicates: 1,
-      failed_indexes: [],
-      created_ids: [],
-    });
+    await completedBatchOf(account_id, false);
     const got = await waitFor(r, 3);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(r.received).toHaveLength(3); // success ends the retries
@@ -157,15 +153,7 @@ describe('webhook delivery (happy)', () => {
     const testReceiver = await receiver();
     await register(live.key, liveReceiver.url);
     await register(test.key, testReceiver.url);
-    await batchStore(await testRedis(), env.REDIS_KEY_PREFIX).create({
-      batch_id: randomUUID(),
-      account_id: live.account_id,
-      is_test: true,
-      total: 1,
-      duplicates: 1,
-      failed_indexes: [],
-      created_ids: [],
-    });
+    await completedBatchOf(live.account_id, true);
     const [delivery] = await waitFor(testReceiver, 1);
     expect(JSON.parse(delivery!.body).data.test_mode).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -221,21 +209,13 @@ describe('webhook delivery (error)', () => {
     await waitFor(r, 1);
     const deleted = await api('DELETE', `/api/v1/webhooks/${hook.id}`, { key });
     expect(deleted.status).toBe(200);
-    await batchStore(await testRedis(), env.REDIS_KEY_PREFIX).create({
-      batch_id: randomUUID(),
-      account_id,
-      is_test: false,
-      total: 1,
-      duplicates: 1,
-      failed_indexes: [],
-      created_ids: [],
-    });
+    await completedBatchOf(account_id, false);
     await new Promise((resolve) => setTimeout(resolve, 3_000)); // past the 500 ms retry
     expect(r.received).toHaveLength(1);
   });
 });
 
-describe('webhook delivery fairness (issue 13 item 11)', () => {
+describe('webhook delivery fairness', () => {
   it("one account's hanging receiver holds at most its share of the worker; another account is served at once", async () => {
     // Account A: 30 events for a receiver that accepts the connection and never answers (each
     // attempt waits out WEBHOOK_TIMEOUT_MS, 15 s). Before per-account shares, the worker's 16
@@ -278,33 +258,4 @@ describe('webhook delivery fairness (issue 13 item 11)', () => {
       await new Promise<void>((resolve) => hanging.close(() => resolve()));
     }
   }, 60_000);
-});
-
-describe('delivery queue upgrade (issue 13 item 11)', () => {
-  it('moves deliveries of the single due set of earlier versions into per-account sets, keeping due times', async () => {
-    const redis = await testRedis();
-    const prefix = ownKeyPrefix(`test:${randomUUID().slice(0, 8)}:`);
-    const queue = deliveryQueue(redis, prefix);
-    const id = `msg_${randomUUID().replace(/-/g, '')}`;
-    // What an earlier version left behind: the delivery hash and its id in `<prefix>webhook:due`.
-    await redis.hset(`${prefix}webhook:delivery:${id}`, { id, account_id: 'acct_x', state: 'pending' });
-    await redis.zadd(`${prefix}webhook:due`, 1_000, id, 2_000, 'msg_gone');
-    expect(await queue.moveLegacy()).toBe(2);
-    expect(await redis.zcard(`${prefix}webhook:due`)).toBe(0);
-    expect(await redis.zscore(queue.dueKey('acct_x'), id)).toBe('1000');
-    expect(await redis.zscore(queue.indexKey, 'acct_x')).toBe('1000');
-    const { claimed } = await queue.claim(
-      10,
-      () => 4,
-      () => 0,
-      5_000,
-    );
-    expect(claimed).toEqual([{ id, account: 'acct_x' }]); // the gone one was only dropped
-    await redis.del(
-      `${prefix}webhook:delivery:${id}`,
-      queue.dueKey('acct_x'),
-      queue.indexKey,
-      `${prefix}webhook:leases`,
-    );
-  });
 });

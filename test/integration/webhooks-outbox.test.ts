@@ -1,4 +1,4 @@
-// The webhook outbox (a Redis stream) against the real Redis (issue 13 item 18): entries were
+// The webhook outbox (a Redis stream) against the real Redis: entries were
 // appended with MAXLEN ~100000, so a backlog past 100,000 events (the delivery workers down for a
 // while, or slower than the ingest) silently dropped the oldest unread events. Now only entries the
 // fan-out has read and acknowledged are trimmed, and the backlog is logged and reported.
@@ -37,7 +37,7 @@ const completedBatch = (accountId: string) => ({
   created_ids: [] as string[], // nothing to store: completed at once, one outbox entry
 });
 
-describe('webhook outbox (issue 13 item 18)', () => {
+describe('webhook outbox', () => {
   it('error: keeps every unread event past 100,000 (no worker reading)', async () => {
     const { redis, batches, cleanup } = await isolated();
     try {

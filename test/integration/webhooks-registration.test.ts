@@ -142,7 +142,7 @@ describe('webhook registration (security)', () => {
     expect((await api('GET', `/api/v1/webhooks/${id}`, { key: owner.key })).status).toBe(200);
   });
 
-  // Issue 13 item 10: the test run opens 127.0.0.0/8 without a port range, which must not open the
+  // The test run opens 127.0.0.0/8 without a port range, which must not open the
   // ports of the service's own components (ClickHouse's HTTP port would run a GET's ?query=).
   it("refuses the ports of the service's own components inside an allowed range", async () => {
     const { key } = await createTestKey({ mode: 'test' });
@@ -165,7 +165,7 @@ describe('webhook registration (security)', () => {
     expect(open.status).toBe(201);
   });
 
-  // Issue 13 item 13: the answer must not tell a caller what a name resolves to (internal DNS probing).
+  // The answer must not tell a caller what a name resolves to (internal DNS probing).
   it('says "not a public address" without the resolved address', async () => {
     const { key } = await createTestKey({ mode: 'test' });
     const port = new URL(env.CLICKHOUSE_URL).port;

@@ -3,7 +3,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { defineQuery, placeholderNames } from '../../analytics-api/queries/define.ts';
+import { defineQuery, placeholderNames } from '../../common/warehouse/query.ts';
 import { cellStats, coveringSpans, INDEX_SPANS } from '../../analytics-api/queries/heatmap.ts';
 import { marketTotals } from '../../analytics-api/queries/market.ts';
 import {

@@ -1,6 +1,6 @@
 // The writer's error handling without a server: which failures are transient (an allow-list), and
 // that any other failure is tried a bounded number of times, then bisected so the refused rows come
-// back (for quarantine) while every other row is stored (issue 13, "Poison pill": a row the server
+// back (for quarantine) while every other row is stored ("Poison pill": a row the server
 // refused with a code outside the old permanent list was retried forever, stalling every tenant).
 import { parseError, type ClickHouseClient } from '@clickhouse/client';
 import { describe, expect, it } from 'vitest';
@@ -144,7 +144,7 @@ describe('writer: failures that are not transient', () => {
   }, 15_000);
 });
 
-describe('insertCertainlyNotStored (issue 13 item 8)', () => {
+describe('insertCertainlyNotStored', () => {
   it('security: only a refused connection or a refusal at the start of the query means nothing was stored', async () => {
     const unreachable = await createClickHouse({
       url: 'http://127.0.0.1:1',
@@ -173,7 +173,7 @@ describe('insertCertainlyNotStored (issue 13 item 8)', () => {
   });
 });
 
-describe('writer: revoked batches (issue 13 item 8)', () => {
+describe('writer: revoked batches', () => {
   const revokable = () => {
     const controller = new AbortController();
     return {

@@ -1,4 +1,4 @@
-// Connection settings (issue 17 item 5): in production an unset KAFKA_BROKERS, CLICKHOUSE_URL or
+// Connection settings: in production an unset KAFKA_BROKERS, CLICKHOUSE_URL or
 // REDIS_URL stops the process with the variable named; elsewhere they default to the local stack
 // of `npm start`, with the same ports as infra/local/settings.mjs computes.
 import { describe, expect, it } from 'vitest';

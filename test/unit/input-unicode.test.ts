@@ -1,7 +1,7 @@
 // Strings that are not well-formed Unicode (a lone UTF-16 surrogate, which a JSON body carries as
 // "\ud800") are refused by every input schema with the per-field code `invalid_string`, URLs and
 // format fields included: such a string cannot be stored (ClickHouse refuses the insert), so it
-// must never be accepted and published (issue 13, "Poison pill").
+// must never be accepted and published ("Poison pill").
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ApiKeyRecord } from '../../common/auth/key-store.ts';

@@ -1,4 +1,4 @@
-// The OpenAPI document is exact (issue 17 item 2): the patterns it gives for query parameters accept
+// The OpenAPI document is exact: the patterns it gives for query parameters accept
 // exactly what the server's parsers accept, so a generated "valid" value is never refused.
 import { describe, expect, it } from 'vitest';
 import { BOUNDS_PATTERN, parseBounds } from '../../analytics-api/geo/bounds.ts';

@@ -140,7 +140,7 @@ describe('image check limiter', () => {
   });
 });
 
-describe('fair image pools (issue 13 item 11)', () => {
+describe('fair image pools', () => {
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   it('a newcomer starts at once while another account has a long queue; a lone account keeps share slots free', async () => {

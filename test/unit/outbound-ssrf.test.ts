@@ -111,7 +111,7 @@ describe('address policy (security)', () => {
     expect(open.explicitlyAllowed('93.184.216.34', 80)).toBe(false);
   });
 
-  // Issue 13 item 10: allowing 127.0.0.0/8 opened ClickHouse's HTTP port on the same host.
+  // Allowing 127.0.0.0/8 opened ClickHouse's HTTP port on the same host.
   it("an entry without ports still refuses the service's own ports; public hosts keep every port", () => {
     const open = createAddressPolicy(['127.0.0.0/8', '::1/128'], { servicePorts: [8123, 9092, 6379, 8080] });
     for (const port of [8123, 9092, 6379, 8080]) {
@@ -211,7 +211,7 @@ describe('outbound client with an empty allow-list (security)', () => {
     expect(v6?.connections ?? 0).toBe(0);
   });
 
-  // Issue 13 item 13: "private.example.com resolves to 127.0.0.1" let any integrator map our DNS.
+  // "private.example.com resolves to 127.0.0.1" let any integrator map our DNS.
   it('refusals say "not a public address"; only the log hears what the name resolved to (security)', async () => {
     const logged: string[] = [];
     const logging = createOutboundClient({
@@ -232,7 +232,7 @@ describe('outbound client with an empty allow-list (security)', () => {
     expect(connectSpy).not.toHaveBeenCalled();
   });
 
-  // Issue 13 item 11: the lookup ran outside the deadline, so a slow resolver held a slot for as long as it liked.
+  // The lookup ran outside the deadline, so a slow resolver held a slot for as long as it liked.
   it('gives up on a DNS answer at the call deadline (error)', async () => {
     const slow = createOutboundClient({
       policy: createAddressPolicy([]),
@@ -346,7 +346,7 @@ describe('outbound client with 127.0.0.1/32 allowed', () => {
   });
 });
 
-describe('service ports (issue 13 item 10)', () => {
+describe('service ports', () => {
   it("derives the component ports from the connection settings, with each scheme's default", () => {
     const parse = (env: Record<string, string>) =>
       servicePorts(

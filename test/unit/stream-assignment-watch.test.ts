@@ -1,4 +1,4 @@
-// What a batch's heartbeats say about its partition (issue 13 item 8): the errors used to be
+// What a batch's heartbeats say about its partition: the errors used to be
 // swallowed, so a member stuck in a ClickHouse outage went on as the owner of partitions the group
 // had already given to another member.
 import { describe, expect, it } from 'vitest';

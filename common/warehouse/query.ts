@@ -1,10 +1,10 @@
-// A named analytics query: zod-validated parameters go in, zod-validated rows come out. The SQL text
+// A named warehouse query: zod-validated parameters go in, zod-validated rows come out. The SQL text
 // is static: every value reaches ClickHouse as a query parameter (`{name:Type}` placeholders filled
 // from `query_params`), so no input is ever part of a statement.
 import type { ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
-import { isTransientClickHouseError } from '../../common/clients/clickhouse.ts';
-import { dependencyUnavailable } from '../../common/errors.ts';
+import { isTransientClickHouseError } from '../clients/clickhouse.ts';
+import { dependencyUnavailable } from '../errors.ts';
 
 /** No analytics query may run longer than this (ClickHouse aborts it; the client gets a 503). */
 const MAX_EXECUTION_SECONDS = 10;
