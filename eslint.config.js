@@ -67,6 +67,25 @@ export default tseslint.config(
     },
   },
   {
+    // The services read ClickHouse through defineQuery only (named SQL, zod-checked rows, a run-time
+    // cap); queryRows is for tests, benchmarks and the operator scripts under infra/.
+    files: ['ingest/**', 'stream/**', 'analytics-api/**', 'keys/**', 'common/**', 'gateway/**', 'upload/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/clients/clickhouse.ts'],
+              importNames: ['queryRows'],
+              message: 'Read the warehouse with defineQuery (common/warehouse/query.ts).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**', 'bench/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },

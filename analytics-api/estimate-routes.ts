@@ -5,7 +5,7 @@ import type { RequestHandler, Response, Router } from 'express';
 import { authOf, requirePermission } from '../common/auth/authenticate.ts';
 import type { CacheOutcome } from './cache.ts';
 import type { AnalyticsContext } from './context.ts';
-import { parseCurrency, parseEstimateParams } from './estimate-params.ts';
+import { parseEstimateParams, parseListingEstimateParams } from './estimate-params.ts';
 import { pointEstimateAnswer } from './services/estimate.ts';
 import { listingEstimateAnswer } from './services/listing-estimate.ts';
 
@@ -29,8 +29,7 @@ export function addEstimateRoutes(router: Router, ctx: AnalyticsContext, auth: R
     requirePermission('analytics:read'),
     async (req, res) => {
       const auth = authOf(req);
-      const currency = parseCurrency(req.query);
-      const testMode = req.query.test_mode === 'true';
+      const { currency, testMode } = parseListingEstimateParams(req.query);
       const id = String(req.params.listing_id).toLowerCase();
       // Per account: the answer holds the account's own listing.
       const key = `listing-estimate:${auth.mode}:${auth.account_id}:${id}:${testMode}:${currency}`;

@@ -1,6 +1,5 @@
 // Quarters as the analytics API speaks them: `YYYY-Qn`, in UTC. A listing belongs to the quarter of
 // its listed_at, a view to the quarter of its viewed_at (docs/analytics.md, "Periods").
-import { z } from 'zod';
 
 export interface Quarter {
   year: number;
@@ -11,22 +10,10 @@ export interface Quarter {
 export const MIN_YEAR = 1971;
 export const MAX_YEAR = 2100;
 
-/** Exactly the labels periodSchema accepts, as a pattern for the OpenAPI document (1971-Q1 … 2100-Q4). */
+/** The quarters the API accepts, 1971-Q1 … 2100-Q4: the `period` parameter's pattern (params.ts). */
 export const PERIOD_PATTERN = '^(197[1-9]|19[89][0-9]|20[0-9]{2}|2100)-Q[1-4]$';
-/** Exactly the months (YYYY-MM, same years) the seasonality's `end` accepts, for the OpenAPI document. */
+/** The months (YYYY-MM, same years) the seasonality's `end` accepts (params.ts). */
 export const MONTH_PATTERN = '^(197[1-9]|19[89][0-9]|20[0-9]{2}|2100)-(0[1-9]|1[0-2])$';
-
-export const periodSchema = z
-  .string()
-  .regex(/^\d{4}-Q[1-4]$/, 'must look like 2024-Q3')
-  .transform((value) => ({
-    year: Number(value.slice(0, 4)),
-    quarter: Number(value[6]) as Quarter['quarter'],
-  }))
-  .refine(
-    (q) => q.year >= MIN_YEAR && q.year <= MAX_YEAR,
-    `year must be between ${MIN_YEAR} and ${MAX_YEAR}`,
-  );
 
 export function quarterOf(date: Date): Quarter {
   return {

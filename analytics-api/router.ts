@@ -3,6 +3,7 @@
 import { Router, type Response } from 'express';
 import { authenticate, authOf, requirePermission } from '../common/auth/authenticate.ts';
 import type { OpenApiRegistry } from '../common/openapi/registry.ts';
+import type { HeatmapAnswer } from './answers/heatmap.ts';
 import type { AnalyticsContext } from './context.ts';
 import { addEstimateRoutes } from './estimate-routes.ts';
 import { registerAnalyticsPaths } from './openapi.ts';
@@ -10,8 +11,8 @@ import { registerEstimatePaths } from './openapi-estimate.ts';
 import { registerMarketPaths } from './openapi-market.ts';
 import { parseHeatmapParams, parsePricingParams, parseSeasonalityParams } from './params.ts';
 import { periodLabel } from './period.ts';
-import { heatmapAnswer, type HeatmapAnswer } from './services/heatmap.ts';
-import { GEOJSON_MEDIA_TYPE, heatmapGeoJson, parseHeatmapFormat } from './services/heatmap-geojson.ts';
+import { heatmapAnswer } from './services/heatmap.ts';
+import { GEOJSON_MEDIA_TYPE, heatmapGeoJson } from './services/heatmap-geojson.ts';
 import { marketShareAnswer } from './services/market-share.ts';
 import { pricingAnswer } from './services/pricing.ts';
 import { seasonalityAnswer } from './services/seasonality.ts';
@@ -39,8 +40,7 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
   });
 
   router.get('/analytics/heatmap', auth, requirePermission('analytics:read'), async (req, res) => {
-    const format = parseHeatmapFormat(req.query.format);
-    const params = parseHeatmapParams(req.query);
+    const { format, ...params } = parseHeatmapParams(req.query);
     const mode = authOf(req).mode;
     const b = params.bounds;
     const key = `heatmap:${mode}:${b.west},${b.south},${b.east},${b.north}:${params.type ?? 'all'}:${periodLabel(params.period)}`;

@@ -66,8 +66,7 @@ function rowsOf(round: number) {
 try {
   for (let round = 1; round <= rounds; round++) {
     const writer = createClickHouseWriter(clickhouse, {
-      table: listingsTable.name,
-      columns: listingsTable.columns,
+      table: listingsTable,
       maxRows: batch,
       maxDelayMs: 50,
       logger: createLogger('error'),

@@ -62,6 +62,13 @@ function wrap(instance: pino.Logger): Logger {
 }
 
 export function errorFields(error: unknown): Record<string, unknown> {
+  // A wrapped failure (a warehouse read's "clickhouse is unavailable") keeps what actually failed.
+  if (error instanceof Error && error.cause !== undefined)
+    return { error: error.message, error_name: error.name, cause: messageOf(error.cause) };
   if (error instanceof Error) return { error: error.message, error_name: error.name };
   return { error: String(error) };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -19,8 +19,10 @@
 // ClickHouse are dropped (sink/batch-fence.ts, the writer), and it is not committed.
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
-import { queryRows } from '../common/clients/clickhouse.ts';
+import { z } from 'zod';
 import { errorFields, type Logger } from '../common/logger.ts';
+import { defineQuery } from '../common/warehouse/query.ts';
+import type { TableRef } from '../common/warehouse/table.ts';
 import { watchAssignment, type AssignmentWatch } from './assignment-watch.ts';
 import { retryWhileRunning } from './retry.ts';
 import { BatchFence, BatchRevokedError, runInBatch } from './sink/batch-fence.ts';
@@ -59,12 +61,13 @@ export interface OffsetConsumerOptions {
   groupId: string;
   topic: string;
   /**
-   * Tables whose rows carry provenance columns: an item is stored if any of them has its position.
-   * Constant names from our own code only: they become part of the SQL text.
+   * Tables whose rows carry provenance columns (their modules in common/warehouse/): an item is
+   * stored if any of them has its position.
    */
-  provenanceTables: string[];
+  provenanceTables: readonly TableRef[];
   handler: BatchHandler;
-  writers: ClickHouseWriter[];
+  /** Drained when the consumer stops (clickhouse-writer.ts). */
+  writers: Pick<ClickHouseWriter<object>, 'drain'>[];
   logger: Logger;
   partitionsConsumedConcurrently?: number;
   /** Bytes per partition per fetch (STREAM_FETCH_MAX_BYTES_PER_PARTITION); default 1 MiB. */
@@ -105,6 +108,23 @@ export async function startOffsetConsumer(options: OffsetConsumerOptions): Promi
   };
 }
 
+/** The "offset:item" positions of one partition at or after `from` stored in any of `tables`. */
+function storedPositionsQuery(tables: readonly TableRef[]) {
+  return defineQuery({
+    name: 'stored_positions',
+    params: z.object({ topic: z.string(), partition: z.number().int(), from: z.bigint() }),
+    row: z.object({ o: z.string() }),
+    // Table names from the table modules, never input; the values are query parameters.
+    sql: tables
+      .map(
+        (table) => `SELECT concat(toString(_offset), ':', toString(_item)) AS o FROM ${table.name}
+                  WHERE _topic = {topic:String} AND _partition = {partition:UInt32}
+                    AND _offset >= {from:UInt64}`,
+      )
+      .join(' UNION ALL '),
+  });
+}
+
 const DEFAULT_TIMING = { sessionTimeoutMs: 30_000, rebalanceTimeoutMs: 60_000, heartbeatIntervalMs: 3_000 };
 
 async function startMember(options: OffsetConsumerOptions) {
@@ -125,6 +145,7 @@ async function startMember(options: OffsetConsumerOptions) {
   let assigned: number[] = [];
   /** Batches being stored, per partition: revoked when a new assignment leaves their partition out. */
   const running = new Map<number, AssignmentWatch>();
+  const storedQuery = storedPositionsQuery(options.provenanceTables);
 
   consumer.on(consumer.events.GROUP_JOIN, (event) => {
     // Another worker may have stored more of a partition since we last held it: check again.
@@ -138,18 +159,7 @@ async function startMember(options: OffsetConsumerOptions) {
   });
 
   async function storedPositions(partition: number, from: bigint): Promise<Set<string>> {
-    // The table names are constants of our own pipeline code (provenanceTables), never input; the
-    // values are query parameters.
-    const selects = options.provenanceTables.map(
-      (table) => `SELECT concat(toString(_offset), ':', toString(_item)) AS o FROM ${table}
-                  WHERE _topic = {topic:String} AND _partition = {partition:UInt32}
-                    AND _offset >= {from:UInt64}`,
-    );
-    const rows = await queryRows<{ o: string }>(options.clickhouse, selects.join(' UNION ALL '), {
-      topic,
-      partition,
-      from,
-    });
+    const { rows } = await storedQuery.run(options.clickhouse, { topic, partition, from });
     return new Set(rows.map((r) => r.o));
   }
 

@@ -9,6 +9,7 @@ import type { Logger } from '../common/logger.ts';
 import type { Platform } from '../common/platform.ts';
 import { listingsTable } from '../common/warehouse/listings.ts';
 import { quarantineTable } from '../common/warehouse/quarantine.ts';
+import type { WarehouseTable } from '../common/warehouse/table.ts';
 import { viewEventsTable } from '../common/warehouse/view-events.ts';
 import { fxTable } from './enrich/fx.ts';
 import type { StreamEnv } from './env.ts';
@@ -39,11 +40,11 @@ export async function startPipelines(
     quietMinRows: env.SINK_QUIET_MIN_ROWS,
     logger,
   };
-  const writer = (table: string, columns: readonly string[]) =>
-    createClickHouseWriter(platform.clickhouse, { ...writerOptions, table, columns });
-  const listingsWriter = writer(listingsTable.name, listingsTable.columns);
-  const viewsWriter = writer(viewEventsTable.name, viewEventsTable.columns);
-  const quarantineWriter = writer(quarantineTable.name, quarantineTable.columns);
+  const writer = <Row extends object>(table: WarehouseTable<Row>) =>
+    createClickHouseWriter(platform.clickhouse, { ...writerOptions, table });
+  const listingsWriter = writer(listingsTable);
+  const viewsWriter = writer(viewEventsTable);
+  const quarantineWriter = writer(quarantineTable);
   const deadLetters = platform.topic('rls.deadletter.v1');
   const batches = batchStore(platform.redis, env.REDIS_KEY_PREFIX);
   const common = {
@@ -66,7 +67,7 @@ export async function startPipelines(
     ...common,
     groupId: `${env.STREAM_GROUP_PREFIX}${env.KAFKA_TOPIC_PREFIX}.listings-sink`,
     topic: platform.topic('rls.listings.v1'),
-    provenanceTables: ['listings', 'quarantine'],
+    provenanceTables: [listingsTable, quarantineTable],
     handler: createListingsHandler({
       owners,
       writer: listingsWriter,
@@ -86,7 +87,7 @@ export async function startPipelines(
     ...common,
     groupId: `${env.STREAM_GROUP_PREFIX}${env.KAFKA_TOPIC_PREFIX}.views-sink`,
     topic: platform.topic('rls.views.v1'),
-    provenanceTables: ['view_events', 'quarantine'],
+    provenanceTables: [viewEventsTable, quarantineTable],
     handler: createViewsHandler({
       writer: viewsWriter,
       quarantine: createQuarantine(quarantineWriter, producer, deadLetters, 'views'),
@@ -97,13 +98,13 @@ export async function startPipelines(
   });
   // Status changes: small volumes, one writer per table; keyed by account, so each account's
   // changes are applied in order (stream/lifecycle/handler.ts).
-  const changesWriter = writer(listingStatusChangesTable.name, [...listingStatusChangesTable.columns]);
-  const statesWriter = writer(listingStatesTable.name, [...listingStatesTable.columns]);
+  const changesWriter = writer(listingStatusChangesTable);
+  const statesWriter = writer(listingStatesTable);
   const status = await startOffsetConsumer({
     ...common,
     groupId: `${env.STREAM_GROUP_PREFIX}${env.KAFKA_TOPIC_PREFIX}.status-sink`,
     topic: platform.topic('rls.listing-status.v1'),
-    provenanceTables: ['listing_status_changes', 'quarantine'],
+    provenanceTables: [listingStatusChangesTable, quarantineTable],
     handler: createStatusHandler({
       readStates: (ids) => readListingStates(platform.clickhouse, ids),
       changes: changesWriter,

@@ -3,26 +3,12 @@
 // and every estimate needs it: each process keeps the latest run of each mode in memory for the
 // analytics cache's lifetime (one small query per mode per TTL instead of one per request).
 import type { ClickHouseClient } from '@clickhouse/client';
+import type { PropertyType } from '../../common/domain/listing.ts';
+import type { AccuracyAnswer } from '../answers/estimate.ts';
 import { chainOf, type Level } from '../../common/estimate/accuracy.ts';
 import type { BedroomClass } from '../../common/estimate/method.ts';
 import { latestAccuracy, type AccuracyRow } from '../queries/estimate.ts';
 import { round3 } from '../rules.ts';
-
-export interface AccuracyAnswer {
-  segment: { city: string | null; property_type: string; bedrooms: BedroomClass };
-  /** Listings of the segment the backtest estimated (with at least 5 comparables). */
-  n: number;
-  median_ape: number | null;
-  within_10pct: number | null;
-  within_20pct: number | null;
-  interval_coverage: number | null;
-  interval_target: number | null;
-  baseline_median_ape: number | null;
-  baseline_within_10pct: number | null;
-  /** Where the interval's factors come from: the segment or the first pooled level with 30 estimates. */
-  interval_calibration: Level | 'none';
-  backtest: { run_at: string; from_month: string; to_month: string } | null;
-}
 
 export interface SegmentAccuracy {
   answer: AccuracyAnswer;
@@ -33,7 +19,7 @@ export interface SegmentAccuracy {
 export interface AccuracySource {
   forSegment(
     isTest: boolean,
-    segment: { city: string; type: string; bedrooms: BedroomClass },
+    segment: { city: string; type: PropertyType; bedrooms: BedroomClass },
   ): Promise<SegmentAccuracy>;
 }
 

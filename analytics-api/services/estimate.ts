@@ -26,11 +26,12 @@ import {
   type Selection,
   type Subject,
 } from '../../common/estimate/method.ts';
+import type { EstimateAnswer } from '../answers/estimate.ts';
 import type { EstimateParams } from '../estimate-params.ts';
 import { diskCells } from '../geo/h3-disk.ts';
 import { nearbyComparables, type ComparableRow } from '../queries/estimate.ts';
 import { round3 } from '../rules.ts';
-import type { AccuracyAnswer, AccuracySource } from './estimate-accuracy.ts';
+import type { AccuracySource } from './estimate-accuracy.ts';
 
 /**
  * The ClickHouse searches, in the order of the method's steps, each reading only the cells of its
@@ -62,45 +63,6 @@ export interface EstimateDeps {
   accuracy: AccuracySource;
   /** USD→TZS rate for answers in USD. */
   usdTzs: number;
-}
-
-export interface EstimateAnswer {
-  estimate: {
-    rent: number;
-    low: number;
-    high: number;
-    currency: Currency;
-    kind: 'asking_rent';
-    interval_target: number | null;
-    interval_calibrated: boolean;
-  };
-  radius_km: number;
-  max_age_days: number;
-  comparables: {
-    /** Only the calling account's own listings show their id. */
-    listing_id: string | null;
-    price: number;
-    distance_km: number;
-    days_old: number;
-    bedrooms: number | null;
-    bathrooms: number | null;
-    area_sqm: number | null;
-    similarity: number;
-  }[];
-  /** Comparables that left the market (rented, withdrawn, expired): used, counted, not listed. */
-  off_market_comparables: number;
-  accuracy: AccuracyAnswer;
-  subject: {
-    latitude: number;
-    longitude: number;
-    property_type: PropertyType;
-    bedrooms: number | null;
-    bathrooms: number | null;
-    area_sqm: number | null;
-    city: string | null;
-  };
-  usd_tzs: number;
-  definition: string;
 }
 
 export interface EstimateOptions {

@@ -3,22 +3,12 @@
 // without H3 code. Rings come from h3-js in GeoJSON order: [lng, lat], counter-clockwise, closed.
 import { cellToBoundary } from 'h3-js';
 import { z } from 'zod';
-import { AppError } from '../../common/errors.ts';
-import type { HeatmapAnswer, HeatmapCell } from './heatmap.ts';
+import type { HeatmapAnswer, HeatmapCell } from '../answers/heatmap.ts';
 
 export const heatmapFormats = ['json', 'geojson'] as const;
 export type HeatmapFormat = (typeof heatmapFormats)[number];
 
 export const GEOJSON_MEDIA_TYPE = 'application/geo+json';
-
-export function parseHeatmapFormat(raw: unknown): HeatmapFormat {
-  if (raw === undefined) return 'json';
-  if (typeof raw === 'string' && (heatmapFormats as readonly string[]).includes(raw))
-    return raw as HeatmapFormat;
-  throw new AppError('invalid_parameter', 'format must be json or geojson', {
-    details: [{ parameter: 'format', message: 'format must be json or geojson', allowed: heatmapFormats }],
-  });
-}
 
 export interface HeatmapFeatureCollection {
   type: 'FeatureCollection';

@@ -2,6 +2,7 @@
 // one cell per grid cell with listings of the period whose centre lies inside the bounds.
 import type { ClickHouseClient } from '@clickhouse/client';
 import { cellToLatLng, splitLongToH3Index } from 'h3-js';
+import type { HeatmapAnswer, HeatmapCell } from '../answers/heatmap.ts';
 import { contains } from '../geo/bounds.ts';
 import { rangesForBounds } from '../geo/h3-ranges.ts';
 import type { HeatmapParams } from '../params.ts';
@@ -9,21 +10,6 @@ import { quarterStart } from '../period.ts';
 import { cellStats } from '../queries/heatmap.ts';
 import { marketTotals } from '../queries/market.ts';
 import { demandScore, round2, round3, viewsPerListing } from '../rules.ts';
-
-export interface HeatmapCell {
-  h3_index: string;
-  lat: number;
-  lng: number;
-  demand_score: number;
-  avg_price: number;
-  listing_count: number;
-  views_per_listing: number;
-}
-
-export interface HeatmapAnswer {
-  grid_size: '500m';
-  cells: HeatmapCell[];
-}
 
 const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
 

@@ -7,20 +7,9 @@ import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
 import type { Currency } from '../../common/domain/listing.ts';
 import { AppError } from '../../common/errors.ts';
 import { isUuid } from '../../common/ids.ts';
+import type { ListingEstimateAnswer } from '../answers/estimate.ts';
 import { listingSubject } from '../queries/estimate.ts';
-import { estimateAnswer, type EstimateAnswer, type EstimateDeps } from './estimate.ts';
-
-export interface ListingEstimateAnswer extends EstimateAnswer {
-  listing: {
-    listing_id: string;
-    /** The listing's asking rent in the answer's currency (TZS as stored in price_tzs). */
-    asking_rent: number;
-    /** Where the asking rent falls against the estimate's interval. */
-    position: 'over' | 'within' | 'under';
-    /** (Asking rent ÷ estimate − 1) × 100, one decimal. */
-    difference_pct: number;
-  };
-}
+import { estimateAnswer, type EstimateDeps } from './estimate.ts';
 
 export async function listingEstimateAnswer(
   deps: EstimateDeps,

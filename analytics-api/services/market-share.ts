@@ -3,38 +3,12 @@
 // Competitors are never named or ranked, and a market figure that could reveal one is suppressed
 // (../market-rules.ts, shareFigure); the account's own counts always show.
 import type { ClickHouseClient } from '@clickhouse/client';
+import type { MarketShareAnswer, ShareFigures } from '../answers/market.ts';
 import { cities } from '../../common/domain/cities.ts';
 import { shareFigure } from '../market-rules.ts';
 import type { MarketParams } from '../params.ts';
 import { periodLabel, quarterStart } from '../period.ts';
 import { accountShares, type ShareMetric } from '../queries/market-share.ts';
-
-export interface ShareFigures {
-  own_listings: number;
-  market_listings: number | null;
-  share: number | null;
-  suppressed: boolean;
-  own_new_listings: number;
-  market_new_listings: number | null;
-  new_listings_share: number | null;
-  new_listings_suppressed: boolean;
-  own_rented: number;
-  market_rented: number | null;
-  rented_share: number | null;
-  rented_suppressed: boolean;
-  own_views: number;
-  market_views: number | null;
-  views_share: number | null;
-  views_suppressed: boolean;
-}
-
-export interface MarketShareAnswer {
-  city: string;
-  property_type: string;
-  period: string;
-  summary: ShareFigures;
-  by_neighborhood: ({ name: string } & ShareFigures)[];
-}
 
 type AreaRow = Awaited<ReturnType<typeof accountShares.run>>['rows'][number];
 

@@ -2,31 +2,12 @@
 // views, and the trend against the previous quarter. Rules: ../rules.ts and docs/analytics.md.
 import type { ClickHouseClient } from '@clickhouse/client';
 import { cities } from '../../common/domain/cities.ts';
+import type { PricingAnswer } from '../answers/pricing.ts';
 import type { PricingParams } from '../params.ts';
 import { periodLabel, previousQuarter, quarterStart } from '../period.ts';
 import { marketTotals } from '../queries/market.ts';
 import { neighbourhoodMedians, neighbourhoodPrices, neighbourhoodViews } from '../queries/pricing.ts';
-import { demandScore, round2, round3, trendOf, type Trend } from '../rules.ts';
-
-export interface PricingAnswer {
-  city: string;
-  property_type: string;
-  period: string;
-  summary: {
-    median_price_tzs: number | null;
-    avg_price_tzs: number | null;
-    min_price_tzs: number | null;
-    max_price_tzs: number | null;
-    total_listings: number;
-  };
-  by_neighborhood: {
-    name: string;
-    median_price: number;
-    listing_count: number;
-    demand_score: number;
-    trend: Trend;
-  }[];
-}
+import { demandScore, round2, round3, trendOf } from '../rules.ts';
 
 export async function pricingAnswer(
   clickhouse: ClickHouseClient,

@@ -2,6 +2,7 @@
 // listings, views per listing on the market and days to rent, and a month-of-year index once the
 // history covers a year. Rules: ../market-rules.ts.
 import type { ClickHouseClient } from '@clickhouse/client';
+import type { SeasonalityAnswer, SeasonalityMonth } from '../answers/market.ts';
 import { cities } from '../../common/domain/cities.ts';
 import {
   bedroomClasses,
@@ -17,30 +18,6 @@ import type { SeasonalityParams } from '../params.ts';
 import { dailyFlows, monthlyRentals, monthlyRents } from '../queries/seasonality.ts';
 import { median, total } from '../stats.ts';
 
-export interface SeasonalityMonth {
-  month: string;
-  median_price_tzs: number | null;
-  raw_median_price_tzs: number | null;
-  listed: number;
-  new_listings: number;
-  views: number;
-  average_active: number;
-  views_per_active_listing: number | null;
-  rented: number;
-  median_days_to_rent: number | null;
-}
-
-export interface SeasonalityAnswer {
-  city: string;
-  property_type: string;
-  status: 'insufficient_history' | 'provisional' | 'ok';
-  history_months: number;
-  mix_weights: { bedrooms: string; weight: number }[];
-  months: SeasonalityMonth[];
-  month_of_year_index:
-    { month: number; price_index: number | null; new_listings_index: number | null; years: number }[] | null;
-}
-
 const DAY_MS = 86_400_000;
 
 /** `count` months ending with `end` (YYYY-MM), oldest first, as YYYY-MM. */
@@ -53,6 +30,21 @@ export function monthsEnding(end: string, count: number): string[] {
 
 const classLabel = (bedrooms: number) =>
   bedrooms === 255 ? 'unknown' : bedrooms === 4 ? '4+' : String(bedrooms);
+
+type Rows<Q extends { run: (...args: never[]) => Promise<{ rows: unknown[] }> }> = Awaited<
+  ReturnType<Q['run']>
+>['rows'];
+
+/** Per month of the window: the rents of each bedroom class, and of all classes together. */
+interface Rents {
+  byClass: Map<string, Map<number, number>>; // month → class → median
+  listed: Map<string, { n: number; median: number | null }>;
+  /** Fixed weights of the bedroom classes over the whole window. */
+  weights: Map<number, number>;
+}
+
+/** Listings entered, views and the sum of the end-of-day stock, per month. */
+type Flows = Map<string, { entries: number; views: number; stockDays: number }>;
 
 export async function seasonalityAnswer(
   clickhouse: ClickHouseClient,
@@ -71,11 +63,34 @@ export async function seasonalityAnswer(
     monthlyRentals.run(clickhouse, { ...scope, from, to }),
   ]);
 
-  // Fixed weights of the bedroom classes over the whole window.
-  const byClass = new Map<string, Map<number, number>>(); // month → class → median
+  const mix = rentsByClass(rents.rows);
+  const months = monthFigures(
+    window,
+    mix,
+    flowsByMonth(flows.rows, from, lastDay),
+    rentalDaysByMonth(rentals.rows),
+  );
+  const first = months.findIndex((m) => m.listed > 0);
+  const historyMonths = first < 0 ? 0 : months.length - first;
+  const status = seasonalityStatus(historyMonths);
+  return {
+    city: cities[params.city],
+    property_type: params.type,
+    status,
+    history_months: historyMonths,
+    mix_weights: bedroomClasses
+      .filter((c) => mix.weights.has(c))
+      .map((c) => ({ bedrooms: classLabel(c), weight: round4(mix.weights.get(c)!) })),
+    months,
+    month_of_year_index: status === 'insufficient_history' ? null : monthOfYear(months, historyMonths),
+  };
+}
+
+function rentsByClass(rows: Rows<typeof monthlyRents>): Rents {
+  const byClass = new Map<string, Map<number, number>>();
   const listed = new Map<string, { n: number; median: number | null }>();
   const classCounts = new Map<number, number>();
-  for (const r of rents.rows) {
+  for (const r of rows) {
     const m = r.month.slice(0, 7);
     if (r.all_classes === 1) listed.set(m, { n: r.listings, median: r.median_price });
     else if (r.listings > 0 && r.median_price !== null) {
@@ -86,12 +101,15 @@ export async function seasonalityAnswer(
   }
   const allListed = [...classCounts.values()].reduce((a, b) => a + b, 0);
   const weights = new Map([...classCounts].map(([c, n]) => [c, n / allListed]));
+  return { byClass, listed, weights };
+}
 
-  // Stock per day (end of day) from the whole history, then per month of the window.
-  const monthly = new Map<string, { entries: number; views: number; stockDays: number }>();
+/** Stock per day (end of day) from the whole history, then per month of the window. */
+function flowsByMonth(rows: Rows<typeof dailyFlows>, from: string, lastDay: string): Flows {
+  const monthly: Flows = new Map();
   let stock = 0;
-  let day = flows.rows.length ? Date.parse(flows.rows[0]![0]) : Date.parse(from);
-  const byDay = new Map(flows.rows.map(([d, net, entries, views]) => [d, { net, entries, views }]));
+  let day = rows.length ? Date.parse(rows[0]![0]) : Date.parse(from);
+  const byDay = new Map(rows.map(([d, net, entries, views]) => [d, { net, entries, views }]));
   for (const end = Date.parse(lastDay); day <= end; day += DAY_MS) {
     const d = new Date(day).toISOString().slice(0, 10);
     const flow = byDay.get(d);
@@ -104,14 +122,27 @@ export async function seasonalityAnswer(
     acc.stockDays += stock;
     monthly.set(m, acc);
   }
+  return monthly;
+}
+
+/** Days on the market of the month's rentals, as [days, listings] pairs. */
+function rentalDaysByMonth(rows: Rows<typeof monthlyRentals>): Map<string, [number, number][]> {
   const rentalDays = new Map<string, [number, number][]>();
-  for (const [m, daysOnMarket, n] of rentals.rows) {
+  for (const [m, daysOnMarket, n] of rows) {
     const key = m.slice(0, 7);
     if (!rentalDays.has(key)) rentalDays.set(key, []);
     rentalDays.get(key)!.push([daysOnMarket, n]);
   }
+  return rentalDays;
+}
 
-  const months: SeasonalityMonth[] = window.map((m) => {
+function monthFigures(
+  window: string[],
+  rents: Rents,
+  monthly: Flows,
+  rentalDays: Map<string, [number, number][]>,
+): SeasonalityMonth[] {
+  return window.map((m) => {
     const [y, mo] = m.split('-').map(Number) as [number, number];
     const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
     const flow = monthly.get(m) ?? { entries: 0, views: 0, stockDays: 0 };
@@ -120,9 +151,9 @@ export async function seasonalityAnswer(
     const rented = total(days);
     return {
       month: m,
-      median_price_tzs: mixAdjusted(byClass.get(m) ?? new Map(), weights),
-      raw_median_price_tzs: listed.get(m)?.median ?? null,
-      listed: listed.get(m)?.n ?? 0,
+      median_price_tzs: mixAdjusted(rents.byClass.get(m) ?? new Map(), rents.weights),
+      raw_median_price_tzs: rents.listed.get(m)?.median ?? null,
+      listed: rents.listed.get(m)?.n ?? 0,
       new_listings: flow.entries,
       views: flow.views,
       average_active: round2(averageActive),
@@ -131,10 +162,13 @@ export async function seasonalityAnswer(
       median_days_to_rent: rented >= MIN_EXITS_FOR_MEDIAN ? median(days) : null,
     };
   });
+}
 
-  const first = months.findIndex((m) => m.listed > 0);
-  const historyMonths = first < 0 ? 0 : months.length - first;
-  const status = seasonalityStatus(historyMonths);
+/** The month-of-year index of prices and new listings; null while either has too little history. */
+function monthOfYear(
+  months: SeasonalityMonth[],
+  historyMonths: number,
+): SeasonalityAnswer['month_of_year_index'] {
   const priceIndex = monthOfYearIndex(
     months.map((m) => ({ month: m.month, value: m.median_price_tzs })),
     historyMonths,
@@ -143,23 +177,11 @@ export async function seasonalityAnswer(
     months.map((m) => ({ month: m.month, value: m.new_listings })),
     historyMonths,
   );
-  return {
-    city: cities[params.city],
-    property_type: params.type,
-    status,
-    history_months: historyMonths,
-    mix_weights: bedroomClasses
-      .filter((c) => weights.has(c))
-      .map((c) => ({ bedrooms: classLabel(c), weight: round4(weights.get(c)!) })),
-    months,
-    month_of_year_index:
-      status === 'insufficient_history' || !priceIndex || !listingsIndex
-        ? null
-        : priceIndex.map((p, i) => ({
-            month: p.month,
-            price_index: p.index,
-            new_listings_index: listingsIndex[i]!.index,
-            years: p.years,
-          })),
-  };
+  if (!priceIndex || !listingsIndex) return null;
+  return priceIndex.map((p, i) => ({
+    month: p.month,
+    price_index: p.index,
+    new_listings_index: listingsIndex[i]!.index,
+    years: p.years,
+  }));
 }

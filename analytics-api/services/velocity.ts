@@ -6,6 +6,7 @@
 // the area is null (`market_suppressed`) — else subtracting one's own listings would give a
 // competitor's stock, entries and rentals.
 import type { ClickHouseClient } from '@clickhouse/client';
+import type { VelocityAnswer, VelocityFigures } from '../answers/market.ts';
 import { cities } from '../../common/domain/cities.ts';
 import {
   MIN_EXITS_FOR_MEDIAN,
@@ -19,37 +20,6 @@ import type { MarketParams } from '../params.ts';
 import { nextQuarter, periodLabel, quarterStart } from '../period.ts';
 import { velocityCohort, velocityExits, velocityPresence, velocityStock } from '../queries/velocity.ts';
 import { kaplanMeierMedian, median, nearestRank, total, type Counted, type SurvivalPoint } from '../stats.ts';
-
-/** The figures of an area; every count is null when the area is market_suppressed. */
-export interface VelocityFigures {
-  rented: number | null;
-  withdrawn: number | null;
-  expired: number | null;
-  new_listings: number | null;
-  active: number | null;
-  average_active: number | null;
-  absorption: number | null;
-  median_days_to_rent: number | null;
-  p25_days_to_rent: number | null;
-  p75_days_to_rent: number | null;
-  median_days_to_withdraw: number | null;
-  p25_days_to_withdraw: number | null;
-  p75_days_to_withdraw: number | null;
-  km_median_days_to_rent: number | null;
-  suppressed: boolean;
-  quartiles_suppressed: boolean;
-  km_suppressed: boolean;
-  market_suppressed: boolean;
-}
-
-export interface VelocityAnswer {
-  city: string;
-  property_type: string;
-  period: string;
-  summary: VelocityFigures;
-  by_neighborhood: ({ name: string } & VelocityFigures)[];
-  definition: string;
-}
 
 const DAY_MS = 86_400_000;
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);

@@ -51,8 +51,10 @@ export {
 } from './clickhouse-errors.ts';
 
 /**
- * Runs a SELECT and returns its rows as objects. Every value goes in `params`, referenced in the
- * statement as `{name:Type}` (e.g. `WHERE listing_id = {id:UUID}`).
+ * Runs a SELECT and returns its rows as objects, unchecked: for tests, benchmarks and the operator
+ * scripts under infra/. The services read with defineQuery (common/warehouse/query.ts; eslint
+ * refuses this import there). Every value goes in `params`, referenced in the statement as
+ * `{name:Type}` (e.g. `WHERE listing_id = {id:UUID}`).
  */
 export async function queryRows<T>(
   client: ClickHouseClient,

@@ -2,8 +2,10 @@
 // as columns (typed arrays) in listed_at order. Fixed-width RowBinary keeps millions of rows cheap
 // to move and to decode (no text, no per-row objects).
 import type { ClickHouseClient } from '@clickhouse/client';
+import { z } from 'zod';
 import { citySlugs } from '../domain/cities.ts';
 import type { PropertyType } from '../domain/listing.ts';
+import { count, defineQuery } from '../warehouse/query.ts';
 import { rentComparablesTable } from '../warehouse/rent-comparables.ts';
 
 export interface ComparableColumns {
@@ -62,6 +64,22 @@ function allocate(capacity: number): ComparableColumns {
   };
 }
 
+const countQuery = defineQuery({
+  name: 'backtest_comparables_count',
+  params: z.object({
+    isTest: z.number().int(),
+    type: z.string(),
+    from: z.number().int(),
+    to: z.number().int(),
+  }),
+  row: z.object({ n: count }),
+  sql: `SELECT count() AS n FROM ${rentComparablesTable.name}
+            WHERE is_test = {isTest:UInt8} AND property_type = {type:String}
+              AND listed_at >= {from:DateTime('UTC')} AND listed_at < {to:DateTime('UTC')}`,
+  // A background job: as long as the client waits for any request.
+  maxSeconds: 30,
+});
+
 export async function loadComparables(
   client: ClickHouseClient,
   scope: { isTest: boolean; type: PropertyType; from: Date; to: Date },
@@ -73,16 +91,17 @@ export async function loadComparables(
     from: Math.floor(scope.from.getTime() / 1000),
     to: Math.floor(scope.to.getTime() / 1000),
   };
-  const counted = await client.query({
-    query: `SELECT count() AS n FROM ${rentComparablesTable.name}
-            WHERE is_test = {isTest:UInt8} AND property_type = {type:String}
-              AND listed_at >= {from:DateTime('UTC')} AND listed_at < {to:DateTime('UTC')}`,
-    query_params: params,
-    format: 'JSONEachRow',
+  const {
+    rows: [{ n } = { n: 0 }],
+  } = await countQuery.run(client, {
+    isTest: params.isTest,
+    type: params.type,
+    from: params.from,
+    to: params.to,
   });
-  const [{ n } = { n: '0' }] = await counted.json<{ n: string }>();
   // The count bounds the rows (a listing stored meanwhile may add one; it is left out).
-  const columns = allocate(Number(n));
+  // The rows themselves stream as RowBinary (below): millions of them, never one JSON body.
+  const columns = allocate(n);
   const { stream } = await client.exec({ query: sql, query_params: params });
   let carry = Buffer.alloc(0);
   for await (const chunk of stream as AsyncIterable<Buffer>) {

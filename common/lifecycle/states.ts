@@ -3,9 +3,12 @@
 // listing_states is sorted like `listings` (mode, city, type, id), so ids are first mapped to that
 // key through listing_lookup (sorted by id) and the states are then read by their key range.
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { ListingStatus } from '../domain/lifecycle.ts';
-import type { PropertyType } from '../domain/listing.ts';
-import type { ListingStateRow } from '../warehouse/lifecycle.ts';
+import { z } from 'zod';
+import { listingStatuses, type ListingStatus } from '../domain/lifecycle.ts';
+import { propertyTypes, type PropertyType } from '../domain/listing.ts';
+import { listingStatesTable, type ListingStateRow } from '../warehouse/lifecycle.ts';
+import { listingLookupTable } from '../warehouse/listing-lookup.ts';
+import { defineQuery } from '../warehouse/query.ts';
 
 export interface ListingState {
   listing_id: string;
@@ -37,25 +40,47 @@ const stateSelect = `
          neighbourhood, toString(status) AS status, toUnixTimestamp(status_at) AS status_at,
          toUnixTimestamp(spell_started_at) AS spell_started_at, toUnixTimestamp(exited_at) AS exited_at,
          exit_days, toUnixTimestamp(updated_at) AS updated_at, version
-  FROM listing_states FINAL`;
+  FROM ${listingStatesTable.name} FINAL`;
 
-interface StateRecord {
-  listing_id: string;
-  account_id: string;
-  is_test: number;
-  external_id: string;
-  listed_at: number;
-  property_type: PropertyType;
-  city: string;
-  neighbourhood: string;
-  status: ListingStatus;
-  status_at: number;
-  spell_started_at: number;
-  exited_at: number;
-  exit_days: number;
-  updated_at: number;
-  version: number;
-}
+/** A row of stateSelect: instants as epoch seconds. */
+const stateRecord = z.object({
+  listing_id: z.string(),
+  account_id: z.string(),
+  is_test: z.number(),
+  external_id: z.string(),
+  listed_at: z.number(),
+  property_type: z.enum(propertyTypes),
+  city: z.string(),
+  neighbourhood: z.string(),
+  status: z.enum(listingStatuses),
+  status_at: z.number(),
+  spell_started_at: z.number(),
+  exited_at: z.number(),
+  exit_days: z.number(),
+  updated_at: z.number(),
+  version: z.number(),
+});
+type StateRecord = z.infer<typeof stateRecord>;
+
+const statesByIdQuery = defineQuery({
+  name: 'listing_states_by_id',
+  params: z.object({ ids: z.array(z.string()) }),
+  row: stateRecord,
+  sql: `${stateSelect}
+        WHERE (is_test, city, property_type, listing_id) IN (
+          SELECT is_test, city, property_type, listing_id FROM ${listingLookupTable.name}
+          WHERE listing_id IN {ids:Array(UUID)})`,
+});
+
+const activeStockQuery = defineQuery({
+  name: 'listing_states_active_stock',
+  params: z.object({ account: z.string(), isTest: z.union([z.literal(0), z.literal(1)]) }),
+  row: z.object({ listing_id: z.string(), external_id: z.string() }),
+  sql: `SELECT toString(listing_id) AS listing_id, external_id
+            FROM (SELECT listing_id, external_id, status FROM ${listingStatesTable.name} FINAL
+                  WHERE account_id = {account:String} AND is_test = {isTest:UInt8})
+            WHERE status IN ('active', 'under_contract')`,
+});
 
 export function stateOf(r: StateRecord): ListingState {
   return {
@@ -79,15 +104,8 @@ export async function readListingStates(
   const out = new Map<string, ListingState>();
   const unique = [...new Set(ids)];
   for (let i = 0; i < unique.length; i += CHUNK) {
-    const result = await clickhouse.query({
-      query: `${stateSelect}
-        WHERE (is_test, city, property_type, listing_id) IN (
-          SELECT is_test, city, property_type, listing_id FROM listing_lookup
-          WHERE listing_id IN {ids:Array(UUID)})`,
-      query_params: { ids: unique.slice(i, i + CHUNK) },
-      format: 'JSONEachRow',
-    });
-    for (const record of await result.json<StateRecord>()) out.set(record.listing_id, stateOf(record));
+    const { rows } = await statesByIdQuery.run(clickhouse, { ids: unique.slice(i, i + CHUNK) });
+    for (const record of rows) out.set(record.listing_id, stateOf(record));
   }
   return out;
 }
@@ -101,15 +119,8 @@ export async function readActiveStock(
   accountId: string,
   isTest: boolean,
 ): Promise<{ listing_id: string; external_id: string }[]> {
-  const result = await clickhouse.query({
-    query: `SELECT toString(listing_id) AS listing_id, external_id
-            FROM (SELECT listing_id, external_id, status FROM listing_states FINAL
-                  WHERE account_id = {account:String} AND is_test = {isTest:UInt8})
-            WHERE status IN ('active', 'under_contract')`,
-    query_params: { account: accountId, isTest: isTest ? 1 : 0 },
-    format: 'JSONEachRow',
-  });
-  return result.json();
+  const { rows } = await activeStockQuery.run(clickhouse, { account: accountId, isTest: isTest ? 1 : 0 });
+  return rows;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -27,6 +27,11 @@ export interface OperationSpec {
   /** Served at `path` itself, not under /api/v1 (health, metrics, pages): an operation-level server. */
   outsideApiPrefix?: boolean;
   parameters?: ParameterSpec[];
+  /**
+   * The query string as the route parses it: one parameter per key, after `parameters`, required
+   * unless the key may be absent, described by its schema's description (lifted to the parameter).
+   */
+  query?: z.ZodObject;
   requestBody?: z.ZodType;
   /** Success responses by status; error responses (shared shape) are listed by status code only. */
   responses: Record<
@@ -69,6 +74,29 @@ export function createOpenApiRegistry(info: { title: string; version: string; de
       reused: 'inline',
     });
     return rest;
+  }
+
+  function parameter(p: ParameterSpec): Record<string, unknown> {
+    return {
+      name: p.name,
+      in: p.in,
+      required: p.in === 'path' ? true : (p.required ?? false),
+      ...(p.description ? { description: p.description } : {}),
+      schema: jsonSchema(p.schema, 'input'),
+    };
+  }
+
+  function queryParameters(query: z.ZodObject | undefined): Record<string, unknown>[] {
+    return Object.entries(query?.shape ?? {}).map(([name, field]) => {
+      const { description, ...schema } = jsonSchema(field, 'input') as { description?: string };
+      return {
+        name,
+        in: 'query',
+        required: !field.safeParse(undefined).success,
+        ...(description ? { description } : {}),
+        schema,
+      };
+    });
   }
 
   function document(): Record<string, unknown> {
@@ -116,16 +144,8 @@ export function createOpenApiRegistry(info: { title: string; version: string; de
         ...(op.tags ? { tags: op.tags } : {}),
         ...(op.auth === false ? { security: [] } : {}),
         ...(op.outsideApiPrefix ? { servers: [{ url: '/', description: 'outside /api/v1' }] } : {}),
-        ...(op.parameters?.length
-          ? {
-              parameters: op.parameters.map((p) => ({
-                name: p.name,
-                in: p.in,
-                required: p.in === 'path' ? true : (p.required ?? false),
-                ...(p.description ? { description: p.description } : {}),
-                schema: jsonSchema(p.schema, 'input'),
-              })),
-            }
+        ...(op.parameters?.length || op.query
+          ? { parameters: [...(op.parameters ?? []).map(parameter), ...queryParameters(op.query)] }
           : {}),
         ...(op.requestBody
           ? {

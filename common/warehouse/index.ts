@@ -10,7 +10,8 @@ import { estimateAccuracyTable } from './estimate-accuracy.ts';
 import { imageChecksTable } from './image-checks.ts';
 import { keyAuditEventsTable } from './key-audit-events.ts';
 import { listingStatesTable, listingStatusChangesTable } from './lifecycle.ts';
-import { listingImagesTable } from './listing-images.ts';
+import { listingImageReusesTable, listingImagesTable } from './listing-images.ts';
+import { listingLookupTable } from './listing-lookup.ts';
 import { listingsTable } from './listings.ts';
 import { quarantineTable } from './quarantine.ts';
 import {
@@ -28,10 +29,12 @@ import { webhookDeliveriesTable } from './webhook-deliveries.ts';
 
 export const warehouseTables: readonly TableRef[] = [
   listingsTable,
+  listingLookupTable,
   viewEventsTable,
   quarantineTable,
   imageChecksTable,
   listingImagesTable,
+  listingImageReusesTable,
   webhookDeliveriesTable,
   apiKeyUsageTable,
   keyAuditEventsTable,

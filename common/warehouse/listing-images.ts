@@ -1,5 +1,6 @@
 // `listing_images`: one row per listing image as the photo analysis saw it (migrations 0080, 0081, 0083):
 // decode facts, perceptual hashes, quality flags, RESO ImageOf tags and cross-account reuse.
+import { z } from 'zod';
 import { defineTable, type DateTimeText, type Provenance } from './table.ts';
 
 export const photoOutcomes = [
@@ -51,6 +52,46 @@ export type ListingImageRow = Provenance & {
   analyse_ms: number;
 };
 
+const flag = z.union([z.literal(0), z.literal(1)]);
+
+/** A whole row as ClickHouse's JSON output renders it (UInt64 quoted), for reads that write it back. */
+export const listingImageRowSchema: z.ZodType<ListingImageRow> = z.object({
+  listing_id: z.string(),
+  image_index: z.number(),
+  batch_id: z.string(),
+  account_id: z.string(),
+  is_test: flag,
+  url: z.string(),
+  analysed_at: z.string(),
+  outcome: z.enum(photoOutcomes),
+  error: z.string(),
+  bytes: z.number(),
+  format: z.string(),
+  width: z.number(),
+  height: z.number(),
+  phash: z.string(),
+  phash_mirrored: z.string(),
+  brightness: z.number(),
+  is_dark: flag,
+  is_overexposed: flag,
+  sharpness: z.number(),
+  is_blurry: flag,
+  tags: z.array(z.string()),
+  tag_confidences: z.array(z.number()),
+  image_of: z.string(),
+  tag_model: z.string(),
+  reused_photo: flag,
+  reused_listing_id: z.string().nullable(),
+  reused_account_id: z.string(),
+  reused_image_index: z.number(),
+  reused_distance: z.number(),
+  analyse_ms: z.number(),
+  _topic: z.string(),
+  _partition: z.number(),
+  _offset: z.string(),
+  _item: z.number(),
+});
+
 export const listingImagesTable = defineTable<ListingImageRow>()('listing_images', [
   'listing_id',
   'image_index',
@@ -86,4 +127,26 @@ export const listingImagesTable = defineTable<ListingImageRow>()('listing_images
   '_partition',
   '_offset',
   '_item',
+]);
+
+/**
+ * `listing_image_reuses` (migration 0082): each reuse match filed under the earlier photo, kept by a
+ * materialized view from `listing_images`, so both listings of a shared photo are flagged.
+ */
+export interface ListingImageReuseRow {
+  listing_id: string;
+  image_index: number;
+  reused_by_listing_id: string;
+  reused_by_image_index: number;
+  is_test: 0 | 1;
+  analysed_at: DateTimeText;
+}
+
+export const listingImageReusesTable = defineTable<ListingImageReuseRow>()('listing_image_reuses', [
+  'listing_id',
+  'image_index',
+  'reused_by_listing_id',
+  'reused_by_image_index',
+  'is_test',
+  'analysed_at',
 ]);

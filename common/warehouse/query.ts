@@ -1,12 +1,17 @@
-// A named warehouse query: zod-validated parameters go in, zod-validated rows come out. The SQL text
-// is static: every value reaches ClickHouse as a query parameter (`{name:Type}` placeholders filled
-// from `query_params`), so no input is ever part of a statement.
+// A named warehouse query, the one way any process reads ClickHouse: zod-validated parameters go
+// in, zod-validated rows come out, and the server stops a statement that runs past its cap. The SQL
+// text is static: every value reaches ClickHouse as a query parameter (`{name:Type}` placeholders
+// filled from `query_params`), so no input is ever part of a statement; table names come from the
+// table modules beside this file.
 import type { ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
 import { isTransientClickHouseError } from '../clients/clickhouse.ts';
 import { dependencyUnavailable } from '../errors.ts';
 
-/** No analytics query may run longer than this (ClickHouse aborts it; the client gets a 503). */
+/**
+ * No query runs longer than this unless it says otherwise (ClickHouse aborts it; an API client gets
+ * a 503): the answer budget of a request.
+ */
 const MAX_EXECUTION_SECONDS = 10;
 
 export type QueryParams = Record<string, unknown>;
@@ -31,8 +36,11 @@ export function defineQuery<P extends z.ZodType, R extends z.ZodType>(spec: {
   row: R;
   /** Static SQL; values only as `{name:Type}` placeholders. */
   sql: string;
-  /** Maps validated params to the placeholders' values (`null` for a Nullable one left open). */
-  queryParams: (params: z.output<P>) => QueryParams;
+  /**
+   * Maps validated params to the placeholders' values (`null` for a Nullable one left open); by
+   * default the validated params themselves, when their keys are the placeholders' names.
+   */
+  queryParams?: (params: z.output<P>) => QueryParams;
   /** WITH TOTALS queries: the totals row is returned beside the rows. */
   totals?: boolean;
   /**
@@ -41,16 +49,27 @@ export function defineQuery<P extends z.ZodType, R extends z.ZodType>(spec: {
    * Only for results whose integers stay below 2^53 (counts); send ids as strings or halves.
    */
   compact?: boolean;
+  /**
+   * 64-bit integers as JSON strings, exact beyond 2^53 (unasked, the local 26.x server sends them as
+   * numbers, which JSON.parse rounds): for rows written back or hashes compared bit by bit.
+   */
+  exactIntegers?: boolean;
+  /**
+   * The cap in seconds (default MAX_EXECUTION_SECONDS): background jobs' scans may take up to the
+   * client's request timeout (30 s), as an API answer may not.
+   */
+  maxSeconds?: number;
 }): NamedQuery<P, R> {
   const placeholders = placeholderNames(spec.sql);
   const query = `/* ${spec.name} */ ${spec.sql}`;
+  const toQueryParams = spec.queryParams ?? ((params: z.output<P>) => params as QueryParams);
   return {
     name: spec.name,
     sql: spec.sql,
-    queryParams: spec.queryParams,
+    queryParams: toQueryParams,
     async run(client, input) {
       const params = spec.params.parse(input); // a bug in the caller, not bad user input: throws
-      const queryParams = spec.queryParams(params);
+      const queryParams = toQueryParams(params);
       // A placeholder without a value (or a value without a placeholder) is our bug: fail here as
       // one (500) rather than as a ClickHouse error.
       const given = Object.keys(queryParams).filter((key) => queryParams[key] !== undefined);
@@ -66,8 +85,9 @@ export function defineQuery<P extends z.ZodType, R extends z.ZodType>(spec: {
           query_params: queryParams,
           format: spec.compact ? 'JSONCompact' : 'JSON',
           clickhouse_settings: {
-            max_execution_time: MAX_EXECUTION_SECONDS,
+            max_execution_time: spec.maxSeconds ?? MAX_EXECUTION_SECONDS,
             ...(spec.compact ? { output_format_json_quote_64bit_integers: 0 } : {}),
+            ...(spec.exactIntegers ? { output_format_json_quote_64bit_integers: 1 } : {}),
           },
         });
         body = await result.json<unknown>();

@@ -38,6 +38,13 @@ export function defineTable<Row extends object>() {
   ): WarehouseTable<Row> => ({ name, columns });
 }
 
+/** The columns of `table` as the client's insert takes them (a non-empty list). */
+export function columnList(table: TableRef): [string, ...string[]] {
+  const [first, ...rest] = table.columns;
+  if (first === undefined) throw new Error(`table ${table.name} has no columns`);
+  return [first, ...rest];
+}
+
 /** One insert of `rows` into `table`, naming its columns. */
 export async function insertRows<Row extends object>(
   client: ClickHouseClient,
@@ -50,7 +57,7 @@ export async function insertRows<Row extends object>(
     table: table.name,
     values: rows as Row[],
     format: 'JSONEachRow',
-    columns: [...table.columns] as unknown as [string, ...string[]],
+    columns: columnList(table),
     clickhouse_settings: settings,
   });
 }

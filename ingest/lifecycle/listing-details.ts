@@ -4,45 +4,61 @@
 // test ones unless it asks with test_mode=true (its own test_mode pushes), as for status updates.
 // Visible once stored (the batch is completed).
 import type { ClickHouseClient } from '@clickhouse/client';
+import { z } from 'zod';
 import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
 import { AppError, dependencyUnavailable } from '../../common/errors.ts';
 import { isUuid } from '../../common/ids.ts';
 import { readListingStates, type ListingState } from '../../common/lifecycle/states.ts';
+import { listingLookupTable } from '../../common/warehouse/listing-lookup.ts';
+import { listingsTable } from '../../common/warehouse/listings.ts';
+import { defineQuery } from '../../common/warehouse/query.ts';
 import { imageRecords, presentImages, type ImageRecord } from '../listings/listing-images.ts';
-import type { StoredListing } from './schemas.ts';
+import { storedListingSchema, type StoredListing } from './schemas.ts';
 
-interface ListingRecord {
-  listing_id: string;
-  account_id: string;
-  batch_id: string;
-  is_test: number;
-  external_id: string;
-  listed_at: string;
-  stored_at: string;
-  title: string;
-  description: string;
-  property_type: StoredListing['property_type'];
-  price: number;
-  currency: StoredListing['currency'];
-  price_tzs: number;
-  bedrooms: number | null;
-  bathrooms: number | null;
-  area_sqm: number | null;
-  address: string;
-  latitude: number | null;
-  longitude: number | null;
-  amenities: string[];
-  images: string[];
-  video_url: string;
-  whatsapp_number: string;
-  location_id: string | null;
-  city: string;
-  neighbourhood: string;
-  h3: string;
-}
+// A row of listingQuery: the answer's own fields where the column is selected in the answer's form
+// (times as ISO text), and the columns the answer is derived from ('' where it says null, the H3
+// cell as hex).
+const listingRecord = storedListingSchema
+  .pick({
+    listed_at: true,
+    stored_at: true,
+    title: true,
+    description: true,
+    property_type: true,
+    price: true,
+    currency: true,
+    price_tzs: true,
+    bedrooms: true,
+    bathrooms: true,
+    area_sqm: true,
+    latitude: true,
+    longitude: true,
+    amenities: true,
+  })
+  .extend({
+    // Ids as text (any UUID the table holds).
+    listing_id: z.string(),
+    batch_id: z.string(),
+    location_id: z.string().nullable(),
+    account_id: z.string(),
+    is_test: z.number(),
+    external_id: z.string(),
+    address: z.string(),
+    images: z.array(z.string()),
+    video_url: z.string(),
+    whatsapp_number: z.string(),
+    city: z.string(),
+    neighbourhood: z.string(),
+    h3: z.string(),
+  });
+type ListingRecord = z.infer<typeof listingRecord>;
 
 // By the full sort key of `listings`, found through listing_lookup (sorted by id).
-const listingSql = `
+const listingQuery = defineQuery({
+  name: 'stored_listing',
+  params: z.object({ id: z.string(), account: z.string() }),
+  row: listingRecord,
+  sql: `
   SELECT toString(listing_id) AS listing_id, account_id, toString(batch_id) AS batch_id, is_test,
          external_id, formatDateTime(listed_at, '%Y-%m-%dT%H:%i:%SZ') AS listed_at,
          formatDateTime(stored_at, '%Y-%m-%dT%H:%i:%SZ') AS stored_at, title, description,
@@ -50,12 +66,13 @@ const listingSql = `
          bedrooms, bathrooms, area_sqm, address, latitude, longitude, amenities, images, video_url,
          whatsapp_number, toString(location_id) AS location_id, city, neighbourhood,
          if(h3_index = 0, '', h3ToString(h3_index)) AS h3
-  FROM listings
+  FROM ${listingsTable.name}
   WHERE (is_test, city, property_type, listing_id) IN (
-          SELECT is_test, city, property_type, listing_id FROM listing_lookup
+          SELECT is_test, city, property_type, listing_id FROM ${listingLookupTable.name}
           WHERE listing_id = {id:UUID})
     AND account_id = {account:String}
-  LIMIT 1`;
+  LIMIT 1`,
+});
 
 export async function storedListing(
   clickhouse: ClickHouseClient,
@@ -66,21 +83,14 @@ export async function storedListing(
   const notFound = () => new AppError('not_found', `No listing ${rawId} in this account`);
   if (!isUuid(rawId)) throw notFound();
   const id = rawId.toLowerCase();
-  const query = async <T>(sql: string) =>
-    (
-      await clickhouse.query({
-        query: sql,
-        query_params: { id, account: auth.account_id },
-        format: 'JSONEachRow',
-      })
-    ).json<T>();
-  const [[listing], checks, states] = await Promise.all([
-    query<ListingRecord>(listingSql),
+  const [found, checks, states] = await Promise.all([
+    listingQuery.run(clickhouse, { id, account: auth.account_id }),
     imageRecords(clickhouse, id),
     readListingStates(clickhouse, [id]),
   ]).catch((error: unknown) => {
     throw dependencyUnavailable('clickhouse', error);
   });
+  const [listing] = found.rows;
   const isTest = auth.mode === 'test' || testMode;
   if (!listing || Number(listing.is_test) !== (isTest ? 1 : 0)) throw notFound();
   return present(listing, states.get(id), checks);

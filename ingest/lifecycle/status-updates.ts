@@ -35,18 +35,51 @@ export interface StatusOutcome {
 /** ClickHouse stores whole seconds: checks compare what will be stored. */
 const seconds = (ms: number) => Math.floor(ms / 1000) * 1000;
 
+/** The request's caller, mode and clock: what every step checks against. */
+interface Caller {
+  auth: ApiKeyRecord;
+  isTest: boolean;
+  now: number;
+}
+
+/** An update that passed validation, with the listing it addresses. */
+interface Resolved {
+  index: number;
+  listingId: string;
+  update: StatusUpdate;
+}
+
 export async function updateStatuses(
   deps: StatusUpdateDeps,
   auth: ApiKeyRecord,
   body: unknown,
 ): Promise<StatusOutcome> {
   const envelope = parseEnvelope(body);
-  const isTest = isTestMode(auth, envelope.test_mode);
-  const now = deps.now?.() ?? Date.now();
+  const caller: Caller = {
+    auth,
+    isTest: isTestMode(auth, envelope.test_mode),
+    now: deps.now?.() ?? Date.now(),
+  };
   const results: StatusResult[] = [];
-  const valid: { index: number; listingId: string; update: StatusUpdate }[] = [];
+  const valid = resolveUpdates(envelope.updates, caller, results);
+  const states = await readStatesOf(deps, valid);
+  const items = checkAgainstStates(valid, states, caller, results);
+  if (items.length) await publishItems(deps, caller, items);
+  const succeeded = items.length;
+  return {
+    status: succeeded > 0 ? 200 : 400,
+    response: { summary: { total: results.length, succeeded, failed: results.length - succeeded }, results },
+  };
+}
 
-  envelope.updates.forEach((raw, index) => {
+/** Validates each update (its failures go to `results`) and names the listing of each valid one. */
+function resolveUpdates(
+  updates: unknown[],
+  { auth, isTest, now }: Caller,
+  results: StatusResult[],
+): Resolved[] {
+  const valid: Resolved[] = [];
+  updates.forEach((raw, index) => {
     const checked = validateUpdate(raw, now);
     if (!checked.ok) results[index] = { index, success: false, errors: checked.errors };
     else {
@@ -57,12 +90,26 @@ export async function updateStatuses(
       valid.push({ index, listingId, update });
     }
   });
+  return valid;
+}
 
-  const states = valid.length
-    ? await deps.readStates(valid.map((v) => v.listingId)).catch((error: unknown) => {
-        throw dependencyUnavailable('clickhouse', error);
-      })
-    : new Map<string, ListingState>();
+async function readStatesOf(deps: StatusUpdateDeps, valid: Resolved[]): Promise<Map<string, ListingState>> {
+  if (!valid.length) return new Map<string, ListingState>();
+  return deps.readStates(valid.map((v) => v.listingId)).catch((error: unknown) => {
+    throw dependencyUnavailable('clickhouse', error);
+  });
+}
+
+/**
+ * Checks each valid update against its listing's stored state (owner, mode, the times of its listing
+ * and last change); records every outcome in `results` and returns the accepted items.
+ */
+function checkAgainstStates(
+  valid: Resolved[],
+  states: Map<string, ListingState>,
+  { auth, isTest, now }: Caller,
+  results: StatusResult[],
+): StatusItem[] {
   // Several updates of one listing in a request apply in order, each on top of the one before.
   const working = new Map<string, { listed_at: number; status_at: number }>();
   const items: StatusItem[] = [];
@@ -81,22 +128,9 @@ export async function updateStatuses(
     }
     const known = working.get(listingId) ?? state;
     const at = seconds(update.at !== undefined ? Date.parse(update.at) : now);
-    if (at < known.listed_at) {
-      results[index] = fail(
-        index,
-        'at',
-        'before_listed_at',
-        `at must not be before listed_at (${iso(known.listed_at)})`,
-      );
-      continue;
-    }
-    if (at < known.status_at) {
-      results[index] = fail(
-        index,
-        'at',
-        'before_last_change',
-        `at must not be before the listing's last status change (${iso(known.status_at)})`,
-      );
+    const refusal = timeRefusal(index, at, known);
+    if (refusal) {
+      results[index] = refusal;
       continue;
     }
     working.set(listingId, { listed_at: known.listed_at, status_at: at });
@@ -110,27 +144,43 @@ export async function updateStatuses(
     });
     results[index] = { index, success: true, listing_id: listingId, status: update.status };
   }
+  return items;
+}
 
-  if (items.length) {
-    await deps
-      .publish({
-        v: 1,
-        kind: 'status',
-        source: 'api',
-        account_id: auth.account_id,
-        is_test: isTest,
-        received_at: new Date(now).toISOString(),
-        items,
-      })
-      .catch((error: unknown) => {
-        throw dependencyUnavailable('kafka', error);
-      });
+/** A change may not predate the listing, nor its last status change. */
+function timeRefusal(
+  index: number,
+  at: number,
+  known: { listed_at: number; status_at: number },
+): StatusResult | undefined {
+  if (at < known.listed_at) {
+    return fail(index, 'at', 'before_listed_at', `at must not be before listed_at (${iso(known.listed_at)})`);
   }
-  const succeeded = items.length;
-  return {
-    status: succeeded > 0 ? 200 : 400,
-    response: { summary: { total: results.length, succeeded, failed: results.length - succeeded }, results },
-  };
+  if (at < known.status_at) {
+    return fail(
+      index,
+      'at',
+      'before_last_change',
+      `at must not be before the listing's last status change (${iso(known.status_at)})`,
+    );
+  }
+  return undefined;
+}
+
+async function publishItems(deps: StatusUpdateDeps, { auth, isTest, now }: Caller, items: StatusItem[]) {
+  await deps
+    .publish({
+      v: 1,
+      kind: 'status',
+      source: 'api',
+      account_id: auth.account_id,
+      is_test: isTest,
+      received_at: new Date(now).toISOString(),
+      items,
+    })
+    .catch((error: unknown) => {
+      throw dependencyUnavailable('kafka', error);
+    });
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -5,7 +5,10 @@
 // whichever was first (listing_image_reuses holds the matches under the earlier one): flagging the
 // later one only would let a copy posted first mark a competitor's genuine photo.
 import type { ClickHouseClient } from '@clickhouse/client';
-import { queryRows } from '../../common/clients/clickhouse.ts';
+import { z } from 'zod';
+import { imageChecksTable } from '../../common/warehouse/image-checks.ts';
+import { listingImageReusesTable, listingImagesTable } from '../../common/warehouse/listing-images.ts';
+import { defineQuery } from '../../common/warehouse/query.ts';
 
 export interface ListingImage {
   url: string;
@@ -18,43 +21,50 @@ export interface ListingImage {
   reused_photo: boolean;
 }
 
-export interface ImageRecord {
-  image_index: number;
-  is_ok: number | null;
-  outcome: string | null;
-  width: number;
-  height: number;
-  tags: string[];
-  tag_confidences: number[];
-  image_of: string;
-  reused_photo: number;
-}
+// An image without an analysis row has nulls there (join_use_nulls), arrays stay empty.
+const imageRecord = z.object({
+  image_index: z.number(),
+  is_ok: z.number().nullable(),
+  outcome: z.string().nullable(),
+  width: z.number().nullable(),
+  height: z.number().nullable(),
+  tags: z.array(z.string()),
+  tag_confidences: z.array(z.number()),
+  image_of: z.string().nullable(),
+  reused_photo: z.number(),
+});
+export type ImageRecord = z.infer<typeof imageRecord>;
 
 // Both tables are sorted by (listing_id, image_index): two point reads.
-const imagesSql = `
+const imagesQuery = defineQuery({
+  name: 'listing_image_records',
+  params: z.object({ id: z.string() }),
+  row: imageRecord,
+  sql: `
   SELECT c.image_index AS image_index, c.is_ok AS is_ok, p.outcome AS outcome, p.width AS width,
          p.height AS height, p.tags AS tags, p.tag_confidences AS tag_confidences,
          p.image_of AS image_of,
          greatest(ifNull(p.reused_photo, 0), ifNull(r.copied, 0)) AS reused_photo
-  FROM (SELECT image_index, is_ok FROM image_checks FINAL WHERE listing_id = {id:UUID}) AS c
+  FROM (SELECT image_index, is_ok FROM ${imageChecksTable.name} FINAL WHERE listing_id = {id:UUID}) AS c
   LEFT JOIN (
     SELECT image_index, toString(outcome) AS outcome, width, height, tags, tag_confidences,
            image_of, reused_photo
-    FROM listing_images FINAL WHERE listing_id = {id:UUID}
+    FROM ${listingImagesTable.name} FINAL WHERE listing_id = {id:UUID}
   ) AS p ON p.image_index = c.image_index
   LEFT JOIN (
     SELECT image_index, toUInt8(1) AS copied
-    FROM listing_image_reuses WHERE listing_id = {id:UUID}
+    FROM ${listingImageReusesTable.name} WHERE listing_id = {id:UUID}
     GROUP BY image_index
   ) AS r ON r.image_index = c.image_index
-  SETTINGS join_use_nulls = 1`;
+  SETTINGS join_use_nulls = 1`,
+});
 
 /** The check and analysis of every image of a listing, by image index. */
 export async function imageRecords(
   clickhouse: ClickHouseClient,
   listingId: string,
 ): Promise<Map<number, ImageRecord>> {
-  const records = await queryRows<ImageRecord>(clickhouse, imagesSql, { id: listingId });
+  const { rows: records } = await imagesQuery.run(clickhouse, { id: listingId });
   return new Map(records.map((r) => [Number(r.image_index), r]));
 }
 

@@ -8,10 +8,20 @@
 // cached in the process; unknown ids are not (the listing may be stored a moment later).
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Redis } from 'ioredis';
-import { queryRows } from '../../common/clients/clickhouse.ts';
+import { z } from 'zod';
 import { dependencyUnavailable } from '../../common/errors.ts';
 import { batchKeys } from '../../common/batches.ts';
 import { seenHolder, seenKey } from '../listings/seen-store.ts';
+import { listingLookupTable } from '../../common/warehouse/listing-lookup.ts';
+import { defineQuery } from '../../common/warehouse/query.ts';
+
+const ownersQuery = defineQuery({
+  name: 'listing_owners',
+  params: z.object({ ids: z.array(z.string()) }),
+  row: z.object({ id: z.string(), account_id: z.string(), is_test: z.number() }),
+  sql: `SELECT toString(listing_id) AS id, account_id, is_test FROM ${listingLookupTable.name}
+       WHERE listing_id IN {ids:Array(UUID)} LIMIT 1 BY listing_id`,
+});
 
 export interface OwnershipDeps {
   clickhouse: ClickHouseClient;
@@ -31,12 +41,7 @@ export function listingOwnership(deps: OwnershipDeps) {
   }
 
   async function fromWarehouse(ids: string[]): Promise<Map<string, string>> {
-    const rows = await queryRows<{ id: string; account_id: string; is_test: number }>(
-      deps.clickhouse,
-      `SELECT toString(listing_id) AS id, account_id, is_test FROM listing_lookup
-       WHERE listing_id IN {ids:Array(UUID)} LIMIT 1 BY listing_id`,
-      { ids },
-    ).catch((error: unknown) => {
+    const { rows } = await ownersQuery.run(deps.clickhouse, { ids }).catch((error: unknown) => {
       throw dependencyUnavailable('clickhouse', error);
     });
     return new Map(rows.map((r) => [r.id, `${r.account_id}|${Number(r.is_test)}`]));

@@ -7,11 +7,12 @@ import type { ListingMessage } from '../../common/domain/messages.ts';
 import type { Logger } from '../../common/logger.ts';
 import { createOutboundClient, outboundPolicyFromEnv } from '../../common/outbound/index.ts';
 import type { Platform } from '../../common/platform.ts';
-import { imageChecksTable } from '../../common/warehouse/image-checks.ts';
-import { listingImagesTable } from '../../common/warehouse/listing-images.ts';
+import { imageChecksTable, type ImageCheckRow } from '../../common/warehouse/image-checks.ts';
+import { listingImagesTable, type ListingImageRow } from '../../common/warehouse/listing-images.ts';
+import type { Provenance } from '../../common/warehouse/table.ts';
 import { decodeListings } from '../listings/decode.ts';
 import { startOffsetConsumer, type BatchContext, type BatchHandler } from '../offset-consumer.ts';
-import { createClickHouseWriter, type Row } from '../sink/clickhouse-writer.ts';
+import { createClickHouseWriter } from '../sink/clickhouse-writer.ts';
 import { checkImage } from './check.ts';
 import type { ImageCheckerEnv } from './env.ts';
 import type { PhotoEnv } from './photo-env.ts';
@@ -44,8 +45,7 @@ export async function startImageChecker(
   });
   const summary = imageSummaryStore(platform.redis, env.REDIS_KEY_PREFIX);
   const writer = createClickHouseWriter(platform.clickhouse, {
-    table: imageChecksTable.name,
-    columns: imageChecksTable.columns,
+    table: imageChecksTable,
     maxRows: 5_000,
     maxDelayMs: 500,
     logger,
@@ -56,8 +56,7 @@ export async function startImageChecker(
     logger,
   );
   const photoWriter = createClickHouseWriter(platform.clickhouse, {
-    table: listingImagesTable.name,
-    columns: listingImagesTable.columns,
+    table: listingImagesTable,
     maxRows: 5_000,
     maxDelayMs: 500,
     logger,
@@ -65,9 +64,9 @@ export async function startImageChecker(
 
   async function checkListing(
     message: ListingMessage,
-    provenance: object,
+    provenance: Provenance,
     context: BatchContext,
-  ): Promise<{ check: Row; photo: Row }[]> {
+  ): Promise<{ check: ImageCheckRow; photo: ListingImageRow }[]> {
     const images = message.listing.images ?? [];
     if (!images.length) return [];
     await context.retry('image summary', () =>
@@ -91,7 +90,7 @@ export async function startImageChecker(
         await context.retry('image summary', () =>
           summary.checked(message.batch_id, message.listing_id, index, result.is_ok === 1),
         );
-        const check = {
+        const check: ImageCheckRow = {
           listing_id: message.listing_id,
           image_index: index,
           batch_id: message.batch_id,
@@ -109,7 +108,7 @@ export async function startImageChecker(
 
   const handler: BatchHandler = {
     async handle(messages, context) {
-      const checks: Promise<{ check: Row; photo: Row }[]>[] = [];
+      const checks: Promise<{ check: ImageCheckRow; photo: ListingImageRow }[]>[] = [];
       for (const message of messages) {
         for (const decoded of decodeListings(message, hasImages)) {
           // Bad listings are the listings sink's to quarantine; stored ones were checked before.
@@ -130,7 +129,7 @@ export async function startImageChecker(
     clickhouse: platform.clickhouse,
     groupId: `${env.STREAM_GROUP_PREFIX}${env.KAFKA_TOPIC_PREFIX}.image-checker`,
     topic: platform.topic('rls.listings.v1'),
-    provenanceTables: ['image_checks'],
+    provenanceTables: [imageChecksTable],
     maxBytesPerPartition: fetchLimits.maxBytesPerPartition,
     handler,
     writers: [writer, photoWriter],

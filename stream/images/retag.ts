@@ -10,15 +10,44 @@
 // again continues where it was; a photo that fails (download, decode) is counted and retried by the
 // next run. Rate-limited to `perSecond` photos.
 import type { ClickHouseClient } from '@clickhouse/client';
-import { queryRows } from '../../common/clients/clickhouse.ts';
+import { z } from 'zod';
 import type { OutboundClient } from '../../common/outbound/index.ts';
-import { listingImagesTable, type ListingImageRow } from '../../common/warehouse/listing-images.ts';
+import {
+  listingImageRowSchema,
+  listingImagesTable,
+  type ListingImageRow,
+} from '../../common/warehouse/listing-images.ts';
+import { defineQuery } from '../../common/warehouse/query.ts';
+import { insertRows } from '../../common/warehouse/table.ts';
 import type { DecodePool } from './decode-pool.ts';
 import { fetchPhoto } from './fetch-photo.ts';
 import { floorPlanScore, isFloorPlan } from './floor-plan.ts';
 import { hammingDistance, phash } from './phash.ts';
 import type { SceneModel } from './scene-model.ts';
 import { sceneTags, TAG_MODEL } from './scene-tags.ts';
+
+// Key order from the last row of the previous page: each page is a range read of the sort key.
+const pageQuery = defineQuery({
+  name: 'retag_page',
+  params: z.object({
+    model: z.string(),
+    since: z.string(),
+    listing: z.string(),
+    index: z.number().int(),
+    limit: z.number().int(),
+  }),
+  row: listingImageRowSchema,
+  // The rows go back into the table, and their hashes are compared bit by bit.
+  exactIntegers: true,
+  sql: `SELECT ${listingImagesTable.columns.join(', ')}
+       FROM ${listingImagesTable.name} FINAL
+       WHERE outcome = 'decoded' AND tag_model != {model:String} AND analysed_at >= {since:DateTime}
+         AND (listing_id, image_index) > ({listing:UUID}, {index:Int32})
+       ORDER BY listing_id, image_index
+       LIMIT {limit:UInt32}`,
+  // A background job: as long as the client waits for any request.
+  maxSeconds: 30,
+});
 
 export interface RetagOptions {
   /** Only photos analysed at or after this time (UTC). */
@@ -51,16 +80,13 @@ export async function retagPhotos(
   let next = Date.now();
   let after = { listing: '00000000-0000-0000-0000-000000000000', index: -1 };
   for (;;) {
-    const page = await queryRows<ListingImageRow>(
-      deps.clickhouse,
-      `SELECT ${listingImagesTable.columns.join(', ')}
-       FROM listing_images FINAL
-       WHERE outcome = 'decoded' AND tag_model != {model:String} AND analysed_at >= {since:DateTime}
-         AND (listing_id, image_index) > ({listing:UUID}, {index:Int32})
-       ORDER BY listing_id, image_index
-       LIMIT {limit:UInt32}`,
-      { model: TAG_MODEL, since, listing: after.listing, index: after.index, limit: pageSize },
-    );
+    const { rows: page } = await pageQuery.run(deps.clickhouse, {
+      model: TAG_MODEL,
+      since,
+      listing: after.listing,
+      index: after.index,
+      limit: pageSize,
+    });
     if (!page.length) return counts;
     const rows: ListingImageRow[] = [];
     for (const row of page) {
@@ -75,8 +101,7 @@ export async function retagPhotos(
         counts.retagged++;
       }
     }
-    if (rows.length)
-      await deps.clickhouse.insert({ table: 'listing_images', values: rows, format: 'JSONEachRow' });
+    await insertRows(deps.clickhouse, listingImagesTable, rows);
     const last = page.at(-1)!;
     after = { listing: last.listing_id, index: last.image_index };
     options.onPage?.({ ...counts });

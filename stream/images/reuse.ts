@@ -7,7 +7,9 @@
 // (measured ~30–90 ms per lookup at 1 M photos on the loaded 2-core machine); docs/webhooks.md has
 // the figures and what to do beyond them.
 import type { ClickHouseClient } from '@clickhouse/client';
-import { queryRows } from '../../common/clients/clickhouse.ts';
+import { z } from 'zod';
+import { listingImagesTable } from '../../common/warehouse/listing-images.ts';
+import { defineQuery } from '../../common/warehouse/query.ts';
 import { hammingDistance } from './phash.ts';
 
 export interface PhotoIdentity {
@@ -30,14 +32,30 @@ const RECENT_LIMIT = 5_000;
 
 // PREWHERE reads only the hash column for the distance test (a 64-bit XOR and popcount per stored
 // photo); the other columns are read for the few rows within the distance.
-const matchSql = `
+const matchQuery = defineQuery({
+  name: 'photo_reuse_match',
+  params: z.object({
+    h: z.string(),
+    m: z.string(),
+    test: z.union([z.literal(0), z.literal(1)]),
+    account: z.string(),
+    max: z.number().int(),
+  }),
+  row: z.object({
+    listing_id: z.string(),
+    image_index: z.number(),
+    account_id: z.string(),
+    distance: z.number(),
+  }),
+  sql: `
   SELECT toString(listing_id) AS listing_id, image_index, account_id,
          least(bitCount(bitXor(phash, {h:UInt64})), bitCount(bitXor(phash, {m:UInt64}))) AS distance
-  FROM listing_images
+  FROM ${listingImagesTable.name}
   PREWHERE least(bitCount(bitXor(phash, {h:UInt64})), bitCount(bitXor(phash, {m:UInt64}))) <= {max:UInt8}
   WHERE is_test = {test:UInt8} AND outcome = 'decoded' AND account_id != {account:String} AND phash != 0
   ORDER BY distance, analysed_at
-  LIMIT 1`;
+  LIMIT 1`,
+});
 
 export function reuseFinder(clickhouse: ClickHouseClient, maxDistance: number) {
   const recent: PhotoIdentity[] = [];
@@ -64,7 +82,9 @@ export function reuseFinder(clickhouse: ClickHouseClient, maxDistance: number) {
   return {
     /** The closest photo of another account, if any is within the distance. */
     async find(photo: PhotoIdentity): Promise<ReuseMatch | undefined> {
-      const [stored] = await queryRows<ReuseMatch>(clickhouse, matchSql, {
+      const {
+        rows: [stored],
+      } = await matchQuery.run(clickhouse, {
         h: photo.phash.toString(),
         m: photo.mirrored.toString(),
         test: photo.is_test,

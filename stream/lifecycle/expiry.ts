@@ -9,11 +9,12 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { Redis } from 'ioredis';
 import cron from 'node-cron';
 import { z } from 'zod';
-import { queryRows } from '../../common/clients/clickhouse.ts';
 import { EXPIRY_AFTER_MS, type StatusItem, type StatusMessage } from '../../common/domain/lifecycle.ts';
 import { parseEnv } from '../../common/env.ts';
 import { errorFields, type Logger } from '../../common/logger.ts';
 import type { Platform } from '../../common/platform.ts';
+import { listingStatesTable } from '../../common/warehouse/lifecycle.ts';
+import { defineQuery } from '../../common/warehouse/query.ts';
 
 export const expiryEnvSchema = z.object({
   LIFECYCLE_EXPIRY_CRON: z
@@ -34,27 +35,33 @@ export interface ExpiryDeps {
   accountId?: string;
 }
 
-interface Due {
-  listing_id: string;
-  account_id: string;
-  is_test: number;
-  updated_at: number;
-}
+const dueRow = z.object({
+  listing_id: z.string(),
+  account_id: z.string(),
+  is_test: z.number(),
+  updated_at: z.number(),
+});
+type Due = z.infer<typeof dueRow>;
+
+// A background scan of the current states (FINAL: the latest version of each listing first).
+const dueQuery = defineQuery({
+  name: 'expiry_due',
+  params: z.object({ account: z.string().nullable(), cutoff: z.number().int() }),
+  row: dueRow,
+  sql: `SELECT toString(listing_id) AS listing_id, account_id, is_test, toUnixTimestamp(updated_at) AS updated_at
+     FROM (SELECT * FROM ${listingStatesTable.name} FINAL
+           WHERE isNull({account:Nullable(String)}) OR account_id = {account:Nullable(String)})
+     WHERE status IN ('active', 'under_contract') AND updated_at <= toDateTime({cutoff:UInt32}, 'UTC')
+     ORDER BY account_id, is_test`,
+  // A background job: as long as the client waits for any request.
+  maxSeconds: 30,
+});
 
 /** One pass: publishes an expiry for every listing due; returns how many. */
 export async function runExpiry(deps: ExpiryDeps): Promise<number> {
   const now = deps.now?.() ?? Date.now();
   const cutoff = Math.floor((now - EXPIRY_AFTER_MS) / 1000);
-  // A background scan of the current states (FINAL: the latest version of each listing first).
-  const due = await queryRows<Due>(
-    deps.clickhouse,
-    `SELECT toString(listing_id) AS listing_id, account_id, is_test, toUnixTimestamp(updated_at) AS updated_at
-     FROM (SELECT * FROM listing_states FINAL
-           WHERE isNull({account:Nullable(String)}) OR account_id = {account:Nullable(String)})
-     WHERE status IN ('active', 'under_contract') AND updated_at <= toDateTime({cutoff:UInt32}, 'UTC')
-     ORDER BY account_id, is_test`,
-    { account: deps.accountId ?? null, cutoff },
-  );
+  const { rows: due } = await dueQuery.run(deps.clickhouse, { account: deps.accountId ?? null, cutoff });
   const groups = new Map<string, Due[]>();
   for (const row of due) {
     const key = `${row.account_id}\n${row.is_test}`;

@@ -16,7 +16,8 @@ import { isOnMarket, type StatusItem, type StatusMessage } from '../../common/do
 import { stateRow, type ListingState } from '../../common/lifecycle/states.ts';
 import { toTzs, type FxTable } from '../enrich/fx.ts';
 import type { BatchContext, BatchHandler, Provenance } from '../offset-consumer.ts';
-import type { ClickHouseWriter, Row } from '../sink/clickhouse-writer.ts';
+import type { ListingStateRow, ListingStatusChangeRow } from '../../common/warehouse/lifecycle.ts';
+import type { ClickHouseWriter } from '../sink/clickhouse-writer.ts';
 import type { Quarantine, QuarantineEntry } from '../sink/quarantine.ts';
 import { decodeStatusMessage } from './decode.ts';
 import { changeRow } from './rows.ts';
@@ -25,9 +26,9 @@ import { applyChange, type StatusChange } from './transition.ts';
 export interface StatusHandlerDeps {
   readStates(ids: string[]): Promise<Map<string, ListingState>>;
   /** Writer of listing_status_changes. */
-  changes: ClickHouseWriter;
+  changes: ClickHouseWriter<ListingStatusChangeRow>;
   /** Writer of listing_states (re-sends and repeated updates: the expiry clock only). */
-  states: ClickHouseWriter;
+  states: ClickHouseWriter<ListingStateRow>;
   quarantine: Quarantine;
   fx: FxTable;
   logger: Logger;
@@ -63,10 +64,10 @@ export function createStatusHandler(deps: StatusHandlerDeps): BatchHandler {
         ? await context.retry('reading listing states', () => deps.readStates(ids))
         : new Map<string, ListingState>();
 
-      const changes: Row[] = [];
+      const changes: ListingStatusChangeRow[] = [];
       const touched = new Map<string, ListingState>();
       const left: string[] = [];
-      const sourceOf = new Map<Row, (typeof items)[number]>();
+      const sourceOf = new Map<ListingStatusChangeRow, (typeof items)[number]>();
       const touch = (state: ListingState, at: number) => {
         const next = { ...state, updated_at: Math.max(state.updated_at, at), version: state.version + 1 };
         current.set(state.listing_id, next);
@@ -86,7 +87,7 @@ export function createStatusHandler(deps: StatusHandlerDeps): BatchHandler {
           });
           return;
         }
-        const row: Row = { ...changeRow(state, applied.effect, applied.state, change, item.provenance) };
+        const row = changeRow(state, applied.effect, applied.state, change, item.provenance);
         changes.push(row);
         sourceOf.set(row, item);
         current.set(state.listing_id, applied.state);
@@ -137,7 +138,7 @@ export function createStatusHandler(deps: StatusHandlerDeps): BatchHandler {
 
       const [written, stateWrite] = await Promise.all([
         deps.changes.write(changes),
-        deps.states.write([...touched.values()].map((t): Row => ({ ...stateRow(t) }))),
+        deps.states.write([...touched.values()].map(stateRow)),
         deps.quarantine.rows(bad),
       ]);
       if (written.rejected.length) {

@@ -11,7 +11,8 @@ import type { KafkaMessage } from 'kafkajs';
 import type { ListingMessage } from '../../common/domain/messages.ts';
 import type { FxTable } from '../enrich/fx.ts';
 import type { BatchContext, BatchHandler, Provenance } from '../offset-consumer.ts';
-import type { ClickHouseWriter, Row } from '../sink/clickhouse-writer.ts';
+import type { ListingRow } from '../../common/warehouse/listings.ts';
+import type { ClickHouseWriter } from '../sink/clickhouse-writer.ts';
 import type { Quarantine, QuarantineEntry } from '../sink/quarantine.ts';
 import { decodeListings } from './decode.ts';
 import { positionOf, type ListingOwners } from './owners.ts';
@@ -19,7 +20,7 @@ import { listingRow } from './row.ts';
 
 export interface ListingsHandlerDeps {
   owners: ListingOwners;
-  writer: ClickHouseWriter;
+  writer: ClickHouseWriter<ListingRow>;
   quarantine: Quarantine;
   fx: FxTable;
   /** batchStore(...).markStored */
@@ -68,8 +69,8 @@ export function createListingsHandler(deps: ListingsHandlerDeps): BatchHandler {
         position: positionOf(v.provenance),
       }));
       const owners = await context.retry('claiming listing ids', () => deps.owners.claim(claims));
-      const rows: Row[] = [];
-      const source = new Map<Row, { provenance: Provenance; value: ListingMessage }>();
+      const rows: ListingRow[] = [];
+      const source = new Map<ListingRow, { provenance: Provenance; value: ListingMessage }>();
       const repushed: ListingMessage[] = [];
       valid.forEach((v, i) => {
         // Owned by another position: stored (or being stored) from there. The first in a batch wins.

@@ -5,6 +5,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../common/logger.ts';
+import { listingsTable } from '../../common/warehouse/listings.ts';
 import { ownersKeyPrefix, type Claim, type ListingOwners } from './owners.ts';
 
 const LOCK_TTL_SECONDS = 120;
@@ -44,7 +45,7 @@ async function rebuild(
   const result = await deps.clickhouse.query({
     query: `SELECT toString(listing_id) AS listingId,
                    concat(toString(_partition), ':', toString(_offset), ':', toString(_item)) AS position
-            FROM listings`,
+            FROM ${listingsTable.name}`,
     format: 'JSONEachRow',
   });
   let claims: Claim[] = [];

@@ -23,25 +23,24 @@ import {
 } from '../../common/clients/clickhouse-errors.ts';
 import { errorFields, type Logger } from '../../common/logger.ts';
 import { writerFlushDuration, writerFlushRows } from '../../common/metrics/registry.ts';
+import { columnList, type WarehouseTable } from '../../common/warehouse/table.ts';
 import { currentBatchFence, type BatchFence } from './batch-fence.ts';
 import { insertDedupToken } from './insert-token.ts';
 
-export type Row = Record<string, unknown>;
-
-export interface WriteResult {
+export interface WriteResult<Row extends object> {
   /** Rows ClickHouse refused, with its error; every other row of the write is stored. */
   rejected: { row: Row; error: string }[];
 }
 
-interface Waiter {
+interface Waiter<Row extends object> {
   rows: Row[];
-  resolve: (result: WriteResult) => void;
+  resolve: (result: WriteResult<Row>) => void;
   reject: (error: unknown) => void;
 }
 
-interface Pending {
+interface Pending<Row extends object> {
   rows: Row[];
-  waiters: Waiter[];
+  waiters: Waiter<Row>[];
   timer?: NodeJS.Timeout;
   quietTimer?: NodeJS.Timeout;
   /** Handed to an insert: rows of dropped writes are no longer removed from `rows` but listed here. */
@@ -51,10 +50,10 @@ interface Pending {
   fences: Map<Row, BatchFence>;
 }
 
-export interface WriterOptions {
-  table: string;
-  /** The table's columns (common/warehouse/ modules), all named in every insert. */
-  columns: readonly string[];
+export interface WriterOptions<Row extends object> {
+  /** The table's module (common/warehouse/): its name, its columns (all named in every insert) and
+   * the type of its rows, which is the type `write` takes. */
+  table: WarehouseTable<Row>;
   maxRows: number;
   maxDelayMs: number;
   /** Flush once no rows arrived for this long (≤ maxDelayMs; default: maxDelayMs, i.e. off)… */
@@ -73,8 +72,13 @@ export class WriterClosedError extends Error {}
  */
 export const REFUSED_ATTEMPTS = 3;
 
-export function createClickHouseWriter(client: ClickHouseClient, options: WriterOptions) {
-  let pending: Pending | undefined;
+export function createClickHouseWriter<Row extends object>(
+  client: ClickHouseClient,
+  options: WriterOptions<Row>,
+) {
+  const table = options.table.name;
+  const columns = columnList(options.table);
+  let pending: Pending<Row> | undefined;
   let inFlight = Promise.resolve();
   let closed = false;
   let abandoned = false;
@@ -85,7 +89,7 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
    * happened `attempts` times (the rows are then bisected). Rows of dropped writes are left out as
    * long as no attempt of this insert may have been stored (its token must not change after that).
    */
-  async function insertWithRetry(batch: Pending, allRows: Row[], attempts: number): Promise<void> {
+  async function insertWithRetry(batch: Pending<Row>, allRows: Row[], attempts: number): Promise<void> {
     let refusals = 0;
     let rows = allRows;
     let settings = settingsFor(rows);
@@ -101,10 +105,10 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
       for (const fence of fences) fence.attemptStarted();
       try {
         await client.insert({
-          table: options.table,
+          table,
           values: rows,
           format: 'JSONEachRow',
-          columns: options.columns as never,
+          columns,
           clickhouse_settings: settings,
         });
         stats.rows += rows.length;
@@ -118,13 +122,13 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
         const transient = isTransientClickHouseError(error);
         if (!transient && ++refusals >= attempts) throw error;
         // Shutting down with ClickHouse unreachable: give up; nothing is committed, so it replays.
-        if (abandoned) throw new WriterClosedError(`writer for ${options.table} abandoned`);
+        if (abandoned) throw new WriterClosedError(`writer for ${table} abandoned`);
         stats.retries++;
         const delay = Math.min(200 * 2 ** attempt, 5_000);
         options.logger.warn(
           transient ? 'insert failed, retrying' : 'insert refused, trying again before bisecting',
           {
-            table: options.table,
+            table,
             rows: rows.length,
             attempt,
             delay_ms: delay,
@@ -138,7 +142,7 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
   }
 
   /** The fences of the batches `rows` were written for. */
-  function fencesOf(batch: Pending, rows: Row[]): Set<BatchFence> {
+  function fencesOf(batch: Pending<Row>, rows: Row[]): Set<BatchFence> {
     const fences = new Set<BatchFence>();
     if (batch.fences.size)
       for (const row of rows) {
@@ -150,7 +154,7 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
 
   /** Same rows, same token: see insert-token.ts. Rows without a Kafka position are sent without one. */
   function settingsFor(rows: Row[]): ClickHouseSettings {
-    const token = insertDedupToken(options.table, rows);
+    const token = insertDedupToken(table, rows);
     // `deduplicate_insert` (26.x) overrides the client's default 'disable' (common/clients/clickhouse.ts).
     return token
       ? { ...({ deduplicate_insert: 'enable' } as ClickHouseSettings), insert_deduplication_token: token }
@@ -159,9 +163,9 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
 
   /** Stores what ClickHouse accepts; bisects a refused insert to find the refused rows. */
   async function insertIsolating(
-    batch: Pending,
+    batch: Pending<Row>,
     rows: Row[],
-    rejected: WriteResult['rejected'],
+    rejected: WriteResult<Row>['rejected'],
     attempts = REFUSED_ATTEMPTS,
   ): Promise<void> {
     try {
@@ -175,7 +179,7 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
         return;
       }
       options.logger.warn('insert refused; bisecting to isolate the bad rows', {
-        table: options.table,
+        table,
         rows: rows.length,
         error: message.slice(0, 300),
       });
@@ -194,8 +198,8 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
     clearTimeout(batch.quietTimer);
     // Inserts run one after another, so rows land in the order their offsets were read.
     inFlight = inFlight.then(async () => {
-      const rejected: WriteResult['rejected'] = [];
-      const labels = { table: options.table };
+      const rejected: WriteResult<Row>['rejected'] = [];
+      const labels = { table };
       writerFlushRows.observe(labels, batch.rows.length);
       const timer = writerFlushDuration.startTimer(labels);
       try {
@@ -217,7 +221,7 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
   }
 
   /** The fence dropped a write (its batch was revoked before any of it was stored): out it goes. */
-  function drop(batch: Pending, waiter: Waiter, error: Error): void {
+  function drop(batch: Pending<Row>, waiter: Waiter<Row>, error: Error): void {
     waiter.reject(error);
     stats.dropped += waiter.rows.length;
     if (batch.flushed) {
@@ -236,25 +240,25 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
   }
 
   return {
-    table: options.table,
+    table,
     stats,
     /**
      * Resolves once `rows` are stored (except the refused ones it returns); rejects on shutdown, and
      * when `fence` (default: the fence of the Kafka batch the caller runs for, batch-fence.ts) drops
      * the write because its batch was revoked before anything of it was stored.
      */
-    write(rows: Row[], fence: BatchFence | undefined = currentBatchFence()): Promise<WriteResult> {
+    write(rows: Row[], fence: BatchFence | undefined = currentBatchFence()): Promise<WriteResult<Row>> {
       if (rows.length === 0) return Promise.resolve({ rejected: [] });
-      if (closed) return Promise.reject(new WriterClosedError(`writer for ${options.table} is closed`));
+      if (closed) return Promise.reject(new WriterClosedError(`writer for ${table} is closed`));
       if (fence?.refusesWrites) return Promise.reject(fence.reason());
-      return new Promise<WriteResult>((resolve, reject) => {
+      return new Promise<WriteResult<Row>>((resolve, reject) => {
         if (!pending) {
           pending = { rows: [], waiters: [], dropped: new Set(), fences: new Map() };
           pending.timer = setTimeout(flush, options.maxDelayMs);
         }
         const batch = pending;
         for (const row of rows) batch.rows.push(row);
-        const waiter: Waiter = { rows, resolve, reject };
+        const waiter: Waiter<Row> = { rows, resolve, reject };
         if (fence) {
           for (const row of rows) batch.fences.set(row, fence);
           const release = fence.hold(() => drop(batch, waiter, fence.reason()));
@@ -287,4 +291,5 @@ export function createClickHouseWriter(client: ClickHouseClient, options: Writer
   };
 }
 
-export type ClickHouseWriter = ReturnType<typeof createClickHouseWriter>;
+/** A writer of the rows of one table (`Row`: its module's row type). */
+export type ClickHouseWriter<Row extends object> = ReturnType<typeof createClickHouseWriter<Row>>;

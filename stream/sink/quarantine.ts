@@ -4,6 +4,7 @@
 import type { Producer } from 'kafkajs';
 import { quarantinedMessages } from '../../common/metrics/registry.ts';
 import type { Provenance } from '../offset-consumer.ts';
+import type { QuarantineRow } from '../../common/warehouse/quarantine.ts';
 import type { ClickHouseWriter } from './clickhouse-writer.ts';
 
 export interface QuarantineEntry {
@@ -18,7 +19,7 @@ export interface Quarantine {
 }
 
 export function createQuarantine(
-  writer: ClickHouseWriter,
+  writer: ClickHouseWriter<QuarantineRow>,
   producer: Producer,
   deadLetterTopic: string,
   source: string,

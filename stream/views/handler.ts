@@ -6,12 +6,13 @@ import type { KafkaMessage } from 'kafkajs';
 import { viewMessageSchema, type ViewMessage } from '../../common/domain/messages.ts';
 import type { BatchContext, BatchHandler } from '../offset-consumer.ts';
 import { parseMessage } from '../parse.ts';
-import type { ClickHouseWriter, Row } from '../sink/clickhouse-writer.ts';
+import type { ViewEventRow } from '../../common/warehouse/view-events.ts';
+import type { ClickHouseWriter } from '../sink/clickhouse-writer.ts';
 import type { Quarantine, QuarantineEntry } from '../sink/quarantine.ts';
 import type { ListingCache } from './listing-cache.ts';
 
 export function createViewsHandler(deps: {
-  writer: ClickHouseWriter;
+  writer: ClickHouseWriter<ViewEventRow>;
   quarantine: Quarantine;
   listings: ListingCache;
 }): BatchHandler {
@@ -33,10 +34,10 @@ export function createViewsHandler(deps: {
       const places = await context.retry('listing lookup for views', () =>
         deps.listings.lookup(valid.map((v) => v.value.listing_id)),
       );
-      const source = new Map<Row, KafkaMessage>();
+      const source = new Map<ViewEventRow, KafkaMessage>();
       const rows = valid.map(({ message, value }) => {
         const place = places.get(value.listing_id);
-        const row: Row = {
+        const row: ViewEventRow = {
           event_id: value.event_id,
           listing_id: value.listing_id,
           account_id: value.account_id,

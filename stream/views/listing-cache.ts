@@ -2,6 +2,9 @@
 // with an in-process LRU in front. Misses are not cached: a view can arrive before its listing is
 // stored, and the next batch should find it.
 import type { ClickHouseClient } from '@clickhouse/client';
+import { z } from 'zod';
+import { listingLookupTable } from '../../common/warehouse/listing-lookup.ts';
+import { defineQuery } from '../../common/warehouse/query.ts';
 import { queryByIds } from '../sink/id-lookup.ts';
 
 export interface ListingPlaceInfo {
@@ -12,6 +15,23 @@ export interface ListingPlaceInfo {
   /** The listing's owner: views count towards its market share (view_events.listing_account_id). */
   account_id: string;
 }
+
+const placesQuery = defineQuery({
+  name: 'listing_places',
+  params: z.object({ ids: z.array(z.string()) }),
+  row: z.object({
+    id: z.string(),
+    h3_index: z.string(),
+    city: z.string(),
+    neighbourhood: z.string(),
+    property_type: z.string(),
+    account_id: z.string(),
+  }),
+  sql: `SELECT toString(listing_id) AS id, toString(h3_index) AS h3_index, city, neighbourhood,
+                  toString(property_type) AS property_type, account_id
+           FROM ${listingLookupTable.name} WHERE listing_id IN {ids:Array(UUID)}
+           LIMIT 1 BY listing_id`,
+});
 
 export function createListingCache(clickhouse: ClickHouseClient, maxEntries: number) {
   // Map iteration order is insertion order: re-inserting on hit makes the first key the LRU one.
@@ -40,14 +60,7 @@ export function createListingCache(clickhouse: ClickHouseClient, maxEntries: num
       }
       stats.misses += missing.length;
       if (missing.length) {
-        const rows = await queryByIds<ListingPlaceInfo & { id: string }>(
-          clickhouse,
-          missing,
-          `SELECT toString(listing_id) AS id, toString(h3_index) AS h3_index, city, neighbourhood,
-                  toString(property_type) AS property_type, account_id
-           FROM listing_lookup WHERE listing_id IN {ids:Array(UUID)}
-           LIMIT 1 BY listing_id`,
-        );
+        const rows = await queryByIds(clickhouse, missing, placesQuery);
         for (const { id, ...info } of rows) {
           remember(id, info);
           found.set(id, info);

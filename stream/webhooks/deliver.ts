@@ -11,6 +11,7 @@ import {
   type OutboundClient,
 } from '../../common/outbound/index.ts';
 import type { WebhookStore } from '../../common/webhooks/store.ts';
+import type { WebhookDeliveryRow } from '../../common/warehouse/webhook-deliveries.ts';
 import type { ClickHouseWriter } from '../sink/clickhouse-writer.ts';
 import type { Claimed, DeliveryQueue } from './queue.ts';
 import { retryDelayMs } from './schedule.ts';
@@ -22,7 +23,7 @@ export interface DeliverDeps {
   queue: DeliveryQueue;
   webhooks: WebhookStore;
   outbound: OutboundClient;
-  log: ClickHouseWriter;
+  log: ClickHouseWriter<WebhookDeliveryRow>;
   schedule: readonly number[];
   timeoutMs: number;
   workerId: string;
@@ -34,7 +35,7 @@ type Outcome = 'succeeded' | 'retrying' | 'failed' | 'gone' | 'dropped';
 export function createDeliverer(deps: DeliverDeps) {
   const { queue, webhooks, logger } = deps;
 
-  function record(row: Record<string, unknown>): void {
+  function record(row: WebhookDeliveryRow): void {
     // The log must not hold deliveries up: the writer retries on its own while ClickHouse is down.
     deps.log
       .write([row])
@@ -63,7 +64,7 @@ export function createDeliverer(deps: DeliverDeps) {
       attempt: delivery.attempt + 1,
       webhook_id: delivery.webhook_id,
       account_id: delivery.account_id,
-      is_test: delivery.is_test ? 1 : 0,
+      is_test: delivery.is_test ? (1 as const) : (0 as const),
       event_type: delivery.event_type,
       event_id: delivery.event_id,
       url: webhook?.url ?? '',

@@ -39,8 +39,7 @@ export async function startWebhookWorker(
     queue,
   });
   const log = createClickHouseWriter(platform.clickhouse, {
-    table: webhookDeliveriesTable.name,
-    columns: webhookDeliveriesTable.columns,
+    table: webhookDeliveriesTable,
     maxRows: 1_000,
     maxDelayMs: 500,
     logger,

@@ -39,12 +39,13 @@ interface Row {
   image_of: string;
   tags: string[];
   tag_model: string;
+  phash: string;
 }
 
 async function rows(listingId: string): Promise<Row[]> {
   return queryRows<Row>(
     testClickHouse(),
-    `SELECT image_index, image_of, tags, tag_model FROM listing_images FINAL
+    `SELECT image_index, image_of, tags, tag_model, toString(phash) AS phash FROM listing_images FINAL
      WHERE listing_id = {id:UUID} ORDER BY image_index`,
     { id: listingId },
   );
@@ -108,7 +109,8 @@ describe('re-tagging', () => {
       const first = await retagPhotos(deps, options);
       expect(first.retagged).toBeGreaterThanOrEqual(1);
       const after = await rows(listingId);
-      expect(after[0]).toMatchObject({ image_of: 'Kitchen', tag_model: TAG_MODEL });
+      // The re-tagged row keeps the photo's 64-bit hash exactly (not rounded to a double).
+      expect(after[0]).toMatchObject({ image_of: 'Kitchen', tag_model: TAG_MODEL, phash: stored[0]!.phash });
       expect(after[1]).toMatchObject({ image_of: 'LivingRoom', tag_model: 'old-model/rooms-1' });
       // Resumable: what was re-tagged is not selected again.
       const again = await retagPhotos(deps, options);

@@ -20,6 +20,7 @@ import {
   type BatchHandler,
   type RunningConsumer,
 } from '../../stream/offset-consumer.ts';
+import { defineTable, type Provenance } from '../../common/warehouse/table.ts';
 import { createClickHouseWriter, type ClickHouseWriter } from '../../stream/sink/clickhouse-writer.ts';
 import { env, eventually, testClickHouse } from '../support/api.ts';
 
@@ -27,9 +28,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const logger = createLogger('error');
 const kafka = createKafka(env.KAFKA_BROKERS, 'fencing-tests', logger);
 const suffix = randomUUID().replace(/-/g, '').slice(0, 12);
-const table = `test_fencing_${suffix}`; // a constant of this test (hex), never input
+type FencingRow = Provenance & { v: string };
+// A table of this test (its name is hex, never input), created below.
+const fencingTable = defineTable<FencingRow>()(`test_fencing_${suffix}`, [
+  '_topic',
+  '_partition',
+  '_offset',
+  '_item',
+  'v',
+]);
+const table = fencingTable.name;
 const topic = `test.fencing.${suffix}`;
-const columns = ['_topic', '_partition', '_offset', '_item', 'v'] as const;
 // Short group timings so the test takes seconds, not minutes (production: 30 s, 60 s, 3 s).
 const timing = { sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, heartbeatIntervalMs: 1_000 };
 
@@ -64,7 +73,7 @@ async function clickhouseProxy() {
   };
 }
 
-function member(writer: ClickHouseWriter, groupId: string): Promise<RunningConsumer> {
+function member(writer: ClickHouseWriter<FencingRow>, groupId: string): Promise<RunningConsumer> {
   const handler: BatchHandler = {
     async handle(messages: KafkaMessage[], context) {
       const rows = messages
@@ -78,7 +87,7 @@ function member(writer: ClickHouseWriter, groupId: string): Promise<RunningConsu
     clickhouse: testClickHouse(), // the replay guard reads directly
     groupId,
     topic,
-    provenanceTables: [table],
+    provenanceTables: [fencingTable],
     handler,
     writers: [writer],
     logger,
@@ -95,7 +104,7 @@ const writerFor = (url: string) =>
       password: env.CLICKHOUSE_PASSWORD,
       database: env.CLICKHOUSE_DATABASE,
     }),
-    { table, columns, maxRows: 10_000, maxDelayMs: 100, logger },
+    { table: fencingTable, maxRows: 10_000, maxDelayMs: 100, logger },
   );
 
 async function stored(): Promise<{ rows: number; positions: number }> {

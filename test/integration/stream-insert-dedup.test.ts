@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../common/logger.ts';
-import { viewEventsTable } from '../../common/warehouse/view-events.ts';
+import { viewEventsTable, type ViewEventRow } from '../../common/warehouse/view-events.ts';
 import { createClickHouseWriter } from '../../stream/sink/clickhouse-writer.ts';
 import { testClickHouse } from '../support/api.ts';
 import { rows } from './stream-support.ts';
@@ -13,7 +13,7 @@ import { rows } from './stream-support.ts';
 // A cell id no real listing has (res-8 cells are far below 2^62), so the aggregate row is ours.
 const randomCell = () => String(2n ** 62n + BigInt(Math.floor(Math.random() * 2 ** 40)));
 
-function viewRows(topic: string, cell: string, count: number) {
+function viewRows(topic: string, cell: string, count: number): ViewEventRow[] {
   const viewedAt = new Date().toISOString();
   return Array.from({ length: count }, (_, i) => ({
     event_id: `dedup-${topic}-${i}`,
@@ -26,9 +26,10 @@ function viewRows(topic: string, cell: string, count: number) {
     city: 'dar_es_salaam',
     neighbourhood: 'Masaki',
     property_type: 'apartment',
+    listing_account_id: '',
     _topic: topic,
     _partition: 0,
-    _offset: 100 + i,
+    _offset: String(100 + i),
     _item: 0,
   }));
 }
@@ -52,8 +53,7 @@ describe('stream: insert deduplication by Kafka position', () => {
     const topic = `test.dedup.${randomUUID().slice(0, 8)}`;
     const cell = randomCell();
     const writer = createClickHouseWriter(testClickHouse(), {
-      table: viewEventsTable.name,
-      columns: viewEventsTable.columns,
+      table: viewEventsTable,
       maxRows: 10_000,
       maxDelayMs: 20,
       logger: createLogger('error'),
@@ -63,7 +63,7 @@ describe('stream: insert deduplication by Kafka position', () => {
     await writer.write(batch.map((row) => ({ ...row }))); // equal rows, new objects: a resend
     expect(await counts(topic, cell)).toEqual({ base: 5, views: 5 });
     // Different positions are different inserts, even with equal content otherwise.
-    await writer.write(batch.map((row) => ({ ...row, _offset: row._offset + 1_000 })));
+    await writer.write(batch.map((row) => ({ ...row, _offset: String(Number(row._offset) + 1_000) })));
     expect(await counts(topic, cell)).toEqual({ base: 10, views: 10 });
     await writer.drain();
   });

@@ -11,6 +11,7 @@ import { listingSchema } from '../../common/domain/listing.ts';
 import { createLogger } from '../../common/logger.ts';
 import { listingsTable } from '../../common/warehouse/listings.ts';
 import { quarantineTable } from '../../common/warehouse/quarantine.ts';
+import type { WarehouseTable } from '../../common/warehouse/table.ts';
 import { fxTable } from '../../stream/enrich/fx.ts';
 import { createListingsHandler } from '../../stream/listings/handler.ts';
 import { listingOwners } from '../../stream/listings/owners.ts';
@@ -54,16 +55,16 @@ async function ownTopic(): Promise<string> {
 async function runListingsConsumer(topic: string, marked: Map<string, string[]>): Promise<RunningConsumer> {
   const clickhouse = testClickHouse();
   const redis = await testRedis();
-  const writer = (table: string, columns: readonly string[]) =>
-    createClickHouseWriter(clickhouse, { table, columns, maxRows: 1_000, maxDelayMs: 50, logger });
-  const listingsWriter = writer(listingsTable.name, listingsTable.columns);
-  const quarantineWriter = writer(quarantineTable.name, quarantineTable.columns);
+  const writer = <Row extends object>(table: WarehouseTable<Row>) =>
+    createClickHouseWriter(clickhouse, { table, maxRows: 1_000, maxDelayMs: 50, logger });
+  const listingsWriter = writer(listingsTable);
+  const quarantineWriter = writer(quarantineTable);
   return startOffsetConsumer({
     kafka: kafka!,
     clickhouse,
     groupId: `${topic}.sink`,
     topic,
-    provenanceTables: ['listings', 'quarantine'],
+    provenanceTables: [listingsTable, quarantineTable],
     handler: createListingsHandler({
       owners: listingOwners(redis, env.REDIS_KEY_PREFIX),
       writer: listingsWriter,

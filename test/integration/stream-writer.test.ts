@@ -5,25 +5,24 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../common/logger.ts';
 import { createClickHouseWriter } from '../../stream/sink/clickhouse-writer.ts';
-import { quarantineTable } from '../../common/warehouse/quarantine.ts';
+import { quarantineTable, type QuarantineRow } from '../../common/warehouse/quarantine.ts';
 import { testClickHouse } from '../support/api.ts';
 import { rows } from './stream-support.ts';
 
-const row = (topic: string, offset: number, partition: unknown = 0) => ({
+const row = (topic: string, offset: number | string): QuarantineRow => ({
   quarantined_at: new Date().toISOString(),
   source: 'listings',
   error: 'writer test',
   payload: '{}',
   _topic: topic,
-  _partition: partition,
-  _offset: offset,
+  _partition: 0,
+  _offset: String(offset),
   _item: 0,
 });
 
 const writer = (options: { maxDelayMs: number; quietMs?: number }) =>
   createClickHouseWriter(testClickHouse(), {
-    table: 'quarantine',
-    columns: quarantineTable.columns,
+    table: quarantineTable,
     maxRows: 10_000,
     logger: createLogger('error'),
     ...options,
@@ -51,7 +50,7 @@ describe('stream: batched ClickHouse writer', () => {
   it('error: rows ClickHouse refuses are isolated and returned; every other row is stored', async () => {
     const topic = `test.writer.${randomUUID().slice(0, 8)}`;
     const isolating = writer({ maxDelayMs: 50 });
-    const bad = row(topic, 3, 'not a number'); // _partition is UInt32: the insert is refused
+    const bad = row(topic, 'not a number'); // _offset is UInt64: the insert is refused
     const batch = [row(topic, 1), row(topic, 2), bad, row(topic, 4), row(topic, 5)];
     const result = await isolating.write(batch);
     expect(result.rejected.map((r) => r.row)).toEqual([bad]);

@@ -11,7 +11,10 @@ import {
 } from '../../common/clients/clickhouse.ts';
 import { createLogger } from '../../common/logger.ts';
 import { BatchFence, BatchRevokedError } from '../../stream/sink/batch-fence.ts';
-import { createClickHouseWriter, type Row } from '../../stream/sink/clickhouse-writer.ts';
+import type { QuarantineRow } from '../../common/warehouse/quarantine.ts';
+import { defineTable } from '../../common/warehouse/table.ts';
+import { viewEventsTable, type ViewEventRow } from '../../common/warehouse/view-events.ts';
+import { createClickHouseWriter } from '../../stream/sink/clickhouse-writer.ts';
 
 // What ClickHouse 26.7 answers to a JSONEachRow insert of {"s":"\ud800"} (captured from the server).
 const loneSurrogate26 =
@@ -75,6 +78,10 @@ describe('isTransientClickHouseError (allow-list)', () => {
   });
 });
 
+/** Rows of a table of these tests: `bad` marks the rows the stand-in below refuses. */
+type Row = { n: number; bad: boolean };
+const testTable = defineTable<Row>()('listings', ['n', 'bad']);
+
 /** A ClickHouse stand-in: refuses any insert holding a row with `bad`, stores the others. */
 function fakeClickHouse(failure: (rows: Row[], call: number) => unknown) {
   const inserts: number[] = [];
@@ -92,8 +99,7 @@ function fakeClickHouse(failure: (rows: Row[], call: number) => unknown) {
 
 const writerFor = (client: ClickHouseClient) =>
   createClickHouseWriter(client, {
-    table: 'listings',
-    columns: ['n'],
+    table: testTable,
     maxRows: 10_000,
     maxDelayMs: 5,
     logger: createLogger('error'),
@@ -185,8 +191,7 @@ describe('writer: revoked batches', () => {
   it('security: a batch revoked before its insert is sent: the write rejects at once, its rows never reach ClickHouse', async () => {
     const fake = fakeClickHouse(() => undefined);
     const writer = createClickHouseWriter(fake.client, {
-      table: 'listings',
-      columns: ['n'],
+      table: testTable,
       maxRows: 10_000,
       maxDelayMs: 200,
       logger: createLogger('error'),
@@ -242,4 +247,36 @@ describe('writer: revoked batches', () => {
     expect(second.stored).toHaveLength(3);
     await Promise.all([a.drain(), b.drain()]);
   }, 15_000);
+});
+
+describe('writer: rows typed by their table module', () => {
+  // The checks are the `@ts-expect-error` lines: tsc (npm test's type check) fails if any of these
+  // writes compiled. The functions are never called: nothing is written.
+  it('security: a row of another table, a wrong value or a missing column does not compile', () => {
+    const writer = createClickHouseWriter(fakeClickHouse(() => undefined).client, {
+      table: viewEventsTable,
+      maxRows: 10_000,
+      maxDelayMs: 5,
+      logger: createLogger('error'),
+    });
+    const wrongTable = (row: QuarantineRow) =>
+      // @ts-expect-error a quarantine row is not a view_events row
+      writer.write([row]);
+    const wrongValue = (row: ViewEventRow) =>
+      // @ts-expect-error is_test is 0 or 1
+      writer.write([{ ...row, is_test: 2 }]);
+    const missingColumn = (row: Omit<ViewEventRow, 'city'>) =>
+      // @ts-expect-error every column of the table is in the row
+      writer.write([row]);
+    const right = (row: ViewEventRow) => writer.write([row]);
+    expect([wrongTable, wrongValue, missingColumn, right].map((check) => typeof check)).toEqual(
+      Array(4).fill('function'),
+    );
+  });
+
+  it('security: a table module must list every column of its row type', () => {
+    // @ts-expect-error `bad` is not listed
+    const partial = defineTable<Row>()('t', ['n']);
+    expect(partial.columns).toEqual(['n']);
+  });
 });
