@@ -5,7 +5,7 @@
 // marking an id stored twice changes nothing.
 import type { Redis } from 'ioredis';
 import { redisScript } from './clients/redis-script.ts';
-import { OUTBOX_SUFFIX } from './webhooks/outbox.ts';
+import { webhookOutboxKey } from './webhooks/outbox.ts';
 
 export const BATCH_TTL_SECONDS = 7 * 24 * 3600;
 
@@ -57,7 +57,7 @@ export function batchKeys(prefix: string, batchId: string) {
   return {
     record: `${prefix}batch:${batchId}`,
     pending: `${prefix}batch:${batchId}:pending`,
-    outbox: `${prefix}${OUTBOX_SUFFIX}`,
+    outbox: webhookOutboxKey(prefix),
   };
 }
 
@@ -84,7 +84,7 @@ export function batchHeaderFields(
 export function batchStore(redis: Redis, prefix: string) {
   const hashKey = (id: string) => batchKeys(prefix, id).record;
   const pendingKey = (id: string) => batchKeys(prefix, id).pending;
-  const outboxKey = batchKeys(prefix, '').outbox;
+  const outboxKey = webhookOutboxKey(prefix);
 
   return {
     outboxKey,
@@ -165,6 +165,19 @@ export function batchStore(redis: Redis, prefix: string) {
         ...(fields.completed_at ? { completed_at: fields.completed_at } : {}),
         stored: created - pending,
       };
+    },
+
+    /** Account and mode of each batch (null when unknown or expired), in one round trip. */
+    async ownersOf(batchIds: string[]): Promise<({ account_id: string; is_test: boolean } | null)[]> {
+      if (!batchIds.length) return [];
+      const pipeline = redis.pipeline();
+      for (const id of batchIds) pipeline.hmget(hashKey(id), 'account_id', 'is_test');
+      const replies = (await pipeline.exec()) ?? [];
+      return batchIds.map((_, i) => {
+        const [error, fields] = replies[i] ?? [];
+        const [account, isTest] = (fields as (string | null)[] | undefined) ?? [];
+        return !error && account && isTest ? { account_id: account, is_test: isTest === '1' } : null;
+      });
     },
   };
 }

@@ -11,7 +11,7 @@ import type { BaseEnv } from './env.ts';
 import { createHealthCheck, type HealthCheck, type Probe } from './health.ts';
 import { clickhouseNodesDown, ComponentDownError, kafkaNodesDown, redisNodesDown } from './health-nodes.ts';
 import type { Logger } from './logger.ts';
-import { OUTBOX_SUFFIX, outboxStats } from './webhooks/outbox.ts';
+import { outboxStats, webhookOutboxKey } from './webhooks/outbox.ts';
 import { topicName, type TopicName } from './topics.ts';
 import { workerRegistry } from './worker-registry.ts';
 
@@ -23,7 +23,6 @@ export interface Platform {
   redis: Redis;
   keys: KeyStore;
   topic(name: TopicName): string;
-  redisKey(suffix: string): string;
   /** Kafka, ClickHouse, Redis and the stream workers: the contract's /healthz. */
   health: HealthCheck;
   /** Only `components` (a process's own dependencies): /readyz. */
@@ -120,7 +119,7 @@ export function createPlatform(env: BaseEnv, logger: Logger, clientId: string): 
       const streams = live.filter((beat) => beat.role !== 'images');
       if (!streams.length) throw new Error('no stream worker has reported in the last 15 s');
       // Events waiting for their webhook deliveries (common/webhooks/outbox.ts): reported, never failing.
-      const outbox = await outboxStats(redis, `${env.REDIS_KEY_PREFIX}${OUTBOX_SUFFIX}`);
+      const outbox = await outboxStats(redis, webhookOutboxKey(env.REDIS_KEY_PREFIX));
       return {
         workers: streams.length,
         image_processes: live.length - streams.length,
@@ -138,7 +137,6 @@ export function createPlatform(env: BaseEnv, logger: Logger, clientId: string): 
     redis,
     keys: createKeyStore(redis, env.REDIS_KEY_PREFIX),
     topic: (name) => topicName(env.KAFKA_TOPIC_PREFIX, name),
-    redisKey: (suffix) => `${env.REDIS_KEY_PREFIX}${suffix}`,
     health: createHealthCheck(probes, { logger: logger.child({ check: 'healthz' }) }),
     readiness: (components) =>
       createHealthCheck(Object.fromEntries(components.map((name) => [name, probes[name]]))),

@@ -8,33 +8,39 @@
 // RATE_WINDOW_MS (INCR + PEXPIRE on Redis' own clock, so process clocks do not matter). Rejected
 // requests do not consume the window. Usage counters use UTC day/month buckets (common/usage).
 //
-// The script builds the counter key names from the key id it reads, which needs a single Redis
-// node or a Redis Cluster with every key of one prefix on one slot (the prefix is a hash tag
-// there: clients/redis.ts).
+// The script builds the counter key names from the key id it reads (around the id, the parts
+// common/usage/keys.ts spells), which needs a single Redis node or a Redis Cluster with every key
+// of one prefix on one slot (the prefix is a hash tag there: clients/redis.ts).
 import type { Redis } from 'ioredis';
 import { redisScript } from '../clients/redis-script.ts';
-import { bucketsOf, DAY_TTL_SECONDS, DIRTY_TTL_SECONDS, MONTH_TTL_SECONDS } from '../usage/keys.ts';
+import {
+  bucketsOf,
+  DAY_TTL_SECONDS,
+  dirtyKey,
+  DIRTY_TTL_SECONDS,
+  MONTH_TTL_SECONDS,
+  usageKeysAroundId,
+} from '../usage/keys.ts';
 
 export const RATE_WINDOW_MS = 60_000;
 
-// KEYS[1] key record hash. ARGV: 1 prefix, 2 endpoint label, 3 day, 4 month, 5 now ISO,
-// 6 window ms, 7 day ttl, 8 month ttl, 9 dirty ttl.
+// KEYS[1] key record hash, KEYS[2] the day's dirty set. ARGV: 1 endpoint label, 2 now ISO,
+// 3 window ms, 4 day ttl, 5 month ttl, 6 dirty ttl, 7 rate window name before the key id,
+// 8 counters' name before the key id, 9 day counters' name after it, 10 month counters' name after it.
 // Returns {outcome, used, window_ttl_ms, record fields}: outcome 0 unknown, 1 allowed,
 // 2 not active (revoked, or expired: ISO times from toISOString() order as text), 3 rate limited.
-// Key names mirror common/usage/keys.ts.
 const accessScript = redisScript(`
 local rec = redis.call('HGETALL', KEYS[1])
 if #rec == 0 then return {0, 0, 0, rec} end
 local f = {}
 for i = 1, #rec, 2 do f[rec[i]] = rec[i + 1] end
 if f['status'] ~= 'active' then return {2, 0, 0, rec} end
-if f['expires_at'] and f['expires_at'] ~= '' and f['expires_at'] <= ARGV[5] then return {2, 0, 0, rec} end
-local p = ARGV[1]
+if f['expires_at'] and f['expires_at'] ~= '' and f['expires_at'] <= ARGV[2] then return {2, 0, 0, rec} end
 local id = f['id']
 local limit = tonumber(f['rate_limit']) or 60
-local rl = p .. 'rl:' .. id
-local dayKey = p .. 'usage:' .. id .. ':d:' .. ARGV[3]
-local monthKey = p .. 'usage:' .. id .. ':m:' .. ARGV[4]
+local rl = ARGV[7] .. id
+local dayKey = ARGV[8] .. id .. ARGV[9]
+local monthKey = ARGV[8] .. id .. ARGV[10]
 local used = tonumber(redis.call('GET', rl) or '0')
 local outcome = 1
 if used >= limit then
@@ -44,21 +50,20 @@ if used >= limit then
 else
   used = redis.call('INCR', rl)
   redis.call('HINCRBY', dayKey, 'requests', 1)
-  redis.call('HINCRBY', dayKey, 'ep:' .. ARGV[2], 1)
+  redis.call('HINCRBY', dayKey, 'ep:' .. ARGV[1], 1)
   redis.call('HINCRBY', monthKey, 'requests', 1)
-  redis.call('HINCRBY', monthKey, 'ep:' .. ARGV[2], 1)
-  redis.call('HSET', KEYS[1], 'last_used_at', ARGV[5])
+  redis.call('HINCRBY', monthKey, 'ep:' .. ARGV[1], 1)
+  redis.call('HSET', KEYS[1], 'last_used_at', ARGV[2])
 end
-if redis.call('TTL', dayKey) < 0 then redis.call('EXPIRE', dayKey, ARGV[7]) end
-if redis.call('TTL', monthKey) < 0 then redis.call('EXPIRE', monthKey, ARGV[8]) end
-local dirty = p .. 'usage:dirty:' .. ARGV[3]
-if redis.call('SADD', dirty, id) == 1 and redis.call('TTL', dirty) < 0 then
-  redis.call('EXPIRE', dirty, ARGV[9])
+if redis.call('TTL', dayKey) < 0 then redis.call('EXPIRE', dayKey, ARGV[4]) end
+if redis.call('TTL', monthKey) < 0 then redis.call('EXPIRE', monthKey, ARGV[5]) end
+if redis.call('SADD', KEYS[2], id) == 1 and redis.call('TTL', KEYS[2]) < 0 then
+  redis.call('EXPIRE', KEYS[2], ARGV[6])
 end
 local ttl = redis.call('PTTL', rl)
 if ttl < 0 then
-  redis.call('PEXPIRE', rl, ARGV[6])
-  ttl = tonumber(ARGV[6])
+  redis.call('PEXPIRE', rl, ARGV[3])
+  ttl = tonumber(ARGV[3])
 end
 return {outcome, used, ttl, rec}
 `);
@@ -84,19 +89,21 @@ export async function checkAccess(
   endpoint: string,
   now: Date,
 ): Promise<AccessResult> {
-  const { day, month } = bucketsOf(now);
+  const buckets = bucketsOf(now);
+  const names = usageKeysAroundId(prefix, buckets);
   const args = [
-    prefix,
     endpoint,
-    day,
-    month,
     now.toISOString(),
     RATE_WINDOW_MS,
     DAY_TTL_SECONDS,
     MONTH_TTL_SECONDS,
     DIRTY_TTL_SECONDS,
+    names.rateWindowBefore,
+    names.countersBefore,
+    names.dayAfter,
+    names.monthAfter,
   ];
-  const reply = await accessScript.run(redis, 1, recordKey, ...args);
+  const reply = await accessScript.run(redis, 2, recordKey, dirtyKey(prefix, buckets.day), ...args);
   const [code, used, ttl, flat] = reply as [number, number, number, string[]];
   const fields: Record<string, string> = {};
   for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;

@@ -8,9 +8,10 @@
 //   <prefix>key:h:<sha256>      hash: the key record (+ `hash`, `last_used_at`)
 //   <prefix>key:id:<key_id>     string: sha256 of that key (id → record)
 //   <prefix>keys                zset: every key id by creation time (for `list`)
-//   <prefix>account:<id>        hash: account (id, created_at)
+//   <prefix>account:<id>        hash: account (id, created_at; `admins_indexed` once its admin
+//                               set is complete, `prune_cursor` of the bounded pruning)
 //   <prefix>account:<id>:keys   set: key ids of the account (revoked ones leave it after
-//                               REVOKED_KEPT_DAYS: prune; their records stay, so they still get 403)
+//                               REVOKED_KEPT_DAYS: pruning; their records stay, so they still get 403)
 //   <prefix>account:<id>:admins set: ids of the account's admin keys that are not revoked
 //   <prefix>audit:keys          stream: audit events not yet copied to ClickHouse
 //
@@ -25,8 +26,13 @@ import { revokeScript, rollScript, scriptOutcome } from './key-store-scripts.ts'
 import { roleOf, type Role } from './roles.ts';
 import { tierPolicies, tiers, type Tier } from './tiers.ts';
 
-/** How long revoked keys stay in their account's key set (GET /keys) before pruneRevoked. */
+/** How long revoked keys stay in their account's key set (GET /keys) before they are pruned. */
 export const REVOKED_KEPT_DAYS = 30;
+/**
+ * Ids of the account's key set that each revoke and roll looks at for pruning: more than the one id
+ * a roll adds, so the pruning keeps up, and few enough that every call stays cheap.
+ */
+export const PRUNE_BATCH = 100;
 
 export interface ApiKeyRecord {
   id: string;
@@ -95,8 +101,9 @@ export class LastAdminKeyError extends KeyStoreError {}
 /** Only an active key that was not rolled already can be rolled. */
 export class KeyNotRollableError extends KeyStoreError {}
 
-export function createKeyStore(redis: Redis, prefix: string) {
-  const k = {
+/** The Redis key names of keys and accounts (the layout above); spelled here only. */
+export function keyStoreKeys(prefix: string) {
+  return {
     byHash: (hash: string) => `${prefix}key:h:${hash}`,
     hashById: (id: string) => `${prefix}key:id:${id}`,
     allKeys: `${prefix}keys`,
@@ -105,6 +112,18 @@ export function createKeyStore(redis: Redis, prefix: string) {
     accountAdmins: (id: string) => `${prefix}account:${id}:admins`,
     audit: keyAuditOutboxKey(prefix),
   };
+}
+
+export function createKeyStore(redis: Redis, prefix: string) {
+  const k = keyStoreKeys(prefix);
+  /** The scripts' last arguments: now, the pruning cutoff and batch, key names without id/hash. */
+  const pruneArgs = (at: Date) => [
+    at.toISOString(),
+    new Date(at.getTime() - REVOKED_KEPT_DAYS * 86_400_000).toISOString(),
+    PRUNE_BATCH,
+    k.hashById(''),
+    k.byHash(''),
+  ];
 
   async function create(input: CreateKeyInput, actor?: KeyActor): Promise<ApiKeyRecord & { key: string }> {
     const policy = tierPolicies[input.tier];
@@ -115,6 +134,7 @@ export function createKeyStore(redis: Redis, prefix: string) {
     const at = new Date();
     const now = at.toISOString();
     let accountId = input.accountId;
+    const newAccount = accountId === undefined;
     if (accountId !== undefined) {
       if (!(await redis.exists(k.account(accountId))))
         throw new KeyStoreError(`unknown account ${accountId}`);
@@ -145,6 +165,8 @@ export function createKeyStore(redis: Redis, prefix: string) {
       .sadd(k.accountKeys(accountId), record.id)
       .zadd(k.allKeys, at.getTime(), record.id);
     if (record.role === 'admin') multi.sadd(k.accountAdmins(accountId), record.id);
+    // A new account's admin set is complete from its first key: revoking never has to index it.
+    if (newAccount) multi.hset(k.account(accountId), 'admins_indexed', '1');
     if (actor) multi.xadd(k.audit, '*', 'event', JSON.stringify(keyAuditEvent('create', actor, record, at)));
     await execOrThrow(multi);
     return { ...record, key };
@@ -195,16 +217,16 @@ export function createKeyStore(redis: Redis, prefix: string) {
     const event = options.actor ? JSON.stringify(keyAuditEvent('revoke', options.actor, target, at)) : '';
     const outcome = await revokeScript.run(
       redis,
-      4,
+      5,
       k.byHash(hash),
       k.audit,
       k.accountKeys(target.account_id),
       k.accountAdmins(target.account_id),
-      prefix,
-      at.toISOString(),
+      k.account(target.account_id),
       event,
       options.keepAdminOfModes?.join(',') ?? '',
       id,
+      ...pruneArgs(at),
     );
     if (outcome === scriptOutcome.unknown) return null;
     if (outcome === scriptOutcome.lastAdmin) {
@@ -249,7 +271,7 @@ export function createKeyStore(redis: Redis, prefix: string) {
     const fields = Object.entries({ ...record, hash }).flatMap(([name, value]) => [name, String(value)]);
     const outcome = await rollScript.run(
       redis,
-      7,
+      8,
       k.byHash(oldHash),
       k.byHash(hash),
       k.hashById(record.id),
@@ -257,12 +279,14 @@ export function createKeyStore(redis: Redis, prefix: string) {
       k.allKeys,
       k.audit,
       k.accountAdmins(old.account_id),
+      k.account(old.account_id),
       expiresAt,
       record.id,
       hash,
       at.getTime(),
       event,
       record.role === 'admin' ? '1' : '0',
+      ...pruneArgs(at),
       ...fields,
     );
     if (outcome === scriptOutcome.unknown) return null;
@@ -280,7 +304,8 @@ export function createKeyStore(redis: Redis, prefix: string) {
    * Takes keys revoked (or expired after a roll) more than REVOKED_KEPT_DAYS ago out of their
    * account's key set, so that set — what GET /keys, creating and revoking read — stays bounded by
    * the daily cap on new keys. Their records stay: a pruned key still gets 403 revoked_api_key, and
-   * `keys list` (the operator's CLI) still shows it.
+   * `keys list` (the operator's CLI) still shows it. This prunes a list already read whole (create);
+   * revoke and roll prune PRUNE_BATCH ids of the set each, in their scripts.
    */
   async function pruneRevoked(accountId: string, keysOfAccount: ApiKeyRecord[], now = new Date()) {
     const before = new Date(now.getTime() - REVOKED_KEPT_DAYS * 86_400_000).toISOString();
@@ -303,6 +328,7 @@ export function createKeyStore(redis: Redis, prefix: string) {
     );
   }
 
+  /** The records of those ids that exist, in two round trips whatever their number. */
   async function recordsOf(ids: string[]): Promise<ApiKeyRecord[]> {
     if (!ids.length) return [];
     const hashes = await redis.mget(ids.map(k.hashById));
@@ -321,7 +347,7 @@ export function createKeyStore(redis: Redis, prefix: string) {
     return recordsOf(await redis.zrange(k.allKeys, 0, -1));
   }
 
-  return { create, authorize, findById, revoke, roll, list, listAccount, pruneRevoked };
+  return { create, authorize, findById, findByIds: recordsOf, revoke, roll, list, listAccount, pruneRevoked };
 }
 
 export type KeyStore = ReturnType<typeof createKeyStore>;

@@ -3,6 +3,7 @@
 // listings.batch.completed event (docs/webhooks.md, "Photo tagging and reuse"). Idempotent like the
 // image-check counters: each image is counted once, so Kafka replays are harmless.
 import type { Redis } from 'ioredis';
+import { readCounterHash } from '../clients/redis-counters.ts';
 import { redisScript } from '../clients/redis-script.ts';
 
 const TTL_SECONDS = 7 * 24 * 3600; // as long as the batch record
@@ -67,11 +68,11 @@ export async function readPhotoSummary(
   prefix: string,
   batchId: string,
 ): Promise<PhotoSummary | null> {
-  const fields = await redis.hgetall(photoSummaryKey(prefix, batchId));
-  if (!Object.keys(fields).length) return null;
-  const n = (name: string) => Math.max(0, Number(fields[name] ?? 0) || 0);
+  const counters = await readCounterHash(redis, photoSummaryKey(prefix, batchId));
+  if (!counters) return null;
+  const n = counters.count;
   const tags = Object.fromEntries(
-    Object.keys(fields)
+    counters.names
       .filter((name) => name.startsWith('tag:'))
       .sort()
       .map((name) => [name.slice(4), n(name)]),

@@ -1,5 +1,5 @@
 // Redis key names and time buckets of the usage counters, shared by the hot-path Lua script
-// (common/auth/access-script.ts), the readers (counters.ts) and the ClickHouse rollup (rollup.ts).
+// (common/auth/access-check.ts), the readers (counters.ts) and the ClickHouse rollup (rollup.ts).
 // Days and months are UTC, so every process and the rollup agree on the bucket of a request.
 
 /** Daily counters live 40 days in Redis, monthly ones 13 months; ClickHouse keeps history. */
@@ -24,6 +24,20 @@ export function usageKeys(prefix: string, keyId: string) {
     month: (month: string) => `${prefix}usage:${keyId}:m:${month}`,
     total: `${prefix}usage:${keyId}:total`,
     rateWindow: `${prefix}rl:${keyId}`,
+  };
+}
+
+/**
+ * The same names split around the key id, for the access script, which reads the id from the key
+ * record: rate window = rateWindowBefore + id; day (month) counters = countersBefore + id + dayAfter
+ * (monthAfter).
+ */
+export function usageKeysAroundId(prefix: string, buckets: UsageBuckets) {
+  return {
+    rateWindowBefore: `${prefix}rl:`,
+    countersBefore: `${prefix}usage:`,
+    dayAfter: `:d:${buckets.day}`,
+    monthAfter: `:m:${buckets.month}`,
   };
 }
 

@@ -4,6 +4,7 @@
 // the latest. Yesterday is rolled up too, so the last minutes of a day are never lost.
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Redis } from 'ioredis';
+import { createKeyStore } from '../auth/key-store.ts';
 import { apiKeyUsageTable, type ApiKeyUsageRow } from '../warehouse/api-key-usage.ts';
 import { insertRows } from '../warehouse/table.ts';
 import { bucketsOf, dirtyKey, usageFields, usageKeys } from './keys.ts';
@@ -37,26 +38,25 @@ export async function rollupUsage(deps: RollupDeps, now = new Date()): Promise<n
 async function rowsOfDay(deps: RollupDeps, day: string, now: Date): Promise<ApiKeyUsageRow[]> {
   const ids = await deps.redis.smembers(dirtyKey(deps.prefix, day));
   if (!ids.length) return [];
-  const hashes = await deps.redis.mget(ids.map((id) => `${deps.prefix}key:id:${id}`));
+  const keys = new Map(
+    (await createKeyStore(deps.redis, deps.prefix).findByIds(ids)).map((key) => [key.id, key]),
+  );
   const pipeline = deps.redis.pipeline();
-  ids.forEach((id, i) => {
-    pipeline.hmget(`${deps.prefix}key:h:${hashes[i] ?? 'missing'}`, 'account_id', 'mode', 'tier');
-    pipeline.hgetall(usageKeys(deps.prefix, id).day(day));
-  });
+  for (const id of ids) pipeline.hgetall(usageKeys(deps.prefix, id).day(day));
   const replies = (await pipeline.exec()) ?? [];
   const version = String(now.getTime());
   const rolledUpAt = now.toISOString().slice(0, 19).replace('T', ' ');
   const rows: ApiKeyUsageRow[] = [];
   ids.forEach((keyId, i) => {
-    const [accountId, mode, tier] = (replies[2 * i]?.[1] ?? []) as (string | null)[];
-    const counters = (replies[2 * i + 1]?.[1] ?? {}) as Record<string, string>;
-    if (!accountId || !mode || !tier) return; // key deleted from Redis: nothing to attribute
+    const key = keys.get(keyId);
+    if (!key) return; // key deleted from Redis: nothing to attribute
+    const counters = (replies[i]?.[1] ?? {}) as Record<string, string>;
     const row = (metric: string, endpoint: string, value: number): ApiKeyUsageRow => ({
       day,
-      account_id: accountId,
+      account_id: key.account_id,
       key_id: keyId,
-      mode: mode as ApiKeyUsageRow['mode'],
-      tier: tier as ApiKeyUsageRow['tier'],
+      mode: key.mode,
+      tier: key.tier,
       metric,
       endpoint,
       value,

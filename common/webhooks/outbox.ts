@@ -1,4 +1,4 @@
-// The webhook outbox: a Redis stream (`<prefix>outbox`, batchStore().outboxKey) that the ingest API
+// The webhook outbox: a Redis stream (`<prefix>outbox`, webhookOutboxKey) that the ingest API
 // and the stream append events to and the delivery workers' consumer group reads
 // (stream/webhooks/fanout.ts). Appends never cap its length: a cap (MAXLEN ~100000) would silently
 // drop the oldest *unread* events once a backlog passed it. Instead, entries the
@@ -7,8 +7,7 @@
 import type { Redis } from 'ioredis';
 
 export const OUTBOX_GROUP = 'webhooks';
-/** The stream's key after REDIS_KEY_PREFIX. */
-export const OUTBOX_SUFFIX = 'outbox';
+export const webhookOutboxKey = (prefix: string) => `${prefix}outbox`;
 
 export interface OutboxStats {
   /** Entries in the stream. */

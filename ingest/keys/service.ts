@@ -103,7 +103,8 @@ export function keyAdminService(deps: KeyAdminDeps) {
       const { mode, name, tier = admin.tier, role = 'standard' } = parsed.data;
       checkScope(admin, { mode, tier, role });
       const current = await redisCall(() => keys.listAccount(admin.account_id));
-      // Keys revoked long ago leave the account's set here, on the path that adds to it.
+      // Keys revoked long ago leave the account's set here, all of them (the list is read anyway);
+      // revoke and roll prune a bounded part of it each (key-store-scripts.ts).
       await redisCall(() => keys.pruneRevoked(admin.account_id, current));
       const active = current.filter((key) => key.status === 'active').length;
       if (active >= MAX_ACTIVE_KEYS_PER_ACCOUNT) {

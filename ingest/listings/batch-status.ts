@@ -2,19 +2,16 @@
 // (any other account gets the same 404 as an unknown id, so ids cannot be probed), and there for
 // the keys of the batch's mode (a test key never reads live batches, nor a live key test ones)
 // and the key that created it (a live key's `test_mode` batch), plus the image
-// check counters that the image process (stream/images) keeps in the Redis hash
-// `${prefix}batch:${id}:images` (fields checked, ok, failed, pending).
+// check counters that the image process (stream/images) keeps (common/photos/batch-image-checks.ts)
+// and the photo summary (common/photos/batch-summary.ts).
 import type { Redis } from 'ioredis';
 import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
 import type { BatchRecord, BatchStore } from '../../common/batches.ts';
 import { AppError } from '../../common/errors.ts';
 import { isUuid } from '../../common/ids.ts';
+import { readImageChecks } from '../../common/photos/batch-image-checks.ts';
 import { readPhotoSummary } from '../../common/photos/batch-summary.ts';
 import type { BatchStatus } from './schemas.ts';
-
-export function imageChecksKey(prefix: string, batchId: string): string {
-  return `${prefix}batch:${batchId}:images`;
-}
 
 export async function batchStatus(
   deps: { batches: BatchStore; redis: Redis; prefix: string },
@@ -26,7 +23,7 @@ export async function batchStatus(
   const id = batchId.toLowerCase();
   const [batch, images, photos] = await Promise.all([
     deps.batches.get(id),
-    deps.redis.hgetall(imageChecksKey(deps.prefix, id)),
+    readImageChecks(deps.redis, deps.prefix, id),
     readPhotoSummary(deps.redis, deps.prefix, id),
   ]);
   if (!batch || !visibleTo(batch, auth)) throw notFound;
@@ -43,7 +40,7 @@ export async function batchStatus(
     failed_indexes: batch.failed_indexes,
     created_at: batch.created_at,
     ...(batch.completed_at ? { completed_at: batch.completed_at } : {}),
-    images: imageCounts(images),
+    images,
     photos,
   };
 }
@@ -51,10 +48,4 @@ export async function batchStatus(
 function visibleTo(batch: BatchRecord, auth: ApiKeyRecord): boolean {
   if (batch.account_id !== auth.account_id) return false;
   return batch.is_test === (auth.mode === 'test') || batch.key_id === auth.id;
-}
-
-function imageCounts(fields: Record<string, string>): BatchStatus['images'] {
-  if (!Object.keys(fields).length) return null;
-  const n = (name: string) => Math.max(0, Number(fields[name] ?? 0) || 0);
-  return { checked: n('checked'), ok: n('ok'), failed: n('failed'), pending: n('pending') };
 }

@@ -9,8 +9,8 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { batchStore } from '../../common/batches.ts';
 import { dependencyUnavailable } from '../../common/errors.ts';
-import { batchKeys } from '../../common/batches.ts';
 import { seenHolder, seenKey } from '../listings/seen-store.ts';
 import { listingLookupTable } from '../../common/warehouse/listing-lookup.ts';
 import { defineQuery } from '../../common/warehouse/query.ts';
@@ -33,6 +33,7 @@ export interface OwnershipDeps {
 export function listingOwnership(deps: OwnershipDeps) {
   const maxEntries = deps.cacheSize ?? 100_000;
   const known = new Map<string, string>(); // listing id → "account|0/1", insertion order = age
+  const batchRecords = batchStore(deps.redis, deps.prefix);
 
   function remember(id: string, owner: string) {
     known.delete(id);
@@ -56,14 +57,10 @@ export function listingOwnership(deps: OwnershipDeps) {
         .map((id, i) => ({ id, batch: batches[i] }))
         .filter((e): e is { id: string; batch: string } => !!e.batch && !seenHolder(e.batch).inFlight);
       if (!confirmed.length) return found;
-      const pipeline = deps.redis.pipeline();
-      for (const e of confirmed)
-        pipeline.hmget(batchKeys(deps.prefix, e.batch).record, 'account_id', 'is_test');
-      const replies = (await pipeline.exec()) ?? [];
+      const owners = await batchRecords.ownersOf(confirmed.map((e) => e.batch));
       confirmed.forEach((e, i) => {
-        const [error, fields] = replies[i] ?? [];
-        const [account, isTest] = (fields as (string | null)[] | undefined) ?? [];
-        if (!error && account && isTest) found.set(e.id, `${account}|${isTest}`);
+        const owner = owners[i];
+        if (owner) found.set(e.id, `${owner.account_id}|${owner.is_test ? 1 : 0}`);
       });
     } catch (error) {
       throw dependencyUnavailable('redis', error);

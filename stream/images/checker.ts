@@ -6,6 +6,7 @@
 import type { ListingMessage } from '../../common/domain/messages.ts';
 import type { Logger } from '../../common/logger.ts';
 import { createOutboundClient, outboundPolicyFromEnv } from '../../common/outbound/index.ts';
+import { imageChecksStore } from '../../common/photos/batch-image-checks.ts';
 import type { Platform } from '../../common/platform.ts';
 import { imageChecksTable, type ImageCheckRow } from '../../common/warehouse/image-checks.ts';
 import { listingImagesTable, type ListingImageRow } from '../../common/warehouse/listing-images.ts';
@@ -19,7 +20,6 @@ import type { PhotoEnv } from './photo-env.ts';
 import { createImagePools } from './pools.ts';
 import { createPhotoAnalyser } from './photos.ts';
 import { imageResolver } from './resolver.ts';
-import { imageSummaryStore } from './summary.ts';
 
 /** Listings with images: the others skip validation (the full schema was ~6 % of a worker's CPU). */
 function hasImages(rawListing: unknown): boolean {
@@ -43,7 +43,7 @@ export async function startImageChecker(
     logger: logger.child({ component: 'image-checker' }),
     connectSlot: pools.perAddress,
   });
-  const summary = imageSummaryStore(platform.redis, env.REDIS_KEY_PREFIX);
+  const summary = imageChecksStore(platform.redis, env.REDIS_KEY_PREFIX);
   const writer = createClickHouseWriter(platform.clickhouse, {
     table: imageChecksTable,
     maxRows: 5_000,

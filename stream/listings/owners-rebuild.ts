@@ -6,7 +6,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../common/logger.ts';
 import { listingsTable } from '../../common/warehouse/listings.ts';
-import { ownersKeyPrefix, type Claim, type ListingOwners } from './owners.ts';
+import { ownersRebuildKeys, type Claim, type ListingOwners } from './owners.ts';
 
 const LOCK_TTL_SECONDS = 120;
 const CLAIMS_PER_ROUND = 20_000;
@@ -20,8 +20,7 @@ export async function ensureOwnersBuilt(deps: {
   logger: Logger;
 }): Promise<void> {
   const { redis, prefix, logger } = deps;
-  const marker = `${ownersKeyPrefix(prefix)}built`;
-  const lock = `${prefix}owners:rebuilding`;
+  const { marker, lock } = ownersRebuildKeys(prefix);
   while (!(await redis.exists(marker))) {
     if (!(await redis.set(lock, deps.lockOwner, 'EX', LOCK_TTL_SECONDS, 'NX'))) {
       await new Promise((resolve) => setTimeout(resolve, 1_000)); // another worker is rebuilding

@@ -82,7 +82,13 @@ export type ListingOwners = ReturnType<typeof listingOwners>;
  * Keys of the layout ("v2": five hex digits per bucket). A layout change needs a rebuild, so the
  * "built" marker lives under the layout too (owners-rebuild.ts).
  */
-export const ownersKeyPrefix = (prefix: string) => `${prefix}owners:v2:`;
+const ownersKeyPrefix = (prefix: string) => `${prefix}owners:v2:`;
+
+/** The rebuild's marker (under the layout) and the lock one worker rebuilds under. */
+export const ownersRebuildKeys = (prefix: string) => ({
+  marker: `${ownersKeyPrefix(prefix)}built`,
+  lock: `${prefix}owners:rebuilding`,
+});
 
 export function positionOf(p: { _partition: number; _offset: string; _item: number }): string {
   return `${p._partition}:${p._offset}:${p._item}`;

@@ -1,15 +1,8 @@
 // Event payloads (docs/webhooks.md, "Events"): {type, timestamp, data}. Built once, at fan-out,
 // and stored with the delivery, so every retry sends the same bytes.
-import type { Redis } from 'ioredis';
 import type { BatchRecord } from '../../common/batches.ts';
+import type { ImageChecks } from '../../common/photos/batch-image-checks.ts';
 import type { PhotoSummary } from '../../common/photos/batch-summary.ts';
-
-export interface ImageSummary {
-  checked: number;
-  ok: number;
-  failed: number;
-  pending: number;
-}
 
 export interface WebhookEvent {
   type: string;
@@ -17,19 +10,16 @@ export interface WebhookEvent {
   data: Record<string, unknown>;
 }
 
-/** The image-check summary of a batch as known now (image checks may still be running). */
-export async function imageSummary(redis: Redis, prefix: string, batchId: string): Promise<ImageSummary> {
-  const f = await redis.hgetall(`${prefix}batch:${batchId}:images`);
-  const n = (value: string | undefined) => Math.max(0, Number(value ?? 0) || 0);
-  return { checked: n(f.checked), ok: n(f.ok), failed: n(f.failed), pending: n(f.pending) };
-}
+const noImageChecks: ImageChecks = { checked: 0, ok: 0, failed: 0, pending: 0 };
 
 export function batchCompletedEvent(
   batch: BatchRecord,
-  images: ImageSummary,
+  /** Null before the image process started on any listing of the batch (all counts 0). */
+  imageChecks: ImageChecks | null,
   fallbackAt: string,
   photos: PhotoSummary | null = null,
 ): WebhookEvent {
+  const images = imageChecks ?? noImageChecks;
   return {
     type: 'listings.batch.completed',
     timestamp: batch.completed_at ?? fallbackAt,

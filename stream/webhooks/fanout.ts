@@ -5,10 +5,11 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { BatchStore } from '../../common/batches.ts';
+import { readImageChecks } from '../../common/photos/batch-image-checks.ts';
 import { readPhotoSummary } from '../../common/photos/batch-summary.ts';
 import { OUTBOX_GROUP } from '../../common/webhooks/outbox.ts';
 import type { WebhookStore, StoredWebhook } from '../../common/webhooks/store.ts';
-import { batchCompletedEvent, imageSummary, testEvent, type WebhookEvent } from './events.ts';
+import { batchCompletedEvent, testEvent, type WebhookEvent } from './events.ts';
 import type { DeliveryQueue } from './queue.ts';
 
 export { OUTBOX_GROUP } from '../../common/webhooks/outbox.ts';
@@ -51,7 +52,7 @@ export function createFanout(deps: FanoutDeps) {
     if (fields.type === 'listings.batch.completed' && fields.batch_id && fields.account_id) {
       const batch = await deps.batches.get(fields.batch_id);
       if (!batch) return undefined; // expired after 7 days: nothing left to report
-      const images = await imageSummary(redis, deps.prefix, batch.batch_id);
+      const images = await readImageChecks(redis, deps.prefix, batch.batch_id);
       const photos = await readPhotoSummary(redis, deps.prefix, batch.batch_id);
       return {
         event: batchCompletedEvent(batch, images, at, photos),

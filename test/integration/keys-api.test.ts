@@ -3,6 +3,7 @@
 // role), the no-lock-out rule, and revocation seen by a second API process on its next request.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyStore, PRUNE_BATCH } from '../../common/auth/key-store.ts';
 import { MAX_KEY_CHANGES_PER_DAY } from '../../ingest/keys/service.ts';
 import { quotaKey, utcDay } from '../../ingest/quota.ts';
 import {
@@ -42,6 +43,23 @@ const ids = (keys: { id: string }[]) => keys.map((k) => k.id).sort();
 async function getOn(base: string, path: string, key: string) {
   const response = await fetch(`${base}${path}`, { headers: { 'X-API-Key': key } });
   return { status: response.status, body: (await response.json()) as any };
+}
+
+const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+
+/** Moves a revoked key's revoked_at 31 days back (past the days revoked keys stay listed). */
+async function ageRevocation(id: string) {
+  const redis = await testRedis();
+  const hash = await redis.get(`${env.REDIS_KEY_PREFIX}key:id:${id}`);
+  await redis.hset(`${env.REDIS_KEY_PREFIX}key:h:${hash}`, 'revoked_at', daysAgo(31));
+}
+
+/** `pruned` has left the account's key list and still gets 403; `kept` (revoked lately) is listed. */
+async function expectPruned(by: TestKey, pruned: { id: string; key: string }, kept: { id: string }) {
+  const listed = ids(await listKeys(by));
+  expect(listed).not.toContain(pruned.id);
+  expect(listed).toContain(kept.id);
+  expectError(await api('GET', usagePath, { key: pruned.key }), 403, 'revoked_api_key');
 }
 
 let second: ExtraGateway;
@@ -247,19 +265,68 @@ describe('bounded key sets (happy)', () => {
     const recent = (await createKey(boss, { mode: 'live' })).body;
     expect((await revokeKey(boss, old.id)).status).toBe(200);
     expect((await revokeKey(boss, recent.id)).status).toBe(200);
-    const redis = await testRedis();
-    const hash = await redis.get(`${env.REDIS_KEY_PREFIX}key:id:${old.id}`);
-    await redis.hset(
-      `${env.REDIS_KEY_PREFIX}key:h:${hash}`,
-      'revoked_at',
-      new Date(Date.now() - 31 * 86_400_000).toISOString(),
-    );
+    await ageRevocation(old.id);
     expect(ids(await listKeys(boss))).toEqual(ids([boss, old, recent]));
     expect((await createKey(boss, { mode: 'live' })).status).toBe(201);
-    const listed = ids(await listKeys(boss));
-    expect(listed).not.toContain(old.id);
-    expect(listed).toContain(recent.id);
-    expectError(await api('GET', usagePath, { key: old.key }), 403, 'revoked_api_key');
+    await expectPruned(boss, old, recent);
+  });
+
+  it('prunes on revoke and roll too, so an account that stops creating keys does not grow its key set', async () => {
+    const boss = await admin();
+    const [a, b, c, d] = await Promise.all(
+      [0, 1, 2, 3].map(async () => (await createKey(boss, { mode: 'live' })).body),
+    );
+    for (const key of [a, b]) expect((await revokeKey(boss, key.id)).status).toBe(200);
+    await ageRevocation(a.id);
+    expect((await revokeKey(boss, c.id)).status).toBe(200);
+    expect(ids(await listKeys(boss))).toEqual(ids([boss, b, c, d]));
+    await ageRevocation(b.id);
+    expect((await rollKey(boss, d.id)).status).toBe(201);
+    await expectPruned(boss, b, c);
+  });
+
+  it('prunes a bounded part of a large key set per revoke; successive revokes prune it all', async () => {
+    const boss = await admin();
+    const redis = await testRedis();
+    const store = createKeyStore(redis, env.REDIS_KEY_PREFIX);
+    const old: string[] = [];
+    for (let i = 0; i < 3 * PRUNE_BATCH; i++) {
+      old.push((await store.create({ mode: 'live', tier: 'free', accountId: boss.account_id })).id);
+    }
+    const hashes = await redis.mget(old.map((id) => `${env.REDIS_KEY_PREFIX}key:id:${id}`));
+    const pipeline = redis.pipeline();
+    for (const hash of hashes) {
+      pipeline.hset(`${env.REDIS_KEY_PREFIX}key:h:${hash}`, { status: 'revoked', revoked_at: daysAgo(31) });
+    }
+    await pipeline.exec();
+    const setSize = () => redis.scard(`${env.REDIS_KEY_PREFIX}account:${boss.account_id}:keys`);
+    expect(await setSize()).toBe(old.length + 1);
+    // Revoking again (idempotent, 200) prunes too: one call takes some of the old ids, not all.
+    expect((await revokeKey(boss, old[0]!)).status).toBe(200);
+    const afterOne = await setSize();
+    expect(afterOne).toBeLessThan(old.length + 1);
+    expect(afterOne).toBeGreaterThan(1);
+    for (let calls = 1; (await setSize()) > 1 && calls < 30; calls++) {
+      expect((await revokeKey(boss, old[0]!)).status).toBe(200);
+    }
+    expect(await setSize()).toBe(1);
+    expect(ids(await listKeys(boss))).toEqual([boss.id]);
+  });
+
+  it("fills the admin set once from an account's keys that predate it, so a mixed account is not refused", async () => {
+    const boss = await admin();
+    const redis = await testRedis();
+    const account = `${env.REDIS_KEY_PREFIX}account:${boss.account_id}`;
+    // As written before the admin set existed: the account's first admin key is not in it.
+    await redis.hdel(account, 'admins_indexed');
+    await redis.srem(`${account}:admins`, boss.id);
+    const deputy = (await createKey(boss, { mode: 'live', role: 'admin' })).body;
+    expect(await redis.smembers(`${account}:admins`)).toEqual([deputy.id]);
+    // boss remains an admin key of the account, so deputy may go.
+    expect((await revokeKey(boss, deputy.id)).status).toBe(200);
+    expect(await redis.smembers(`${account}:admins`)).toEqual([boss.id]);
+    expect(await redis.hget(account, 'admins_indexed')).toBe('1');
+    expectError(await revokeKey(boss, boss.id), 409, 'last_admin_key');
   });
 });
 

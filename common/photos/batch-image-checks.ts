@@ -1,0 +1,73 @@
+// Per-batch image check counters in the Redis hash `<prefix>batch:<batchId>:images` (checked, ok,
+// failed, pending), written by the image process (stream/images/checker.ts) and read by
+// GET /listings/batches/{id} and the listings.batch.completed event. Idempotent: a listing adds its
+// images to `pending` once, an image is counted once, so Kafka replays are harmless.
+import type { Redis } from 'ioredis';
+import { readCounterHash } from '../clients/redis-counters.ts';
+import { redisScript } from '../clients/redis-script.ts';
+
+const TTL_SECONDS = 7 * 24 * 3600; // as long as the batch record
+
+export interface ImageChecks {
+  checked: number;
+  ok: number;
+  failed: number;
+  pending: number;
+}
+
+// KEYS[1] summary, KEYS[2] seen-listings set; ARGV[1] listing id, ARGV[2] image count, ARGV[3] ttl.
+const startScript = redisScript(`
+if redis.call('SADD', KEYS[2], ARGV[1]) == 1 then
+  redis.call('HINCRBY', KEYS[1], 'pending', tonumber(ARGV[2]))
+  for _, f in ipairs({'checked', 'ok', 'failed'}) do redis.call('HSETNX', KEYS[1], f, 0) end
+end
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+return 1
+`);
+
+// KEYS[1] summary, KEYS[2] done-images set; ARGV[1] "<listing>|<index>", ARGV[2] 1 ok / 0 failed, ARGV[3] ttl.
+const doneScript = redisScript(`
+if redis.call('SADD', KEYS[2], ARGV[1]) == 1 then
+  redis.call('HINCRBY', KEYS[1], 'pending', -1)
+  redis.call('HINCRBY', KEYS[1], 'checked', 1)
+  redis.call('HINCRBY', KEYS[1], ARGV[2] == '1' and 'ok' or 'failed', 1)
+end
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+return 1
+`);
+
+export const imageChecksKey = (prefix: string, batchId: string) => `${prefix}batch:${batchId}:images`;
+
+export function imageChecksStore(redis: Redis, prefix: string) {
+  return {
+    async started(batchId: string, listingId: string, images: number): Promise<void> {
+      const key = imageChecksKey(prefix, batchId);
+      await startScript.run(redis, 2, key, `${key}:seen`, listingId, images, TTL_SECONDS);
+    },
+    async checked(batchId: string, listingId: string, index: number, ok: boolean): Promise<void> {
+      const key = imageChecksKey(prefix, batchId);
+      await doneScript.run(
+        redis,
+        2,
+        key,
+        `${key}:done`,
+        `${listingId}|${index}`,
+        ok ? '1' : '0',
+        TTL_SECONDS,
+      );
+    },
+  };
+}
+
+/** The counters as known now (checks may still be running); null before any listing of the batch started. */
+export async function readImageChecks(
+  redis: Redis,
+  prefix: string,
+  batchId: string,
+): Promise<ImageChecks | null> {
+  const counters = await readCounterHash(redis, imageChecksKey(prefix, batchId));
+  if (!counters) return null;
+  const n = counters.count;
+  return { checked: n('checked'), ok: n('ok'), failed: n('failed'), pending: n('pending') };
+}

@@ -1,0 +1,112 @@
+// One module per Redis key family: each key name is spelled in its family's module only (the key
+// builder beside its reader and writer), and every process that touches the family goes through
+// that module. This scans the services' source for spelled key names (test/support/key-spellings.ts)
+// and fails on a name spelled anywhere else, or on a new family that has no home here yet.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { keySpellingsIn, keySpellingsUnder } from '../support/key-spellings.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const serviceDirs = ['analytics-api', 'common', 'gateway', 'ingest', 'keys', 'stream'];
+
+/** Family module → the key patterns spelled there (after the prefix; `*` = a substitution). */
+const families: Record<string, readonly string[]> = {
+  // Shared by two or more processes.
+  'common/auth/key-store.ts': [
+    'key:h:*',
+    'key:id:*',
+    'keys',
+    'account:*',
+    'account:*:keys',
+    'account:*:admins',
+  ],
+  'common/auth/key-audit.ts': ['audit:keys', 'audit:keys:dead'],
+  'common/usage/keys.ts': [
+    'usage:*:d:*',
+    'usage:*:m:*',
+    'usage:*:total',
+    'rl:*',
+    'rl:',
+    'usage:',
+    'usage:dirty:*',
+  ],
+  'common/batches.ts': ['batch:*', 'batch:*:pending'],
+  'common/photos/batch-image-checks.ts': ['batch:*:images'],
+  'common/photos/batch-summary.ts': ['batch:*:photos'],
+  'common/webhooks/outbox.ts': ['outbox'],
+  'common/webhooks/store.ts': ['webhook:*', 'account:*:webhooks'],
+  'common/lifecycle/resend-marks.ts': ['lifecycle:resent:*'],
+  'common/worker-registry.ts': ['workers', 'workers:details'],
+  // One process each, beside it (job locks beside their job).
+  'common/usage/rollup.ts': ['usage:rollup:lock'],
+  'common/estimate/backtest-schedule.ts': ['estimate:backtest:lock'],
+  'analytics-api/cache.ts': ['analytics:v1:*'],
+  'ingest/lifecycle/snapshot-store.ts': ['snapshot:*:*:*'],
+  'ingest/views/view-guard.ts': ['vg:*:*:*:'],
+  'stream/lifecycle/expiry.ts': ['lifecycle:expiry:*'],
+  'stream/listings/owners.ts': ['owners:v2:', 'owners:rebuilding'],
+  'stream/webhooks/queue.ts': [
+    'webhook:due-accounts',
+    'webhook:leases',
+    'webhook:due:*',
+    'webhook:delivery:*',
+  ],
+};
+
+/**
+ * The bulk ingest path's claims, quota and idempotency keys, allowed where they are spelled now
+ * while that path's Redis round trips are rewritten; they get family modules of their own there.
+ */
+const spelledWhereTheyAre: Record<string, readonly string[]> = {
+  'seen:*': ['ingest/listings/seen-store.ts', 'ingest/views/ownership.ts'],
+  'quota:*:*:*': ['ingest/quota.ts'],
+  'idem:*:*:*:*': ['ingest/idempotency.ts'],
+};
+
+const homes = new Map<string, readonly string[]>([
+  ...Object.entries(families).flatMap(([file, patterns]) => patterns.map((p) => [p, [file]] as const)),
+  ...Object.entries(spelledWhereTheyAre),
+]);
+
+describe('Redis key family modules', () => {
+  const spellings = keySpellingsUnder(root, serviceDirs);
+
+  it('spells every key name in its family module only', () => {
+    const misplaced = spellings
+      .filter((s) => !homes.get(s.pattern)?.includes(s.file))
+      .map((s) => {
+        const home = homes.get(s.pattern);
+        return home
+          ? `${s.file}:${s.line} spells "${s.pattern}": use the builder of ${home.join(' or ')}`
+          : `${s.file}:${s.line} spells "${s.pattern}", a key family without a module in this test`;
+      });
+    expect(misplaced).toEqual([]);
+  });
+
+  it('names each pattern in one family, and finds each family where it is listed', () => {
+    const listed = Object.values(families).flat();
+    expect(listed.length).toBe(new Set(listed).size);
+    const missing = [...homes].flatMap(([pattern, files]) =>
+      files
+        .filter((file) => !spellings.some((s) => s.pattern === pattern && s.file === file))
+        .map((file) => `${pattern} in ${file}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('notices a key name spelled by template, concatenation or Lua (error)', () => {
+    const planted = [
+      'const a = `${deps.prefix}batch:${batchId}:images`;',
+      "const b = env.REDIS_KEY_PREFIX + 'workers';",
+      "const c = redisScript(`local k = ARGV[1] .. 'usage:' .. id`);",
+      '// a comment may mention `${prefix}batch:${id}` freely',
+      'const topic = `${prefix}${name}`;',
+    ].join('\n');
+    expect(keySpellingsIn('ingest/planted.ts', planted).map((s) => [s.line, s.pattern])).toEqual([
+      [1, 'batch:*:images'],
+      [2, 'workers'],
+      [3, 'lua:usage:'],
+    ]);
+  });
+});
