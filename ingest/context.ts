@@ -5,7 +5,7 @@ import { createProducer } from '../common/clients/kafka.ts';
 import type { Platform } from '../common/platform.ts';
 import { idempotencyStore, type IdempotencyStore } from './idempotency.ts';
 import { coalescingPublisher, type Publisher } from './publisher.ts';
-import { seenStore, type SeenStore } from './listings/seen-store.ts';
+import { admissionStore, type AdmissionStore } from './listings/admission.ts';
 
 export interface IngestContext {
   platform: Platform;
@@ -23,7 +23,7 @@ export interface IngestContext {
    */
   statusPublisher: Publisher;
   batches: BatchStore;
-  seen: SeenStore;
+  admission: AdmissionStore;
   idempotency: IdempotencyStore;
   /** Copies key audit events into ClickHouse after each key change (common/auth/key-audit.ts). */
   keyAudit: KeyAuditFlusher;
@@ -47,7 +47,7 @@ export async function createIngestContext(platform: Platform): Promise<IngestCon
     viewPublisher: idempotentPublisher,
     statusPublisher: idempotentPublisher,
     batches: batchStore(platform.redis, prefix),
-    seen: seenStore(platform.redis, prefix),
+    admission: admissionStore(platform.redis, prefix),
     idempotency: idempotencyStore(platform.redis, prefix),
     keyAudit,
     async close() {
