@@ -5,12 +5,14 @@
 // there). Seeding runs once (minutes); later runs reuse the data unless BENCH_RESEED=1.
 // Prints p50/p99 per endpoint, cold (Redis miss → ClickHouse) and warm (Redis hit), through the
 // same service functions and cache-aside the API uses, one request at a time.
+// BENCH_HTTP=1 then measures pricing and heatmap again over HTTP, through a gateway started on PORT
+// with the answer cache off (every request cold), as clients see them.
 // Knobs: BENCH_LISTINGS (10_000_000), BENCH_VIEWS (100_000_000), BENCH_ROUNDS (3), BENCH_ONLY,
-// CLICKHOUSE_URL, REDIS_URL.
+// BENCH_HTTP, CLICKHOUSE_URL, REDIS_URL, PORT.
 import { createClient } from '@clickhouse/client';
 import { createAnswerCache } from '../analytics-api/cache.ts';
 import { MAX_BOUNDS_AREA_KM2, type Bounds } from '../analytics-api/geo/bounds.ts';
-import { previousQuarter, quarterOf, type Quarter } from '../analytics-api/period.ts';
+import { periodLabel, previousQuarter, quarterOf, type Quarter } from '../analytics-api/period.ts';
 import { heatmapAnswer } from '../analytics-api/services/heatmap.ts';
 import { lastCompleteMonth } from '../analytics-api/params.ts';
 import { marketShareAnswer } from '../analytics-api/services/market-share.ts';
@@ -31,6 +33,7 @@ import { migrate } from '../infra/clickhouse/migrate.ts';
 import { listingModel, LISTING_MODEL, reseedListings, seed } from './analytics-seed.ts';
 import { seedLifecycle } from './lifecycle-seed.ts';
 import { tableOps } from './table-ops.ts';
+import { startHttpGateway } from './analytics-http.ts';
 
 const env = parseEnv(
   baseEnvSchema.pick({
@@ -40,6 +43,7 @@ const env = parseEnv(
     CLICKHOUSE_NODES: true,
     REDIS_URL: true,
     REDIS_CLUSTER_NODES: true,
+    REDIS_KEY_PREFIX: true,
   }),
 );
 // Several servers (CLICKHOUSE_NODES, e.g. the local stack's shards): the database is sharded over
@@ -288,6 +292,45 @@ for (const [name, jobs, run] of (
   report(`${name} cold, Dar es Salaam only`, darCold);
   if (darAllTypes.length) report(`${name} cold, Dar es Salaam box, all types`, darAllTypes);
   report(`${name} warm (Redis hit)`, warm);
+}
+if (process.env.BENCH_HTTP === '1') {
+  const http = await startHttpGateway({
+    database,
+    port: Number(process.env.PORT ?? 8080),
+    redis,
+    keyPrefix: env.REDIS_KEY_PREFIX,
+  });
+  try {
+    const pricingPath = (j: (typeof pricingJobs)[number]) =>
+      `/analytics/pricing?city=${j.city}&type=${j.type}&period=${periodLabel(j.period)}`;
+    const heatmapPath = (j: (typeof heatmapJobs)[number]) => {
+      const b = cityBox(j.city);
+      const bounds = [b.west, b.south, b.east, b.north].map((x) => x.toFixed(6)).join(',');
+      return `/analytics/heatmap?bounds=${bounds}&period=${periodLabel(j.period)}${j.type ? `&type=${j.type}` : ''}`;
+    };
+    for (const [name, paths] of [
+      ['pricing over HTTP', pricingJobs.map((j) => ({ job: j, path: pricingPath(j) }))],
+      ['heatmap (city box) over HTTP', heatmapJobs.map((j) => ({ job: j, path: heatmapPath(j) }))],
+    ] as const) {
+      for (const { path } of paths.slice(0, 8)) await http.timedGet(path); // warm-up
+      const cold: number[] = [];
+      const darCold: number[] = [];
+      const darAllTypes: number[] = [];
+      for (let round = 0; round < rounds; round++) {
+        for (const { job, path } of paths) {
+          const ms = await http.timedGet(path);
+          cold.push(ms);
+          if (job.city === 'dar_es_salaam') darCold.push(ms);
+          if (job.city === 'dar_es_salaam' && job.type === undefined) darAllTypes.push(ms);
+        }
+      }
+      report(`${name}, cold`, cold);
+      report(`${name}, cold, Dar es Salaam only`, darCold);
+      if (darAllTypes.length) report(`${name}, cold, Dar es Salaam box, all types`, darAllTypes);
+    }
+  } finally {
+    await http.close();
+  }
 }
 const dar = await heatmapAnswer(ch, { bounds: cityBox('dar_es_salaam'), period: periods[1]! }, false);
 log(

@@ -52,9 +52,38 @@ redis.call('XADD', KEYS[3], '*',
 return 1
 `);
 
+/** The batch record's hash, the set of its listing ids not stored yet, and the webhook outbox. */
+export function batchKeys(prefix: string, batchId: string) {
+  return {
+    record: `${prefix}batch:${batchId}`,
+    pending: `${prefix}batch:${batchId}:pending`,
+    outbox: webhookOutboxKey(prefix),
+  };
+}
+
+/**
+ * The record's fields that do not depend on which listings turn out new; ingest/listings/admission.ts
+ * adds `created`, `duplicates`, `status` and `completed_at` once its claims have decided them.
+ */
+export function batchHeaderFields(
+  batch: Omit<NewBatch, 'created_ids' | 'duplicates'>,
+  createdAt: string,
+): Record<string, string> {
+  return {
+    batch_id: batch.batch_id,
+    account_id: batch.account_id,
+    key_id: batch.key_id ?? '',
+    is_test: batch.is_test ? '1' : '0',
+    total: String(batch.total),
+    failed: String(batch.failed_indexes.length),
+    failed_indexes: JSON.stringify(batch.failed_indexes),
+    created_at: createdAt,
+  };
+}
+
 export function batchStore(redis: Redis, prefix: string) {
-  const hashKey = (id: string) => `${prefix}batch:${id}`;
-  const pendingKey = (id: string) => `${prefix}batch:${id}:pending`;
+  const hashKey = (id: string) => batchKeys(prefix, id).record;
+  const pendingKey = (id: string) => batchKeys(prefix, id).pending;
   const outboxKey = webhookOutboxKey(prefix);
 
   return {
@@ -63,17 +92,10 @@ export function batchStore(redis: Redis, prefix: string) {
     async create(batch: NewBatch): Promise<void> {
       const now = new Date().toISOString();
       const fields = {
-        batch_id: batch.batch_id,
-        account_id: batch.account_id,
-        key_id: batch.key_id ?? '',
-        is_test: batch.is_test ? '1' : '0',
+        ...batchHeaderFields(batch, now),
         status: batch.created_ids.length ? 'processing' : 'completed',
-        total: String(batch.total),
         created: String(batch.created_ids.length),
         duplicates: String(batch.duplicates),
-        failed: String(batch.failed_indexes.length),
-        failed_indexes: JSON.stringify(batch.failed_indexes),
-        created_at: now,
         ...(batch.created_ids.length ? {} : { completed_at: now }),
       };
       const tx = redis

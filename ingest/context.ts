@@ -7,7 +7,7 @@ import type { Platform } from '../common/platform.ts';
 import type { IngestSettings } from './env.ts';
 import { idempotencyStore, type IdempotencyStore } from './idempotency.ts';
 import { coalescingPublisher, type Publisher } from './publisher.ts';
-import { seenStore, type SeenStore } from './listings/seen-store.ts';
+import { admissionStore, type AdmissionStore } from './listings/admission.ts';
 
 export interface IngestContext {
   platform: Platform;
@@ -25,7 +25,7 @@ export interface IngestContext {
    */
   statusPublisher: Publisher;
   batches: BatchStore;
-  seen: SeenStore;
+  admission: AdmissionStore;
   idempotency: IdempotencyStore;
   /** Copies key audit events into ClickHouse after each key change (common/auth/key-audit.ts). */
   keyAudit: KeyAuditFlusher;
@@ -54,7 +54,7 @@ export async function createIngestContext(
     viewPublisher: idempotentPublisher,
     statusPublisher: idempotentPublisher,
     batches: batchStore(platform.redis, prefix),
-    seen: seenStore(platform.redis, prefix),
+    admission: admissionStore(platform.redis, prefix),
     idempotency: idempotencyStore(platform.redis, prefix),
     keyAudit,
     outboundPolicy: outboundPolicy(settings),

@@ -13,7 +13,7 @@ import type { Redis } from 'ioredis';
 import { redisScript } from '../common/clients/redis-script.ts';
 import type { KeyMode } from '../common/auth/api-key-format.ts';
 import { AppError } from '../common/errors.ts';
-import { quotaStore } from './quota.ts';
+import { quotaKey, reserveQuotaLua, utcDay } from './quota.ts';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 /** How long an unfinished claim blocks the key (a crashed process must not block it for 24 h). */
@@ -31,6 +31,21 @@ end
 if cur[2] ~= ARGV[1] then return {'mismatch'} end
 if cur[1] == 'in_progress' then return {'in_progress'} end
 return {'done', cur[3], cur[4] or '', cur[5] or '', cur[6] or '', cur[7] or ''}
+`);
+
+// KEYS[1] record, KEYS[2] today's quota hash; ARGV[1] quota field, ARGV[2] bytes, ARGV[3] limit,
+// ARGV[4] record ttl, ARGV[5..] the record's field/value pairs. Keeps the response when the budget
+// has room (1), else forgets the claim (0): one call instead of a reservation and a transaction.
+const completeScript = redisScript(`${reserveQuotaLua}
+if reserve_quota(KEYS[2], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]))[1] == 0 then
+  redis.call('DEL', KEYS[1])
+  return 0
+end
+local fields = {}
+for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', KEYS[1], unpack(fields))
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+return 1
 `);
 
 /** A kept 2xx response (body), or a kept 4xx one (what identifies it, without its body). */
@@ -79,7 +94,6 @@ export interface IdempotencyScope {
 const ERROR_RECORD_BYTES = 256;
 
 export function idempotencyStore(redis: Redis, prefix: string) {
-  const quota = quotaStore(redis, prefix);
   return {
     /** Claims `key` for this request, or returns the response to replay; throws 409/422/400. */
     async claim(scope: IdempotencyScope, key: string, rawBody: Buffer): Promise<Claim> {
@@ -133,33 +147,27 @@ export function idempotencyStore(redis: Redis, prefix: string) {
       budget: { owner: { accountId: string; mode: KeyMode }; limit: number },
     ): Promise<boolean> {
       const bytes = recordKey.length + ('body' in response ? response.body.length : ERROR_RECORD_BYTES);
-      const room = await quota
-        .reserve(budget.owner, 'kept_reply_bytes', bytes, budget.limit)
-        .then(() => true)
-        .catch((error: unknown) => {
-          if (error instanceof AppError && error.code === 'quota_exceeded') return false;
-          throw error;
-        });
-      if (!room) {
-        await redis.del(recordKey);
-        return false;
-      }
-      await redis
-        .multi()
-        .hset(recordKey, {
-          state: 'done',
-          status: String(response.status),
-          ...('body' in response
-            ? { body: response.body }
-            : {
-                code: response.error.code,
-                request_id: response.error.requestId,
-                digest: response.error.digest,
-              }),
-        })
-        .expire(recordKey, IDEMPOTENCY_TTL_SECONDS)
-        .exec();
-      return true;
+      const { accountId, mode } = budget.owner;
+      const fields =
+        'body' in response
+          ? { body: response.body }
+          : {
+              code: response.error.code,
+              request_id: response.error.requestId,
+              digest: response.error.digest,
+            };
+      const kept = await completeScript.run(
+        redis,
+        2,
+        recordKey,
+        quotaKey(prefix, accountId, mode, utcDay(new Date())),
+        'kept_reply_bytes',
+        bytes,
+        budget.limit,
+        IDEMPOTENCY_TTL_SECONDS,
+        ...Object.entries({ state: 'done', status: String(response.status), ...fields }).flat(),
+      );
+      return kept === 1;
     },
 
     async release(recordKey: string): Promise<void> {

@@ -30,15 +30,23 @@ const quotaNames: Record<QuotaKind, { what: string; quota: string; field: string
   },
 };
 
-// KEYS[1] quota hash; ARGV[1] field, ARGV[2] amount, ARGV[3] limit, ARGV[4] ttl.
-// Returns {1, used after} when reserved, {0, used} when the amount does not fit.
-const reserveScript = redisScript(`
-local used = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
-local amount = tonumber(ARGV[2])
-if used + amount > tonumber(ARGV[3]) then return {0, used} end
-used = redis.call('HINCRBY', KEYS[1], ARGV[1], amount)
-if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[4]) end
-return {1, used}
+/**
+ * Lua for scripts that reserve quota along with other work in the same call: `reserve_quota(key,
+ * field, amount, limit)` returns {1, used after} when reserved, {0, used} when the amount does not fit.
+ */
+export const reserveQuotaLua = `
+local function reserve_quota(key, field, amount, limit)
+  local used = tonumber(redis.call('HGET', key, field) or '0')
+  if used + amount > limit then return {0, used} end
+  used = redis.call('HINCRBY', key, field, amount)
+  if redis.call('TTL', key) < 0 then redis.call('EXPIRE', key, ${QUOTA_TTL_SECONDS}) end
+  return {1, used}
+end
+`;
+
+// KEYS[1] quota hash; ARGV[1] field, ARGV[2] amount, ARGV[3] limit.
+const reserveScript = redisScript(`${reserveQuotaLua}
+return reserve_quota(KEYS[1], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]))
 `);
 
 export function utcDay(at: Date): string {
@@ -93,10 +101,7 @@ export function quotaStore(redis: Redis, prefix: string) {
     ): Promise<void> {
       if (amount <= 0) return;
       const key = quotaKey(prefix, owner.accountId, owner.mode, utcDay(at));
-      const [ok, used] = (await reserveScript.run(redis, 1, key, kind, amount, limit, QUOTA_TTL_SECONDS)) as [
-        number,
-        number,
-      ];
+      const [ok, used] = (await reserveScript.run(redis, 1, key, kind, amount, limit)) as [number, number];
       if (ok !== 1) throw quotaExceeded(kind, { limit, used, requested: amount, at });
     },
 

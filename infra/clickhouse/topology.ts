@@ -11,7 +11,8 @@
 // - CREATE [OR REPLACE] VIEW v over sharded tables → v_local over the _local tables (a listing's
 //   rows meet on their shard: the joins and FINAL of the view run there) and v as a Distributed
 //   table over v_local; a view over dimension tables only stays as it is;
-// - ALTER TABLE t → on t_local, and column changes also on the Distributed t.
+// - ALTER TABLE t → on t_local, and column changes also on the Distributed t;
+// - DROP VIEW of a materialized view → unchanged (a view has its one name on every node).
 import { localName, placementOf, placements } from './sharding.ts';
 
 export interface ClusterLayout {
@@ -99,6 +100,13 @@ export function clusterStatements(statement: string, layout: ClusterLayout): str
   }
 
   if (/^CREATE MATERIALIZED VIEW\b/i.test(text)) return [toLocalTables(text)];
+
+  const drop = new RegExp(`^DROP VIEW (IF EXISTS )?${identifier}$`, 'i').exec(text);
+  if (drop) {
+    if (!/^mv_/.test(drop[2]!))
+      throw new Error(`only materialized views (mv_*) are dropped by name on every node: ${text}`);
+    return [text];
+  }
 
   const view = new RegExp(`^CREATE (OR REPLACE )?VIEW (IF NOT EXISTS )?${identifier}\\s+AS\\b`, 'i').exec(
     text,

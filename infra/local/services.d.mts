@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 export const serviceNode: string;
+export const serviceFlags: Record<'gateway' | 'stream' | 'images', string[]>;
 export function spawnService(
   name: 'gateway' | 'stream' | 'images',
   env: NodeJS.ProcessEnv,

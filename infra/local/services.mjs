@@ -11,6 +11,13 @@ const entryPoints = {
   stream: 'dist/stream/main.js',
   images: 'dist/stream/images/main.js',
 };
+/**
+ * Node flags per service. The stream worker's young generation is capped at 8 MB per semi-space:
+ * V8 grows it to 64 MB on a machine with this much memory, 128 MB of garbage between collections
+ * that the worker's short-lived batch objects never need (docs/performance.md, "Memory of the
+ * stream worker"). The same flag is in package.json, compose.yaml and the systemd unit.
+ */
+export const serviceFlags = { gateway: [], stream: ['--max-semi-space-size=8'], images: [] };
 /** Listeners of workers started here without a port of their own: any free one, never the defaults. */
 const anyMetricsPort = { stream: { STREAM_METRICS_PORT: '0' }, images: { IMAGES_METRICS_PORT: '0' } };
 
@@ -25,11 +32,15 @@ export function spawnService(name, env, { stdio = 'inherit' } = {}) {
   // to profile them under a benchmark (NODE_OPTIONS refuses --cpu-prof).
   const flags = (env.RLS_NODE_FLAGS ?? process.env.RLS_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   // --enable-source-maps: stack traces in the logs point at the TypeScript lines.
-  const child = spawn(serviceNode, [...flags, '--enable-source-maps', entryPoints[name]], {
-    cwd: repoRoot,
-    env: { ...anyMetricsPort[name], ...process.env, ...env },
-    stdio,
-  });
+  const child = spawn(
+    serviceNode,
+    [...serviceFlags[name], ...flags, '--enable-source-maps', entryPoints[name]],
+    {
+      cwd: repoRoot,
+      env: { ...anyMetricsPort[name], ...process.env, ...env },
+      stdio,
+    },
+  );
   child.serviceName = name;
   return child;
 }

@@ -5,7 +5,6 @@ import { encodeListingBatch } from '../../common/domain/messages.ts';
 import { AppError } from '../../common/errors.ts';
 import { jsonBody } from '../../common/http/json-body.ts';
 import type { IngestContext } from '../context.ts';
-import { quotaStore } from '../quota.ts';
 import { resendReporter } from '../lifecycle/resends.ts';
 import { respond } from '../respond.ts';
 import { countListingOutcomes } from '../../common/usage/counters.ts';
@@ -18,9 +17,7 @@ export function createListingsRouter(ctx: IngestContext): Router {
   const topic = ctx.platform.topic('rls.listings.v1');
   const reportResends = resendReporter(ctx);
   const deps: BulkCreateDeps = {
-    seen: ctx.seen,
-    batches: ctx.batches,
-    quota: quotaStore(ctx.platform.redis, ctx.platform.env.REDIS_KEY_PREFIX),
+    admission: ctx.admission,
     logger: ctx.platform.logger,
     async publish(head, items) {
       await ctx.listingPublisher.publish(

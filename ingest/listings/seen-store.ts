@@ -8,6 +8,8 @@ import { redisScript } from '../../common/clients/redis-script.ts';
 
 export const SEEN_TTL_SECONDS = 30 * 24 * 3600;
 export const CLAIM_TTL_SECONDS = 60;
+/** What starts the value of a claim whose request has not published yet. */
+export const PENDING_PREFIX = 'p:';
 
 // KEYS: seen keys; ARGV[1] pending marker, ARGV[2] claim ttl. Returns, per key, the existing value
 // (original batch id, or "p:<batch>" while in flight) or false when this call claimed it.
@@ -39,8 +41,21 @@ export interface SeenHolder {
   inFlight: boolean;
 }
 
+/** The claim of one listing id: `p:<batch>` while its request publishes, then the batch id. */
+export const seenKey = (prefix: string, listingId: string) => `${prefix}seen:${listingId}`;
+
+/** A claim's value as a holder (a pending claim is in flight). */
+export function seenHolder(value: string): SeenHolder {
+  return value.startsWith(PENDING_PREFIX)
+    ? { batchId: value.slice(PENDING_PREFIX.length), inFlight: true }
+    : { batchId: value, inFlight: false };
+}
+
+/** The value of a claim while its request has not published yet. */
+export const pendingClaim = (batchId: string) => `${PENDING_PREFIX}${batchId}`;
+
 export function seenStore(redis: Redis, prefix: string) {
-  const key = (listingId: string) => `${prefix}seen:${listingId}`;
+  const key = (listingId: string) => seenKey(prefix, listingId);
   return {
     /** For each id: null when claimed by this batch, else who holds it. */
     async claim(listingIds: string[], batchId: string): Promise<(SeenHolder | null)[]> {
@@ -49,13 +64,12 @@ export function seenStore(redis: Redis, prefix: string) {
         redis,
         listingIds.length,
         ...listingIds.map(key),
-        `p:${batchId}`,
+        pendingClaim(batchId),
         CLAIM_TTL_SECONDS,
       )) as (string | null)[];
       return listingIds.map((_, i) => {
         const v = result[i];
-        if (typeof v !== 'string') return null;
-        return v.startsWith('p:') ? { batchId: v.slice(2), inFlight: true } : { batchId: v, inFlight: false };
+        return typeof v === 'string' ? seenHolder(v) : null;
       });
     },
 

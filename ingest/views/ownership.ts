@@ -11,6 +11,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { batchStore } from '../../common/batches.ts';
 import { dependencyUnavailable } from '../../common/errors.ts';
+import { seenHolder, seenKey } from '../listings/seen-store.ts';
 import { listingLookupTable } from '../../common/warehouse/listing-lookup.ts';
 import { defineQuery } from '../../common/warehouse/query.ts';
 
@@ -51,10 +52,10 @@ export function listingOwnership(deps: OwnershipDeps) {
   async function fromRecentBatches(ids: string[]): Promise<Map<string, string>> {
     const found = new Map<string, string>();
     try {
-      const batches = await deps.redis.mget(ids.map((id) => `${deps.prefix}seen:${id}`));
+      const batches = await deps.redis.mget(ids.map((id) => seenKey(deps.prefix, id)));
       const confirmed = ids
         .map((id, i) => ({ id, batch: batches[i] }))
-        .filter((e): e is { id: string; batch: string } => !!e.batch && !e.batch.startsWith('p:'));
+        .filter((e): e is { id: string; batch: string } => !!e.batch && !seenHolder(e.batch).inFlight);
       if (!confirmed.length) return found;
       const owners = await batchRecords.ownersOf(confirmed.map((e) => e.batch));
       confirmed.forEach((e, i) => {

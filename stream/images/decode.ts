@@ -13,6 +13,8 @@ sharp.concurrency(1);
 sharp.cache(false);
 
 export const MODEL_SIDE = 224;
+/** Mean luma under which a photo is too dark to see (is_dark; not tagged). */
+export const DARK_BELOW = 0.15;
 /**
  * More scans than any encoder writes for a photo (baseline 1–3, progressive ~10, optimised
  * progressive ~20); each scan is a pass over the whole image.

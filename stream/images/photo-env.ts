@@ -2,6 +2,7 @@
 // tagging and reuse"). Parsed once when the checker starts.
 import { z } from 'zod';
 import { envFields } from '../../common/env.ts';
+import { SCENE_HEAD } from './scene-head.ts';
 
 const fraction = z.coerce.number().min(0).max(1);
 
@@ -27,8 +28,11 @@ export const photoEnvSchema = z.object({
   PHOTO_MAX_PIXELS: envFields.positiveInt.default(40_000_000),
   /** Images with a shorter side say nothing about a property (outcome too_small, e.g. 1×1 pixels). */
   PHOTO_MIN_SIDE: envFields.positiveInt.default(32),
-  /** Below this summed probability the model abstains: image_of is Other, tags is empty. */
-  PHOTO_TAG_THRESHOLD: fraction.default(0.33),
+  /**
+   * Below this probability of its best value the head abstains: image_of is Other, tags is empty.
+   * Default: the threshold `npm run train:photo-head` chose on the calibration half (scene-head.json).
+   */
+  PHOTO_TAG_THRESHOLD: fraction.default(SCENE_HEAD.threshold),
   /** Hashes (or mirrored hashes) at most this many bits apart are the same photo. */
   PHOTO_REUSE_MAX_DISTANCE: z.coerce.number().int().min(0).max(20).default(10),
 });

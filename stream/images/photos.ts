@@ -11,20 +11,19 @@ import type { OutboundClient } from '../../common/outbound/index.ts';
 import { countPhoto } from '../../common/photos/batch-summary.ts';
 import type { ListingImageRow } from '../../common/warehouse/listing-images.ts';
 import type { Provenance } from '../../common/warehouse/table.ts';
+import { DARK_BELOW } from './decode.ts';
 import { createDecodePool } from './decode-pool.ts';
 import { fetchPhoto } from './fetch-photo.ts';
 import { createLimiter } from './limiter.ts';
 import type { PhotoEnv } from './photo-env.ts';
 import { phash } from './phash.ts';
 import { reuseFinder } from './reuse.ts';
-import { floorPlanScore, isFloorPlan } from './floor-plan.ts';
 import { loadSceneModel } from './scene-model.ts';
-import { sceneTags, TAG_MODEL, type RoomTags } from './scene-tags.ts';
+import { tagPhoto, TAG_MODEL, type RoomTags } from './scene-tags.ts';
 
 export type PhotoRow = Omit<ListingImageRow, keyof Provenance>;
 
-/** Below these, a photo is too dark / too bright; below MIN_SHARPNESS it has no sharp edges. */
-export const DARK_BELOW = 0.15;
+/** Above this a photo is too bright (DARK_BELOW: too dark); below MIN_SHARPNESS it has no sharp edges. */
 export const OVEREXPOSED_ABOVE = 0.92;
 export const MIN_SHARPNESS = 100;
 /** Grey standard deviation (0..255) under which a photo is blank: its hash says nothing, no reuse check. */
@@ -163,10 +162,7 @@ export async function createPhotoAnalyser(
     let tagError = '';
     let tags: RoomTags | undefined;
     try {
-      // A floor plan is line art, not a scene: told apart by its pixels before the model is asked.
-      if (isFloorPlan(photo))
-        tags = { tags: [{ tag: 'FloorPlan', confidence: floorPlanScore(photo) }], image_of: 'FloorPlan' };
-      else if (model) tags = sceneTags(await model.classify(photo.modelRgb), env.PHOTO_TAG_THRESHOLD);
+      tags = await tagPhoto(photo, model, env.PHOTO_TAG_THRESHOLD);
     } catch (error) {
       tagError = `tagging failed: ${(error as Error).message}`.slice(0, 500);
       logger.warn('photo tagging failed', { url: input.url, error: tagError });

@@ -21,10 +21,9 @@ import { defineQuery } from '../../common/warehouse/query.ts';
 import { insertRows } from '../../common/warehouse/table.ts';
 import type { DecodePool } from './decode-pool.ts';
 import { fetchPhoto } from './fetch-photo.ts';
-import { floorPlanScore, isFloorPlan } from './floor-plan.ts';
 import { hammingDistance, phash } from './phash.ts';
 import type { SceneModel } from './scene-model.ts';
-import { sceneTags, TAG_MODEL } from './scene-tags.ts';
+import { tagPhoto, TAG_MODEL } from './scene-tags.ts';
 
 // Key order from the last row of the previous page: each page is a range read of the sort key.
 const pageQuery = defineQuery({
@@ -122,9 +121,7 @@ async function retagOne(
   if (!decoded.ok) return 'failed';
   const photo = decoded.photo;
   if (hammingDistance(phash(photo.hashGrey), BigInt(row.phash)) > options.reuseMaxDistance) return 'changed';
-  const tags = isFloorPlan(photo)
-    ? { tags: [{ tag: 'FloorPlan', confidence: floorPlanScore(photo) }], image_of: 'FloorPlan' }
-    : sceneTags(await deps.model.classify(photo.modelRgb), options.threshold);
+  const tags = (await tagPhoto(photo, deps.model, options.threshold))!;
   return {
     ...row,
     analysed_at: new Date().toISOString().slice(0, 19).replace('T', ' '),

@@ -17,9 +17,13 @@ export interface SceneModel {
   release(): Promise<void>;
 }
 
-export async function loadSceneModel(path: string): Promise<SceneModel> {
+/** `threads`: onnxruntime's intra-op threads; `maxBatch`: photos per inference at most (bench:photo-model). */
+export async function loadSceneModel(
+  path: string,
+  { threads = 1, maxBatch = MAX_BATCH }: { threads?: number; maxBatch?: number } = {},
+): Promise<SceneModel> {
   const session = await ort.InferenceSession.create(path, {
-    intraOpNumThreads: 1,
+    intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
@@ -31,7 +35,7 @@ export async function loadSceneModel(path: string): Promise<SceneModel> {
   async function drain(): Promise<void> {
     running = true;
     while (waiting.length) {
-      const batch = waiting.slice(0, MAX_BATCH);
+      const batch = waiting.slice(0, maxBatch);
       waiting = waiting.slice(batch.length);
       // Interleaved RGB (HWC) → planar (CHW), photo after photo, as the graph expects.
       const input = new Float32Array(batch.length * 3 * plane);

@@ -1,21 +1,25 @@
 // From the scene model's 365 Places365 probabilities to RESO Media `ImageOf` values
-// (docs/webhooks.md, "Tags: what each photo shows"). The probabilities of the scenes that show a
-// room or a part of a property are summed per ImageOf value, on one side only: Places365 flags
-// each scene indoor or outdoor, and a photo whose indoor scenes hold most of the probability can
-// only be given an indoor value (and the other way round), so a bedroom is never a Porch and a
-// house front never a LivingRoom. A value whose sum reaches the threshold is a tag; none does → the
-// model abstains (Other). FloorPlan comes from floor-plan.ts (Places365 has no such scene).
-// Scenes that are ambiguous in listing photos are left out: a bathroom vanity reads as `wet_bar`
-// as often as a kitchen does. A garage seen from outside (`garage/outdoor`) is a house front with
-// its garage door, so FrontOfStructure; Garage is the garage inside.
+// (docs/webhooks.md, "Tags: what each photo shows"), in two parts:
+// - the learned head (scene-head.ts): a logistic regression trained on labelled photos gives the
+//   values it was trained on (Bathroom, Bedroom, DiningRoom, Kitchen, LivingRoom,
+//   FrontOfStructure) with a probability each; below its threshold it abstains (Other);
+// - the hand mapping below, for the values no labelled photos exist for (Pool, Garage, Hall, …):
+//   the probabilities of the scenes that show them are summed per value on the photo's side only
+//   (Places365 flags each scene indoor or outdoor, and a photo whose indoor scenes hold most of the
+//   probability can only be given an indoor value, and the other way round). Such a value is given
+//   when it leads the hand mapping with at least the head's sceneOnlyThreshold.
+// FloorPlan comes from floor-plan.ts (Places365 has no such scene), before the model is asked.
 // Can give: Bathroom, Bedroom, Kitchen, LivingRoom, DiningRoom, Hall, Closet, Entry, Laundry,
 //   Office, Gym, Basement, Garage, Pool, Balcony, Patio, Porch, Garden, View, FrontOfStructure,
 //   FloorPlan.
-import { SCENE_MODEL_ID } from './scene-model.ts';
+import { DARK_BELOW, type DecodedPhoto } from './decode.ts';
+import { floorPlanScore, isFloorPlan } from './floor-plan.ts';
+import { headScores, SCENE_HEAD, type SceneHead } from './scene-head.ts';
+import { SCENE_MODEL_ID, type SceneModel } from './scene-model.ts';
 
 export const ABSTAIN = 'Other';
-/** What tagged a photo: the model file and this mapping (listing_images.tag_model). */
-export const TAG_MODEL = `${SCENE_MODEL_ID}/rooms-2`;
+/** What tagged a photo: the model file, this mapping and the head's weights (listing_images.tag_model). */
+export const TAG_MODEL = `${SCENE_MODEL_ID}/rooms-3+head@${SCENE_HEAD.version}`;
 
 /** Places365 indoor (1) / outdoor (0) flag per class index, from IO_places365.txt. */
 const INDOOR_FLAGS =
@@ -100,11 +104,20 @@ export const PLACES_TO_IMAGE_OF: Record<number, { name: string; tag: string }> =
   193: { name: 'inn/outdoor', tag: 'FrontOfStructure' },
 };
 
+const MAPPED_SCENES = Object.keys(PLACES_TO_IMAGE_OF).map(Number);
+
 export interface RoomTags {
   /** Every ImageOf value at or above the threshold, most likely first (confidence 0..1, 3 decimals). */
   tags: { tag: string; confidence: number }[];
   /** The first tag, or Other when the model abstains. */
   image_of: string;
+}
+
+/** The probability on every scene of the hand mapping, both sides: how much of a property the model sees. */
+export function sceneMass(probabilities: ArrayLike<number>): number {
+  let mass = 0;
+  for (const index of MAPPED_SCENES) mass += probabilities[index] ?? 0;
+  return mass;
 }
 
 /** Summed probability per ImageOf value on the photo's side (indoor or outdoor), most likely first. */
@@ -120,9 +133,52 @@ export function sceneScores(probabilities: ArrayLike<number>): [string, number][
   return [...sums].sort((a, b) => b[1] - a[1]);
 }
 
-export function sceneTags(probabilities: ArrayLike<number>, threshold: number): RoomTags {
-  const tags = sceneScores(probabilities)
-    .filter(([, p]) => p >= threshold)
-    .map(([tag, p]) => ({ tag, confidence: Math.round(Math.min(1, p) * 1000) / 1000 }));
+/**
+ * The tags of a photo the model has classified: the head's values at or above `threshold`, or a
+ * value only the hand mapping knows when it leads there with the head's sceneOnlyThreshold.
+ */
+export function sceneTags(
+  probabilities: ArrayLike<number>,
+  threshold: number,
+  head: SceneHead = SCENE_HEAD,
+): RoomTags {
+  return tagsFrom(probabilities, headScores(probabilities, head), threshold, head);
+}
+
+/** sceneTags with the head's probabilities given (`ranked`, most likely first). */
+export function tagsFrom(
+  probabilities: ArrayLike<number>,
+  ranked: [string, number][],
+  threshold: number,
+  head: Pick<SceneHead, 'classes' | 'sceneOnlyThreshold' | 'minSceneMass'>,
+): RoomTags {
+  if (sceneMass(probabilities) < head.minSceneMass) return { tags: [], image_of: ABSTAIN };
+  const rounded = (tag: string, p: number) => ({ tag, confidence: Math.round(Math.min(1, p) * 1000) / 1000 });
+  const [mapped] = sceneScores(probabilities);
+  if (mapped && !head.classes.includes(mapped[0]) && mapped[1] >= head.sceneOnlyThreshold)
+    return { tags: [rounded(...mapped)], image_of: mapped[0] };
+  const tags = ranked.filter(([, p]) => p >= threshold).map(([tag, p]) => rounded(tag, p));
   return { tags, image_of: tags[0]?.tag ?? ABSTAIN };
+}
+
+/**
+ * The tags a decoded photo gets without the model: FloorPlan by its pixels (line art, not a
+ * scene), Other when it is too dark to see (the head, trained on lit rooms, answers confidently on
+ * such pictures); undefined: the model decides.
+ */
+export function tagsBeforeModel(photo: Pick<DecodedPhoto, 'colour' | 'brightness'>): RoomTags | undefined {
+  if (isFloorPlan(photo))
+    return { tags: [{ tag: 'FloorPlan', confidence: floorPlanScore(photo) }], image_of: 'FloorPlan' };
+  if (photo.brightness < DARK_BELOW) return { tags: [], image_of: ABSTAIN };
+  return undefined;
+}
+
+/** What the image process and retag store for a decoded photo (undefined: no model, not a plan). */
+export async function tagPhoto(
+  photo: Pick<DecodedPhoto, 'modelRgb' | 'colour' | 'brightness'>,
+  model: SceneModel | undefined,
+  threshold: number,
+): Promise<RoomTags | undefined> {
+  if (!model) return isFloorPlan(photo) ? tagsBeforeModel(photo) : undefined;
+  return tagsBeforeModel(photo) ?? sceneTags(await model.classify(photo.modelRgb), threshold);
 }

@@ -10,7 +10,9 @@ import { batchStore } from '../../common/batches.ts';
 import { clusterKeyPrefix, createRedis, redisReady, scanAll } from '../../common/clients/redis.ts';
 import { resendMarks } from '../../common/lifecycle/resend-marks.ts';
 import { workerRegistry } from '../../common/worker-registry.ts';
+import { admissionStore } from '../../ingest/listings/admission.ts';
 import { seenStore } from '../../ingest/listings/seen-store.ts';
+import { idempotencyStore } from '../../ingest/idempotency.ts';
 import { quotaStore } from '../../ingest/quota.ts';
 
 const nodes = (process.env.REDIS_CLUSTER_NODES ?? '').split(',').filter(Boolean);
@@ -66,6 +68,37 @@ async function exercise(prefix: string): Promise<void> {
   const owner = { accountId: admin.account_id, mode: 'live' } as const;
   await quota.reserve(owner, 'listings', 5, 100, new Date());
   await quota.refund(owner, 'listings', 5, new Date());
+
+  // A bulk request's claims, quota and batch record in one script, given back in one.
+  const admission = admissionStore(redis, prefix);
+  const bulk = {
+    batch: {
+      batch_id: randomUUID(),
+      account_id: admin.account_id,
+      is_test: false,
+      total: 3,
+      duplicates: 0,
+      failed_indexes: [],
+    },
+    owner,
+    candidates: [randomUUID(), ids[0]!, randomUUID()],
+    limit: 100,
+    at: new Date(),
+  };
+  await seen.confirm(ids.slice(0, 1), batchA);
+  const admitted = await admission.admit(bulk);
+  expect(admitted).toMatchObject({ kind: 'admitted', created: [bulk.candidates[0], bulk.candidates[2]] });
+  await admission.abandon(bulk, [bulk.candidates[0]!, bulk.candidates[2]!]);
+  await seen.release(ids.slice(0, 1));
+
+  const idempotency = idempotencyStore(redis, prefix);
+  const scope = { endpoint: 'bulk', accountId: admin.account_id, mode: 'live' } as const;
+  const claim = await idempotency.claim(scope, `cluster-${run}`, Buffer.from('{}'));
+  expect(claim.kind).toBe('claimed');
+  if (claim.kind === 'claimed') {
+    const budget = { owner, limit: 1_000_000 };
+    expect(await idempotency.complete(claim.recordKey, { status: 201, body: '{}' }, budget)).toBe(true);
+  }
 
   const workers = workerRegistry(redis, prefix);
   await workers.beat({ worker_id: 'w1', role: 'stream', pid: 1, started_at: '', consumers: {} });

@@ -9,8 +9,7 @@ import { listingSchema } from '../../common/domain/listing.ts';
 import { createLogger } from '../../common/logger.ts';
 import { bulkCreate } from '../../ingest/listings/bulk-create.ts';
 import { listingFingerprint, listingIdFor } from '../../ingest/listings/fingerprint.ts';
-import { seenStore } from '../../ingest/listings/seen-store.ts';
-import { quotaStore } from '../../ingest/quota.ts';
+import { admissionStore } from '../../ingest/listings/admission.ts';
 import { api, createTestKey, env, sampleListing, testRedis } from '../support/api.ts';
 
 /** The id the API derives for `listing` of `accountId` (ingest/listings/fingerprint.ts). */
@@ -85,9 +84,7 @@ describe('batch record before the publish (happy)', () => {
     let published: string | undefined;
     const outcome = await bulkCreate(
       {
-        seen: seenStore(redis, env.REDIS_KEY_PREFIX),
-        batches,
-        quota: quotaStore(redis, env.REDIS_KEY_PREFIX),
+        admission: admissionStore(redis, env.REDIS_KEY_PREFIX),
         logger: createLogger('error'),
         // A stream that stores (and marks) the listings before the publish call even returns.
         async publish(head, items) {
@@ -115,9 +112,7 @@ describe('batch record before the publish (happy)', () => {
     let attempted: string | undefined;
     const failing = bulkCreate(
       {
-        seen: seenStore(redis, env.REDIS_KEY_PREFIX),
-        batches,
-        quota: quotaStore(redis, env.REDIS_KEY_PREFIX),
+        admission: admissionStore(redis, env.REDIS_KEY_PREFIX),
         logger: createLogger('error'),
         async publish(head) {
           attempted = head.batch_id;
@@ -136,15 +131,13 @@ describe('batch record before the publish (happy)', () => {
     const { id, account_id } = await createTestKey();
     const redis = await testRedis();
     const auth = (await createKeyStore(redis, env.REDIS_KEY_PREFIX).findById(id))!;
-    const seen = seenStore(redis, env.REDIS_KEY_PREFIX);
+    const admission = admissionStore(redis, env.REDIS_KEY_PREFIX);
     const lines: Record<string, unknown>[] = [];
     let attempted: string | undefined;
     const failing = bulkCreate(
       {
         // The claims cannot be released (Redis went away after claiming, say).
-        seen: { ...seen, release: async () => Promise.reject(new Error('connection lost')) },
-        batches: batchStore(redis, env.REDIS_KEY_PREFIX),
-        quota: quotaStore(redis, env.REDIS_KEY_PREFIX),
+        admission: { ...admission, abandon: async () => Promise.reject(new Error('connection lost')) },
         logger: createLogger('debug', {}, (line) => lines.push(JSON.parse(line) as Record<string, unknown>)),
         async publish(head) {
           attempted = head.batch_id;
@@ -158,7 +151,7 @@ describe('batch record before the publish (happy)', () => {
     expect(lines.filter((l) => l.msg === 'bulk create: compensating step failed')).toEqual([
       expect.objectContaining({
         level: 'warn',
-        step: 'release claims',
+        step: 'release claims, quota and batch record',
         batch_id: attempted,
         account_id,
         error: 'Error: connection lost',

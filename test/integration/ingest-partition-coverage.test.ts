@@ -7,16 +7,14 @@ import { randomUUID } from 'node:crypto';
 import { Partitioners, type Admin, type Message, type Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
-import { batchStore } from '../../common/batches.ts';
 import { createKafka } from '../../common/clients/kafka.ts';
 import { coveredProducer, recordingPartitioner } from '../../common/clients/kafka-covered-send.ts';
 import { encodeListingBatch } from '../../common/domain/messages.ts';
 import { AppError } from '../../common/errors.ts';
 import { createLogger } from '../../common/logger.ts';
 import { bulkCreate, type BulkCreateDeps } from '../../ingest/listings/bulk-create.ts';
-import { seenStore } from '../../ingest/listings/seen-store.ts';
+import { admissionStore } from '../../ingest/listings/admission.ts';
 import { coalescingPublisher } from '../../ingest/publisher.ts';
-import { quotaStore } from '../../ingest/quota.ts';
 import { env, sampleListing, testRedis } from '../support/api.ts';
 
 const kafka = createKafka(env.KAFKA_BROKERS, 'partition-coverage-tests', createLogger('error'));
@@ -110,9 +108,7 @@ describe('listings are seen only once their message is written', () => {
       producers.push(producer);
       const publisher = coalescingPublisher(producer);
       return {
-        seen: seenStore(redis, prefix),
-        batches: batchStore(redis, prefix),
-        quota: quotaStore(redis, prefix),
+        admission: admissionStore(redis, prefix),
         logger: createLogger('error'),
         publish: (head, items) =>
           publisher.publish(

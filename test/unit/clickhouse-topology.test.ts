@@ -76,6 +76,20 @@ describe('cluster form of the migrations', () => {
     ).toEqual(['ALTER TABLE listings_local MODIFY SETTING non_replicated_deduplication_window = 1000']);
   });
 
+  it("happy: a view fed by another view's target reads its _local table; a dropped view keeps its name", () => {
+    const stock = all.find((s) =>
+      s.startsWith('CREATE MATERIALIZED VIEW IF NOT EXISTS mv_account_area_stock_from_flows'),
+    )!;
+    expect(stock).toContain('TO account_area_stock_local');
+    expect(stock).toContain('FROM account_quarter_flows_local');
+    expect(clusterStatements('DROP VIEW IF EXISTS mv_account_area_stock_from_listings', layout)).toEqual([
+      'DROP VIEW IF EXISTS mv_account_area_stock_from_listings',
+    ]);
+    expect(() => clusterStatements('DROP VIEW IF EXISTS v_current_listings', layout)).toThrow(
+      /only materialized views/,
+    );
+  });
+
   it('edge: only table positions are renamed (a column named like a table stays)', () => {
     expect(toLocalTables('SELECT sum(listings) AS listings FROM neighbourhood_quarter_stats')).toBe(
       'SELECT sum(listings) AS listings FROM neighbourhood_quarter_stats_local',

@@ -1,15 +1,19 @@
-// From Places365 scene probabilities to RESO ImageOf tags (stream/images/scene-tags.ts): sums per
-// value on the photo's indoor or outdoor side, the threshold, abstention as Other rather than a
-// guessed label; FloorPlan by the pixels (floor-plan.ts); the model version each row records.
+// From Places365 scene probabilities to RESO ImageOf tags (stream/images/scene-tags.ts): the learned
+// head's values and threshold, abstention as Other rather than a guessed label, the hand mapping's
+// sums per value on the photo's indoor or outdoor side for the values the head does not know;
+// FloorPlan by the pixels (floor-plan.ts); the model version each row records.
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { decodePhoto } from '../../stream/images/decode.ts';
 import { isFloorPlan } from '../../stream/images/floor-plan.ts';
 import { SCENE_MODEL_ID } from '../../stream/images/scene-model.ts';
+import { photoEnvSchema } from '../../stream/images/photo-env.ts';
+import { SCENE_HEAD, type SceneHead } from '../../stream/images/scene-head.ts';
 import {
   ABSTAIN,
   isIndoorScene,
   PLACES_TO_IMAGE_OF,
+  sceneScores,
   sceneTags,
   TAG_MODEL,
 } from '../../stream/images/scene-tags.ts';
@@ -22,29 +26,68 @@ function probabilities(values: Record<number, number>): Float32Array {
 }
 
 describe('scene tags', () => {
-  it('sums the scenes of one ImageOf value (happy)', () => {
-    // bedroom 0.3 + hotel_room 0.15 + dorm_room 0.05 → Bedroom 0.5; living_room 0.35 → LivingRoom.
-    const result = sceneTags(probabilities({ 52: 0.3, 182: 0.15, 124: 0.05, 215: 0.35 }), 0.3);
-    expect(result.tags).toEqual([
-      { tag: 'Bedroom', confidence: 0.5 },
-      { tag: 'LivingRoom', confidence: 0.35 },
-    ]);
-    expect(result.image_of).toBe('Bedroom');
-  });
+  // A head over two values that reads only the logarithms of bedroom (52) and kitchen (203).
+  const weights = (bedroom: number, kitchen: number) => {
+    const w = new Array<number>(365).fill(0);
+    w[52] = bedroom;
+    w[203] = kitchen;
+    return w;
+  };
+  const head: SceneHead = {
+    ...SCENE_HEAD,
+    classes: ['Bedroom', 'Kitchen'],
+    weights: [weights(1, -1), weights(-1, 1)],
+    bias: [0, 0],
+    sceneOnlyThreshold: 0.5,
+  };
 
-  it('gives only values of the side where most of the probability is (indoor or outdoor)', () => {
-    // house 0.35 + patio 0.3 + yard 0.1 outdoors outweigh living_room 0.25 indoors.
-    const result = sceneTags(probabilities({ 183: 0.35, 259: 0.3, 362: 0.1, 215: 0.25 }), 0.2);
-    expect(result.image_of).toBe('FrontOfStructure');
-    expect(result.tags.map((t) => t.tag)).toEqual(['FrontOfStructure', 'Patio']);
+  it("gives the head's values at or above the threshold, most likely first (happy)", () => {
+    // log(0.6) − log(0.1) apart: Bedroom 0.973, Kitchen 0.027.
+    const result = sceneTags(probabilities({ 52: 0.6, 203: 0.1 }), 0.5, head);
+    expect(result).toEqual({ tags: [{ tag: 'Bedroom', confidence: 0.973 }], image_of: 'Bedroom' });
+    expect(sceneTags(probabilities({ 52: 0.3, 203: 0.3 }), 0.5, head).tags.map((t) => t.tag)).toEqual([
+      'Bedroom',
+      'Kitchen',
+    ]);
   });
 
   it('abstains below the threshold: Other and no tags, never the best guess (error)', () => {
-    expect(sceneTags(probabilities({ 52: 0.25, 215: 0.2, 27: 0.55 }), 0.3)).toEqual({
+    expect(sceneTags(probabilities({ 52: 0.3, 203: 0.2 }), 0.7, head)).toEqual({
       tags: [],
       image_of: ABSTAIN,
     });
-    expect(sceneTags(probabilities({ 0: 0.99 }), 0.3).image_of).toBe(ABSTAIN); // airfield
+  });
+
+  it('gives a value the head was not trained on when the hand mapping leads with it', () => {
+    // swimming_pool/outdoor 0.7 (outdoor side): Pool, which the head cannot say.
+    expect(sceneTags(probabilities({ 326: 0.7, 52: 0.05 }), 0.5, head)).toEqual({
+      tags: [{ tag: 'Pool', confidence: 0.7 }],
+      image_of: 'Pool',
+    });
+    // Below the head's sceneOnlyThreshold the head decides.
+    expect(sceneTags(probabilities({ 326: 0.4, 52: 0.35, 203: 0.01 }), 0.5, head).image_of).toBe('Bedroom');
+  });
+
+  it('sums the scenes of one value on the side where most of the probability is (hand mapping)', () => {
+    // bedroom 0.3 + hotel_room 0.15 + dorm_room 0.05 → Bedroom 0.5; living_room 0.35 → LivingRoom.
+    const [bedroom, living] = sceneScores(probabilities({ 52: 0.3, 182: 0.15, 124: 0.05, 215: 0.35 }));
+    expect([bedroom![0], living![0]]).toEqual(['Bedroom', 'LivingRoom']);
+    expect(bedroom![1]).toBeCloseTo(0.5, 5);
+    expect(living![1]).toBeCloseTo(0.35, 5);
+    // house 0.35 + patio 0.3 + yard 0.1 outdoors outweigh living_room 0.25 indoors.
+    const outside = sceneScores(probabilities({ 183: 0.35, 259: 0.3, 362: 0.1, 215: 0.25 }));
+    expect(outside.slice(0, 2).map(([t]) => t)).toEqual(['FrontOfStructure', 'Patio']);
+    expect(outside.map(([t]) => t)).not.toContain('LivingRoom');
+  });
+
+  it('ships a head trained on the calibration half, with its threshold as the default', () => {
+    expect(SCENE_HEAD.classes).toEqual(
+      expect.arrayContaining(['Bathroom', 'Bedroom', 'DiningRoom', 'Kitchen', 'LivingRoom']),
+    );
+    expect(SCENE_HEAD.weights).toHaveLength(SCENE_HEAD.classes.length);
+    for (const w of SCENE_HEAD.weights) expect(w).toHaveLength(365);
+    expect(photoEnvSchema.parse({}).PHOTO_TAG_THRESHOLD).toBe(SCENE_HEAD.threshold);
+    expect(TAG_MODEL).toContain(SCENE_HEAD.version);
   });
 
   it('maps indoor scenes to rooms and outdoor scenes to the outside, by the Places365 flag', () => {

@@ -41,7 +41,10 @@ const families: Record<string, readonly string[]> = {
   // One process each, beside it.
   'stream/jobs/schedule.ts': ['job:*:*'],
   'analytics-api/cache.ts': ['analytics:v1:*'],
+  'ingest/idempotency.ts': ['idem:*:*:*:*'],
   'ingest/lifecycle/snapshot-store.ts': ['snapshot:*:*:*'],
+  'ingest/listings/seen-store.ts': ['seen:*'],
+  'ingest/quota.ts': ['quota:*:*:*'],
   'ingest/views/view-guard.ts': ['vg:*:*:*:'],
   'stream/listings/owners.ts': ['owners:v2:', 'owners:rebuilding'],
   'stream/webhooks/queue.ts': [
@@ -52,19 +55,8 @@ const families: Record<string, readonly string[]> = {
   ],
 };
 
-/**
- * The bulk ingest path's claims, quota and idempotency keys, allowed where they are spelled now
- * while that path's Redis round trips are rewritten; they get family modules of their own there.
- */
-const spelledWhereTheyAre: Record<string, readonly string[]> = {
-  'seen:*': ['ingest/listings/seen-store.ts', 'ingest/views/ownership.ts'],
-  'quota:*:*:*': ['ingest/quota.ts'],
-  'idem:*:*:*:*': ['ingest/idempotency.ts'],
-};
-
 const homes = new Map<string, readonly string[]>([
   ...Object.entries(families).flatMap(([file, patterns]) => patterns.map((p) => [p, [file]] as const)),
-  ...Object.entries(spelledWhereTheyAre),
 ]);
 
 describe('Redis key family modules', () => {

@@ -1,0 +1,62 @@
+// The analytics benchmark over HTTP (BENCH_HTTP=1): a gateway started here on the benchmark
+// database, with the answer cache off (ANALYTICS_CACHE_TTL_SECONDS=0, so every request reaches
+// ClickHouse: cold), and an enterprise key whose rate limit does not get in the way.
+import type { Redis } from 'ioredis';
+import { createKeyStore } from '../common/auth/key-store.ts';
+import { spawnService, stopChildren } from '../infra/local/services.mjs';
+
+export interface HttpGateway {
+  /** Milliseconds from sending the request to the last byte of a 200 answer. */
+  timedGet(path: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function startHttpGateway(options: {
+  database: string;
+  port: number;
+  redis: Redis;
+  keyPrefix: string;
+}): Promise<HttpGateway> {
+  const gateway = spawnService('gateway', {
+    ...process.env,
+    PORT: String(options.port),
+    CLICKHOUSE_DATABASE: options.database,
+    ANALYTICS_CACHE_TTL_SECONDS: '0',
+    LOG_LEVEL: 'warn',
+  });
+  const base = `http://127.0.0.1:${options.port}/api/v1`;
+  // Serving, not healthy: /healthz also wants stream workers, which this benchmark does not run.
+  try {
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      if (gateway.exitCode !== null) throw new Error(`gateway exited with code ${gateway.exitCode}`);
+      const ok = await fetch(`${base}/openapi.json`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) break;
+      if (Date.now() > deadline) throw new Error('gateway not serving after 120 s');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  } catch (error) {
+    await stopChildren([gateway]);
+    throw error;
+  }
+  const { key } = await createKeyStore(options.redis, options.keyPrefix).create({
+    mode: 'live',
+    tier: 'enterprise',
+    rateLimit: 1_000_000,
+    name: 'bench analytics over HTTP',
+  });
+  return {
+    async timedGet(path) {
+      const t0 = performance.now();
+      const response = await fetch(`${base}${path}`, { headers: { 'X-API-Key': key } });
+      const body = await response.text();
+      const ms = performance.now() - t0;
+      if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${body.slice(0, 200)}`);
+      return ms;
+    },
+    close: () => stopChildren([gateway]),
+  };
+}

@@ -1,0 +1,130 @@
+// npm run bench:bulk-redis — the Redis work of one bulk request (100 new listings), measured the
+// way the API does it (admission.ts: one script before the publish, the confirm after it) next to
+// the step-by-step sequence it replaced (claim, quota, batch record, confirm: four round trips), in
+// the same run and alternating, so the ratio holds on a loaded machine. Prints, per listing, the
+// CPU of Redis (/proc) and of this client, and the wall time per request at concurrency 16; and the
+// script without its confirm, to show what rewriting each claimed key after the publish costs.
+// Knobs: BENCH_REQUESTS (2000 per variant), BENCH_CONCURRENCY (16). Uses the environment's Redis.
+import { randomUUID } from 'node:crypto';
+import { batchStore } from '../common/batches.ts';
+import { createRedis, redisReady, scanAll } from '../common/clients/redis.ts';
+import { admissionStore } from '../ingest/listings/admission.ts';
+import { seenStore } from '../ingest/listings/seen-store.ts';
+import { quotaStore } from '../ingest/quota.ts';
+import { cpuSnapshot, stackProcesses } from './process-stats.ts';
+import { benchEnv } from './support.ts';
+
+const requests = Number(process.env.BENCH_REQUESTS ?? 2000);
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const LISTINGS = 100;
+const prefix = `${benchEnv.REDIS_KEY_PREFIX}bench-bulk-redis:`;
+const redis = createRedis(
+  { url: benchEnv.REDIS_URL, clusterNodes: benchEnv.REDIS_CLUSTER_NODES },
+  { name: 'bench-bulk-redis' },
+);
+await redisReady(redis);
+const redisProcesses = stackProcesses().filter((p) => p.name.startsWith('redis'));
+const seen = seenStore(redis, prefix);
+const quota = quotaStore(redis, prefix);
+const batches = batchStore(redis, prefix);
+const admission = admissionStore(redis, prefix);
+const owner = { accountId: 'acct_bench_bulk', mode: 'live' } as const;
+
+function request() {
+  const batchId = randomUUID();
+  return {
+    batch: {
+      batch_id: batchId,
+      account_id: owner.accountId,
+      is_test: false,
+      total: LISTINGS,
+      duplicates: 0,
+      failed_indexes: [],
+    },
+    owner,
+    candidates: Array.from({ length: LISTINGS }, () => randomUUID()),
+    limit: Number.MAX_SAFE_INTEGER,
+    at: new Date(),
+  };
+}
+
+const variants = {
+  async 'four round trips (claim, quota, batch, confirm)'() {
+    const r = request();
+    const holders = await seen.claim(r.candidates, r.batch.batch_id);
+    const created = r.candidates.filter((_, i) => !holders[i]);
+    await quota.reserve(owner, 'listings', created.length, r.limit, r.at);
+    await batches.create({ ...r.batch, created_ids: created });
+    await seen.confirm(created, r.batch.batch_id);
+  },
+  async 'one script, then the confirm (admission.ts)'() {
+    const r = request();
+    const admitted = await admission.admit(r);
+    if (admitted.kind === 'admitted') await admission.confirm(admitted.created, r.batch.batch_id);
+  },
+  // Not a way to run (a claim must be confirmed): what the confirm's rewrite of each key costs.
+  async 'the script alone, without the confirm'() {
+    await admission.admit(request());
+  },
+};
+
+async function measure(run: () => Promise<void>) {
+  const cpu = cpuSnapshot(redisProcesses);
+  const client = process.cpuUsage();
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next++ < requests) await run();
+    }),
+  );
+  const wallMs = performance.now() - started;
+  const after = cpuSnapshot(redisProcesses);
+  const redisTicks = redisProcesses.reduce((sum, p) => sum + (after.get(p.pid)! - cpu.get(p.pid)!), 0);
+  const used = process.cpuUsage(client);
+  const listings = requests * LISTINGS;
+  return {
+    redisUs: (redisTicks * 10_000) / listings, // 100 ticks per second
+    clientUs: (used.user + used.system) / listings,
+    msPerRequest: (wallMs * concurrency) / requests,
+  };
+}
+
+const results = new Map<string, { redisUs: number; clientUs: number; msPerRequest: number }[]>();
+for (let round = 0; round < 3; round++) {
+  for (const [name, run] of Object.entries(variants)) {
+    const figures = await measure(run);
+    results.set(name, [...(results.get(name) ?? []), figures]);
+  }
+}
+const range = (values: number[], digits: number) =>
+  `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
+console.log(
+  `bench:bulk-redis — ${requests} requests of ${LISTINGS} new listings per variant and round, concurrency ${concurrency}, 3 rounds alternating`,
+);
+for (const [name, rounds] of results) {
+  console.log(
+    `${name.padEnd(50)} Redis ${range(
+      rounds.map((r) => r.redisUs),
+      2,
+    )} µs/listing  client ${range(
+      rounds.map((r) => r.clientUs),
+      2,
+    )} µs/listing  ${range(
+      rounds.map((r) => r.msPerRequest),
+      2,
+    )} ms/request`,
+  );
+}
+const [old, now] = [...results.values()]; // the first two variants
+const ratio = (pick: (r: { redisUs: number; clientUs: number; msPerRequest: number }) => number) =>
+  range(
+    old!.map((o, i) => pick(now![i]!) / pick(o)),
+    2,
+  );
+console.log(
+  `same-round ratios (script / four trips): Redis CPU ${ratio((r) => r.redisUs)}, client CPU ${ratio((r) => r.clientUs)}, time ${ratio((r) => r.msPerRequest)}`,
+);
+
+for (const key of await scanAll(redis, `${prefix}*`)) await redis.del(key);
+redis.disconnect();

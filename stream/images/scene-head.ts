@@ -1,0 +1,59 @@
+// The learned part of the photo tagging: a multinomial logistic regression over the logarithms of
+// the scene model's 365 Places365 probabilities, one output per ImageOf value it was trained on
+// (the values of the labelled photos in eval/: rooms and house fronts). Trained by
+// `npm run train:photo-head` (eval/train-head.ts) on the calibration half of those photos only;
+// the weights, the abstain threshold chosen on that half and what they were trained on are in
+// scene-head.json, read here once (no download at run time).
+import head from './scene-head.json' with { type: 'json' };
+
+export interface SceneHead {
+  /** The ImageOf value of each output. */
+  classes: string[];
+  /** classes × 365: the standardisation of the inputs is folded into these. */
+  weights: number[][];
+  bias: number[];
+  /** Below this probability of its best value the head abstains (chosen on the calibration half). */
+  threshold: number;
+  /**
+   * A value the head was not trained on (Pool, Garage, …) is still given when the hand mapping of
+   * scene-tags.ts puts at least this much summed probability on it, and more than on any other.
+   */
+  sceneOnlyThreshold: number;
+  /**
+   * Below this much probability on the scenes of a property (every scene of the hand mapping) the
+   * photo shows nothing the tagger knows (noise, a blank picture): Other, whatever the head says.
+   */
+  minSceneMass: number;
+  /** sha256 prefix of the weights: part of the tag model version every row records. */
+  version: string;
+  trained: Record<string, unknown>;
+}
+
+export const SCENE_HEAD: SceneHead = head;
+
+/** Smallest probability whose logarithm the head reads: the model's rounding noise stays flat below it. */
+const FLOOR = 1e-6;
+
+export function headFeatures(probabilities: ArrayLike<number>): Float64Array {
+  return Float64Array.from({ length: probabilities.length }, (_, i) =>
+    Math.log(Math.max(FLOOR, probabilities[i]!)),
+  );
+}
+
+/** Probability per trained value, most likely first. */
+export function headScores(
+  probabilities: ArrayLike<number>,
+  model: SceneHead = SCENE_HEAD,
+): [string, number][] {
+  const x = headFeatures(probabilities);
+  const z = model.classes.map((_, c) => {
+    const w = model.weights[c]!;
+    let s = model.bias[c]!;
+    for (let j = 0; j < x.length; j++) s += w[j]! * x[j]!;
+    return s;
+  });
+  const max = Math.max(...z);
+  const e = z.map((v) => Math.exp(v - max));
+  const sum = e.reduce((a, b) => a + b, 0);
+  return model.classes.map((tag, c): [string, number] => [tag, e[c]! / sum]).sort((a, b) => b[1] - a[1]);
+}

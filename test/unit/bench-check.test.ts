@@ -1,0 +1,47 @@
+// bench:check's reading of the benchmarks' printouts and of the figures recorded in the docs.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseFigures } from '../../bench/check-figures.ts';
+import { readRecorded, verdict } from '../../bench/check-recorded.ts';
+
+const ingestOut = `POST /api/v1/listings/bulk       10890 listings/s    108.9 req/s   p50  119.6 ms   p99  484.8 ms   errors 0
+CPU per process over 10.0 s and 109200 listings (/proc utime+stime, 10 ms resolution):
+  process                         CPU s  cores  µs/listing
+  gateway (API)                    3.93   0.39        36.0
+  redis                            1.11   0.11        10.2
+  total                            6.08   0.61        55.7
+reference / baseline: 32.4 %; service / reference: 12.0 % (goal ≥ 50 %)
+API CPU per accepted listing: 36.0 µs; reference 8.0 µs; baseline 1.9 µs
+`;
+
+describe('bench:check', () => {
+  it('reads the same-run ratio and µs per listing from the ingest printout (happy)', () => {
+    const figures = Object.fromEntries(parseFigures('ingest', ingestOut).map((f) => [f.name, f.value]));
+    expect(figures).toEqual({
+      'ingest: API µs per accepted listing': 36,
+      'ingest: API CPU / Express + zod CPU, same run': 4.5,
+      'ingest: API listings/s / Express + zod, same run (%)': 12,
+      'ingest: Redis µs per accepted listing': 10.2,
+    });
+  });
+
+  it('refuses a printout that lacks a figure instead of comparing nothing (error)', () => {
+    expect(() => parseFigures('ingest', 'no figures here')).toThrow(/not found/);
+  });
+
+  it('flags only what is worse than the worst recorded value by more than the spread (happy)', () => {
+    const recorded = { low: 30, high: 34 };
+    const lower = (value: number) => verdict({ name: 'x', value, better: 'lower' }, recorded).flagged;
+    const higher = (value: number) => verdict({ name: 'x', value, better: 'higher' }, recorded).flagged;
+    expect([lower(25), lower(38), lower(38.1)]).toEqual([false, false, true]);
+    expect([higher(40), higher(26), higher(25.9)]).toEqual([false, false, true]);
+  });
+
+  it('finds every figure it compares in the table of docs/performance.md (happy)', () => {
+    const recorded = readRecorded(
+      readFileSync(new URL('../../docs/performance.md', import.meta.url), 'utf8'),
+    );
+    const names = [...parseFigures('ingest', ingestOut)].map((f) => f.name);
+    for (const name of names) expect(recorded.has(name), name).toBe(true);
+  });
+});
