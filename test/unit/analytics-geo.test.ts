@@ -45,18 +45,16 @@ describe('H3 ranges', () => {
     }
   });
 
-  it('covers thin, long boxes under the area cap with a few ranges, quickly (happy)', () => {
+  it('covers thin, long boxes under the area cap with a few ranges (happy)', () => {
     for (const box of [
       { west: 29.3, south: -6.8, east: 40.5, north: -6.79 }, // 1,240 km × 1.1 km
       { west: 29.3, south: -6.8, east: 40.5, north: -6.7999 }, // 1,240 km × 11 m
       { west: 39.0, south: -11.0, east: 39.0001, north: -1.0 }, // 11 m × 1,100 km
       { west: 29.5, south: -6.83, east: 40.3, north: -6.8 }, // wide: the edges must follow the parallels
     ]) {
-      const started = performance.now();
       const plan = planCovering(box);
       expect(plan.ok).toBe(true);
       const ranges = rangesForBounds(box);
-      expect(performance.now() - started).toBeLessThan(100);
       expect(ranges.length).toBeLessThanOrEqual(48);
       // Every res-8 cell under a fine grid of points inside the box lies in a range.
       const missed = new Set<string>();
@@ -73,9 +71,7 @@ describe('H3 ranges', () => {
   it('refuses, before computing any cell, a box whose covering would read far more than the box (error)', () => {
     const box = { west: -179, south: -0.001, east: 179, north: 0.001 }; // 39,800 km × 0.2 km
     expect(boundsAreaKm2(box)).toBeLessThan(MAX_BOUNDS_AREA_KM2);
-    const started = performance.now();
     const plan = planCovering(box);
-    expect(performance.now() - started).toBeLessThan(20);
     expect(plan.ok).toBe(false);
     if (!plan.ok) expect(plan.message).toMatch(/long and thin/);
     expect(() => parseHeatmapParams({ bounds: '-179,-0.001,179,0.001' })).toThrow(
