@@ -5,10 +5,9 @@
 // placed on its own machine: run as many as there are partitions. Reports its partitions and lag
 // to /healthz through Redis like a stream worker (role `images`).
 import { hostname } from 'node:os';
-import { errorFields } from '../../common/logger.ts';
 import { startPlatform } from '../../common/platform.ts';
 import { runProcess } from '../../common/run.ts';
-import { HEARTBEAT_INTERVAL_MS, workerRegistry } from '../../common/worker-registry.ts';
+import { startHeartbeat } from '../heartbeat.ts';
 import { startOpsServer } from '../ops-server.ts';
 import { startImageChecker } from './checker.ts';
 import { imagesProcessEnvSchema } from './process-env.ts';
@@ -20,30 +19,20 @@ await runProcess('images', imagesProcessEnvSchema, async (env, logger) => {
     maxBytesPerPartition: env.IMAGES_FETCH_MAX_BYTES_PER_PARTITION,
   });
 
-  const registry = workerRegistry(platform.redis, env.REDIS_KEY_PREFIX);
-  const startedAt = new Date().toISOString();
-  let beats = 0;
-  const beat = async () => {
-    const report = { image_checks: { partitions: images.assigned(), lag: images.lag() } };
-    if (beats++ % 10 === 0)
-      logger.info('lag', { lag: report, rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20) });
-    await registry.beat({
-      worker_id: workerId,
-      role: 'images',
-      pid: process.pid,
-      started_at: startedAt,
-      consumers: report,
-    });
-  };
-  await beat().catch(() => undefined);
-  const beatTimer = setInterval(() => {
-    beat().catch((error) => logger.warn('heartbeat to redis failed', errorFields(error)));
-  }, HEARTBEAT_INTERVAL_MS);
+  const consumers = { image_checks: images };
+  const heartbeat = await startHeartbeat({
+    redis: platform.redis,
+    prefix: env.REDIS_KEY_PREFIX,
+    workerId,
+    role: 'images',
+    consumers,
+    logger,
+  });
   const ops = await startOpsServer({
     port: env.IMAGES_METRICS_PORT,
     host: env.IMAGES_METRICS_HOST,
     platform,
-    consumers: { image_checks: images },
+    consumers,
     env,
     logger,
   });
@@ -51,10 +40,10 @@ await runProcess('images', imagesProcessEnvSchema, async (env, logger) => {
 
   return {
     async stop() {
-      clearInterval(beatTimer);
+      heartbeat.stop();
       await ops.close();
       await images.stop();
-      await registry.remove(workerId).catch(() => undefined);
+      await heartbeat.leave();
       await platform.close();
     },
   };
