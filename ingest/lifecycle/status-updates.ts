@@ -4,12 +4,13 @@
 // The stream applies them in order per account; GET /listings/{id} shows the result once stored.
 import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
 import type { StatusItem, StatusMessage } from '../../common/domain/lifecycle.ts';
-import { AppError, dependencyUnavailable } from '../../common/errors.ts';
+import { dependencyUnavailable } from '../../common/errors.ts';
 import type { ListingState } from '../../common/lifecycle/states.ts';
 import { isTestMode } from '../listings/bulk-create.ts';
 import { externalIdFingerprint, listingIdFor } from '../listings/fingerprint.ts';
 import { CLOCK_SKEW_MS } from '../listings/validate.ts';
 import { fieldErrors, type FieldError } from '../validation/field-errors.ts';
+import { parseBatchEnvelope } from '../validation/batch-envelope.ts';
 import {
   MAX_UPDATES_PER_REQUEST,
   statusBodySchema,
@@ -233,22 +234,11 @@ function validateUpdate(raw: unknown, now: number): Checked {
 }
 
 function parseEnvelope(body: unknown): { updates: unknown[]; test_mode?: boolean } {
-  // Checked before the schema so a huge array is refused without validating anything in it.
-  const updates = (body as { updates?: unknown } | null)?.updates;
-  if (Array.isArray(updates) && updates.length > MAX_UPDATES_PER_REQUEST) {
-    throw new AppError(
-      'too_many_listings',
-      `A request may hold at most ${MAX_UPDATES_PER_REQUEST} status updates; got ${updates.length}. Split them into several requests.`,
-      { details: { max: MAX_UPDATES_PER_REQUEST, got: updates.length } },
-    );
-  }
-  const parsed = statusBodySchema.safeParse(body);
-  if (!parsed.success) {
-    throw new AppError(
-      'validation_failed',
-      'The body must be {"updates": [1 to 100 status updates], "test_mode"?: boolean}',
-      { details: fieldErrors(parsed.error.issues, body) },
-    );
-  }
-  return parsed.data;
+  return parseBatchEnvelope(body, {
+    field: 'updates',
+    max: MAX_UPDATES_PER_REQUEST,
+    tooManyCode: 'too_many_listings',
+    items: 'status updates',
+    schema: statusBodySchema,
+  });
 }
