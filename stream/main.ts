@@ -6,15 +6,14 @@ import { createProducer } from '../common/clients/kafka.ts';
 import { startPlatform } from '../common/platform.ts';
 import { runProcess } from '../common/run.ts';
 import { streamEnvSchema } from './env.ts';
-import { startHeartbeat } from './heartbeat.ts';
 import { estimateBacktestJob } from './jobs/estimate-backtest.ts';
 import { keyAuditFlushJob } from './jobs/key-audit-flush.ts';
 import { listingExpiryJob } from './jobs/listing-expiry.ts';
 import { scheduleJobs, type Job } from './jobs/schedule.ts';
 import { usageRollupJob } from './jobs/usage-rollup.ts';
-import { startOpsServer } from './ops-server.ts';
 import { startPipelines } from './pipelines.ts';
 import { startWebhookWorker } from './webhooks/worker.ts';
+import { startWorkerReporting } from './worker-reporting.ts';
 
 await runProcess('stream', streamEnvSchema, async (env, logger) => {
   const workerId = env.STREAM_WORKER_ID ?? `${hostname()}-${process.pid}`;
@@ -23,12 +22,13 @@ await runProcess('stream', streamEnvSchema, async (env, logger) => {
   const consumers = await startPipelines(env, platform, producer, logger);
   const webhooks = await startWebhookWorker(platform, env, workerId, logger);
 
-  const heartbeat = await startHeartbeat({
-    redis: platform.redis,
-    prefix: env.REDIS_KEY_PREFIX,
+  const reporting = await startWorkerReporting({
+    platform,
+    env,
     workerId,
     role: 'stream',
     consumers,
+    ops: { port: env.STREAM_METRICS_PORT, host: env.STREAM_METRICS_HOST },
     logger,
   });
   const statusTopic = platform.topic('rls.listing-status.v1');
@@ -45,20 +45,11 @@ await runProcess('stream', streamEnvSchema, async (env, logger) => {
   if (env.ESTIMATE_BACKTEST_CRON !== 'off')
     jobs.push(estimateBacktestJob(platform, env.ESTIMATE_BACKTEST_CRON, env.ESTIMATE_BACKTEST_MONTHS));
   const scheduled = scheduleJobs(jobs, { redis: platform.redis, prefix: env.REDIS_KEY_PREFIX, logger });
-  const ops = await startOpsServer({
-    port: env.STREAM_METRICS_PORT,
-    host: env.STREAM_METRICS_HOST,
-    platform,
-    consumers,
-    env,
-    logger,
-  });
   logger.info('stream worker running', { worker_id: workerId });
 
   return {
     async stop() {
-      heartbeat.stop();
-      await ops.close();
+      await reporting.stop();
       await scheduled.stop();
       // In parallel, so one slow consumer does not eat the others' share of the shutdown deadline.
       // Listings and status before views: the views consumer drains the shared quarantine writer.
@@ -66,7 +57,7 @@ await runProcess('stream', streamEnvSchema, async (env, logger) => {
         Promise.all([consumers.listings.stop(), consumers.status.stop()]).then(() => consumers.views.stop()),
         webhooks.stop(),
       ]);
-      await heartbeat.leave();
+      await reporting.leave();
       await producer.disconnect();
       await platform.close();
     },

@@ -7,8 +7,7 @@
 import { hostname } from 'node:os';
 import { startPlatform } from '../../common/platform.ts';
 import { runProcess } from '../../common/run.ts';
-import { startHeartbeat } from '../heartbeat.ts';
-import { startOpsServer } from '../ops-server.ts';
+import { startWorkerReporting } from '../worker-reporting.ts';
 import { startImageChecker } from './checker.ts';
 import { imagesProcessEnvSchema } from './process-env.ts';
 
@@ -19,31 +18,22 @@ await runProcess('images', imagesProcessEnvSchema, async (env, logger) => {
     maxBytesPerPartition: env.IMAGES_FETCH_MAX_BYTES_PER_PARTITION,
   });
 
-  const consumers = { image_checks: images };
-  const heartbeat = await startHeartbeat({
-    redis: platform.redis,
-    prefix: env.REDIS_KEY_PREFIX,
+  const reporting = await startWorkerReporting({
+    platform,
+    env,
     workerId,
     role: 'images',
-    consumers,
-    logger,
-  });
-  const ops = await startOpsServer({
-    port: env.IMAGES_METRICS_PORT,
-    host: env.IMAGES_METRICS_HOST,
-    platform,
-    consumers,
-    env,
+    consumers: { image_checks: images },
+    ops: { port: env.IMAGES_METRICS_PORT, host: env.IMAGES_METRICS_HOST },
     logger,
   });
   logger.info('image process running', { worker_id: workerId });
 
   return {
     async stop() {
-      heartbeat.stop();
-      await ops.close();
+      await reporting.stop();
       await images.stop();
-      await heartbeat.leave();
+      await reporting.leave();
       await platform.close();
     },
   };

@@ -1,10 +1,14 @@
-// A worker process (stream worker or image process) announces itself in the worker registry every
-// few seconds with its consumers' partitions and lag, so /healthz on any API process can tell
-// whether the pipeline behind it is alive; every tenth beat also logs the lag, for operators
-// without access to /healthz.
+// What a worker process (stream worker or image process) reports about itself: it announces itself
+// in the worker registry every few seconds with its consumers' partitions and lag, so /healthz on
+// any API process can tell whether the pipeline behind it is alive (every tenth beat also logs the
+// lag, for operators without access to /healthz), and serves /metrics and its health on its ops
+// port (ops-server.ts).
 import type { Redis } from 'ioredis';
+import type { ListenerEnv } from '../common/env.ts';
 import { errorFields, type Logger } from '../common/logger.ts';
+import type { Platform } from '../common/platform.ts';
 import { HEARTBEAT_INTERVAL_MS, workerRegistry } from '../common/worker-registry.ts';
+import { startOpsServer } from './ops-server.ts';
 
 export interface ReportingConsumer {
   assigned(): number[];
@@ -18,7 +22,7 @@ export interface Heartbeat {
   leave(): Promise<void>;
 }
 
-export async function startHeartbeat(options: {
+async function startHeartbeat(options: {
   redis: Redis;
   prefix: string;
   workerId: string;
@@ -51,5 +55,40 @@ export async function startHeartbeat(options: {
   return {
     stop: () => clearInterval(timer),
     leave: () => registry.remove(workerId).catch(() => undefined),
+  };
+}
+
+export interface WorkerReporting {
+  /** Stops beating and closes the ops port, first thing on shutdown. */
+  stop(): Promise<void>;
+  /** Removes the worker from the registry, once its consumers have stopped. */
+  leave(): Promise<void>;
+}
+
+export async function startWorkerReporting(options: {
+  platform: Platform;
+  env: ListenerEnv & { REDIS_KEY_PREFIX: string };
+  workerId: string;
+  role: string;
+  consumers: Record<string, ReportingConsumer>;
+  ops: { port: number; host: string };
+  logger: Logger;
+}): Promise<WorkerReporting> {
+  const { platform, env, consumers, logger } = options;
+  const heartbeat = await startHeartbeat({
+    redis: platform.redis,
+    prefix: env.REDIS_KEY_PREFIX,
+    workerId: options.workerId,
+    role: options.role,
+    consumers,
+    logger,
+  });
+  const ops = await startOpsServer({ ...options.ops, platform, consumers, env, logger });
+  return {
+    async stop() {
+      heartbeat.stop();
+      await ops.close();
+    },
+    leave: () => heartbeat.leave(),
   };
 }
