@@ -9,8 +9,9 @@ import type { ListingState } from '../../common/lifecycle/states.ts';
 import { isTestMode } from '../listings/bulk-create.ts';
 import { externalIdFingerprint, listingIdFor } from '../listings/fingerprint.ts';
 import { CLOCK_SKEW_MS } from '../listings/validate.ts';
-import { fieldErrors, type FieldError } from '../validation/field-errors.ts';
+import type { FieldError } from '../validation/field-errors.ts';
 import { parseBatchEnvelope } from '../validation/batch-envelope.ts';
+import { checkBatchItem } from '../validation/batch-item.ts';
 import {
   MAX_UPDATES_PER_REQUEST,
   statusBodySchema,
@@ -194,15 +195,9 @@ type Checked = { ok: true; update: StatusUpdate } | { ok: false; errors: FieldEr
 
 /** The schema plus the rules between fields; every rule runs, so all errors come at once. */
 function validateUpdate(raw: unknown, now: number): Checked {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    return {
-      ok: false,
-      errors: [{ field: '', code: 'invalid_type', message: 'Each update must be a JSON object' }],
-    };
-  }
-  const parsed = statusUpdateSchema.safeParse(raw);
-  const errors = parsed.success ? [] : fieldErrors(parsed.error.issues, raw);
-  const r = raw as Record<string, unknown>;
+  const item = checkBatchItem(raw, statusUpdateSchema, 'update');
+  if (!item.object) return { ok: false, errors: item.errors };
+  const { parsed, errors, raw: r } = item;
   if (r.listing_id === undefined && r.external_id === undefined) {
     errors.push({ field: 'listing_id', code: 'required', message: 'listing_id or external_id is required' });
   } else if (r.listing_id !== undefined && r.external_id !== undefined) {
