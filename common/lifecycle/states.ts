@@ -6,7 +6,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
 import { listingStatuses, type ListingStatus } from '../domain/lifecycle.ts';
 import { propertyTypes, type PropertyType } from '../domain/listing.ts';
-import { listingStatesTable, type ListingStateRow } from '../warehouse/lifecycle.ts';
+import { listingStatesTable, type ListingIdentity, type ListingStateRow } from '../warehouse/lifecycle.ts';
 import { listingLookupTable } from '../warehouse/listing-lookup.ts';
 import { defineQuery } from '../warehouse/query.ts';
 
@@ -125,8 +125,8 @@ export async function readActiveStock(
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** A row of listing_states for `state` (the processor writes these for re-sends). */
-export function stateRow(state: ListingState): ListingStateRow {
+/** The listing `state` is about, as the lifecycle tables' rows lead with it. */
+export function listingIdentityRow(state: ListingState): ListingIdentity {
   return {
     listing_id: state.listing_id,
     account_id: state.account_id,
@@ -136,6 +136,13 @@ export function stateRow(state: ListingState): ListingStateRow {
     property_type: state.property_type,
     city: state.city,
     neighbourhood: state.neighbourhood,
+  };
+}
+
+/** A row of listing_states for `state` (the processor writes these for re-sends). */
+export function stateRow(state: ListingState): ListingStateRow {
+  return {
+    ...listingIdentityRow(state),
     status: state.status,
     status_at: iso(state.status_at),
     spell_started_at: iso(state.spell_started_at),

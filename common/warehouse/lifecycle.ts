@@ -5,7 +5,7 @@ import type { ListingStatus, StatusSource } from '../domain/lifecycle.ts';
 import { defineTable, type DateTimeText, type Provenance } from './table.ts';
 
 /** The listing a lifecycle row is about, copied from `listings` (both tables lead with it). */
-interface ListingIdentity {
+export interface ListingIdentity {
   listing_id: string;
   account_id: string;
   is_test: 0 | 1;
