@@ -20,6 +20,22 @@ const COMPONENT = 'clickhouse';
 const SERVE_QUERIES =
   "SYSTEM START LISTEN HTTP; SYSTEM START LISTEN TCP; SELECT count() FROM file('stdin', 'LineAsString') FORMAT Null";
 
+// After SIGKILL of a launcher, its clickhouse-local child still holds the ports while it dies (the
+// kernel SIGKILLs it when its parent is gone, PR_SET_PDEATHSIG, and tearing down a process of a few
+// hundred MB takes a moment, seconds under load), so a start right after a kill waits this long for
+// them before calling them someone else's.
+const PORT_RELEASE_MS = 20_000;
+
+/** True when `port` is still accepting connections after waiting up to `ms` for it to close. */
+async function stillOpenAfter(port, ms) {
+  const deadline = Date.now() + ms;
+  while (await tcpOpen(port)) {
+    if (Date.now() >= deadline) return true;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return false;
+}
+
 function paths(settings, node = clickhouseNodes(settings)[0]) {
   const dir = path.join(settings.stateDir, node.name);
   // ClickHouse wants directory paths with a trailing slash.
@@ -145,7 +161,7 @@ async function startNode(settings, node, binary) {
     ['native TCP', tcpPort],
     ['internal native TCP', internalTcpPort],
   ]) {
-    if (await tcpOpen(port))
+    if (await stillOpenAfter(port, PORT_RELEASE_MS))
       throw new Error(
         `ClickHouse: ${name} port ${port} on 127.0.0.1 is in use by a process this stack did not ` +
           'start; stop it, or pick other ports with RLS_PORT_BASE or CLICKHOUSE_*_PORT',
