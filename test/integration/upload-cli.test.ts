@@ -15,8 +15,8 @@ import {
   goodCells,
   goodListing,
   reportOf,
-  summaryOf,
   upload,
+  uploadSummary,
   workDir,
 } from '../support/upload-cli.ts';
 
@@ -47,12 +47,12 @@ describe('upload CLI (happy)', () => {
     ];
     writeFileSync(file, rows.join('\r\n') + '\r\n');
 
-    const run = await upload([file, '--wait'], {
-      RLS_API_KEY: key,
-      RLS_UPLOAD_STATE_DIR: join(dir, 'state'),
-    });
-    expect(run.code, run.stderr).toBe(0);
-    expect(summaryOf(run)).toEqual({
+    expect(
+      await uploadSummary([file, '--wait'], {
+        RLS_API_KEY: key,
+        RLS_UPLOAD_STATE_DIR: join(dir, 'state'),
+      }),
+    ).toEqual({
       rows: 7,
       created: 3,
       duplicates: 0,
@@ -105,9 +105,7 @@ describe('upload CLI (happy)', () => {
     );
     const stateDir = join(dir, 'state');
 
-    const first = await upload([ndjson], { RLS_API_KEY: key, RLS_UPLOAD_STATE_DIR: stateDir });
-    expect(first.code, first.stderr).toBe(0);
-    expect(summaryOf(first)).toEqual({
+    expect(await uploadSummary([ndjson], { RLS_API_KEY: key, RLS_UPLOAD_STATE_DIR: stateDir })).toEqual({
       rows: 4,
       created: 2,
       duplicates: 0,
@@ -121,12 +119,12 @@ describe('upload CLI (happy)', () => {
     ]);
 
     const report = join(dir, 'array-failures.csv');
-    const second = await upload([jsonFile, '--report', report], {
-      RLS_API_KEY: key,
-      RLS_UPLOAD_STATE_DIR: stateDir,
-    });
-    expect(second.code, second.stderr).toBe(0);
-    expect(summaryOf(second)).toEqual({ rows: 3, created: 1, duplicates: 0, failed: 2, batches: 1, report });
+    expect(
+      await uploadSummary([jsonFile, '--report', report], {
+        RLS_API_KEY: key,
+        RLS_UPLOAD_STATE_DIR: stateDir,
+      }),
+    ).toEqual({ rows: 3, created: 1, duplicates: 0, failed: 2, batches: 1, report });
     expect(reportOf(report).map((r) => r.slice(0, 3))).toEqual([
       ['2', 'colour', 'unknown_field'],
       ['3', '', 'invalid_type'],
@@ -141,10 +139,8 @@ describe('upload CLI (happy)', () => {
     writeFileSync(file, data.text);
     const stateDir = join(dir, 'state');
 
-    const first = await upload([file], { RLS_API_KEY: key, RLS_UPLOAD_STATE_DIR: stateDir });
-    expect(first.code, first.stderr).toBe(0);
     const report = join(dir, 'again.report.csv');
-    expect(summaryOf(first)).toEqual({
+    expect(await uploadSummary([file], { RLS_API_KEY: key, RLS_UPLOAD_STATE_DIR: stateDir })).toEqual({
       rows: 150,
       created: data.good,
       duplicates: 0,
@@ -154,9 +150,7 @@ describe('upload CLI (happy)', () => {
     });
     const firstReport = readFileSync(report, 'utf8');
 
-    const second = await upload([file], { RLS_API_KEY: key, RLS_UPLOAD_STATE_DIR: stateDir });
-    expect(second.code, second.stderr).toBe(0);
-    expect(summaryOf(second)).toEqual({
+    expect(await uploadSummary([file], { RLS_API_KEY: key, RLS_UPLOAD_STATE_DIR: stateDir })).toEqual({
       rows: 150,
       created: 0,
       duplicates: data.good,

@@ -38,6 +38,13 @@ export function summaryOf(run: Run) {
   return JSON.parse(lines[0]!);
 }
 
+/** Runs the uploader, expects it to exit 0, and returns its summary line. */
+export async function uploadSummary(args: string[], extraEnv: Record<string, string | undefined>) {
+  const run = await upload(args, extraEnv);
+  expect(run.code, run.stderr).toBe(0);
+  return summaryOf(run);
+}
+
 export function reportOf(path: string): string[][] {
   const [header, ...lines] = readFileSync(path, 'utf8').trimEnd().split('\n');
   expect(header).toBe('row,field,code,message');
