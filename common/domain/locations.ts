@@ -25,26 +25,26 @@ export interface Resolved {
 
 export const LOCATIONS_VERSION: number = dataset.version;
 
-const cityRecords: Location[] = dataset.cities.map((c) => ({
-  id: c.id,
-  kind: 'city',
-  city: c.slug as CitySlug,
-  slug: c.slug,
-  name: c.name,
-  latitude: c.latitude,
-  longitude: c.longitude,
-  radius_km: c.radius_km,
-}));
-const neighbourhoodRecords: Location[] = dataset.neighbourhoods.map((n) => ({
-  id: n.id,
-  kind: 'neighbourhood',
-  city: n.city as CitySlug,
-  slug: n.slug,
-  name: n.name,
-  latitude: n.latitude,
-  longitude: n.longitude,
-  radius_km: n.radius_km,
-}));
+/** A dataset entry as a Location; `city` is the slug of the city it lies in (its own for a city). */
+function locationOf(
+  kind: Location['kind'],
+  city: string,
+  entry: Pick<Location, 'id' | 'slug' | 'name' | 'latitude' | 'longitude' | 'radius_km'>,
+): Location {
+  return {
+    id: entry.id,
+    kind,
+    city: city as CitySlug,
+    slug: entry.slug,
+    name: entry.name,
+    latitude: entry.latitude,
+    longitude: entry.longitude,
+    radius_km: entry.radius_km,
+  };
+}
+
+const cityRecords = dataset.cities.map((c) => locationOf('city', c.slug, c));
+const neighbourhoodRecords = dataset.neighbourhoods.map((n) => locationOf('neighbourhood', n.city, n));
 
 export const allLocations: readonly Location[] = [...cityRecords, ...neighbourhoodRecords];
 const byId = new Map(allLocations.map((l) => [l.id, l]));

@@ -6,7 +6,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
 import { listingStatuses, type ListingStatus } from '../domain/lifecycle.ts';
 import { propertyTypes, type PropertyType } from '../domain/listing.ts';
-import { listingStatesTable, type ListingStateRow } from '../warehouse/lifecycle.ts';
+import { listingStatesTable, type ListingIdentity, type ListingStateRow } from '../warehouse/lifecycle.ts';
 import { listingLookupTable } from '../warehouse/listing-lookup.ts';
 import { defineQuery } from '../warehouse/query.ts';
 
@@ -42,16 +42,23 @@ const stateSelect = `
          exit_days, toUnixTimestamp(updated_at) AS updated_at, version
   FROM ${listingStatesTable.name} FINAL`;
 
-/** A row of stateSelect: instants as epoch seconds. */
-const stateRecord = z.object({
+/**
+ * The listing identity columns that do not change form between reads (ids as text, the mode as a
+ * number), as `listings` holds them and the lifecycle tables copy them.
+ */
+export const listingIdentityRecord = z.object({
   listing_id: z.string(),
   account_id: z.string(),
   is_test: z.number(),
   external_id: z.string(),
-  listed_at: z.number(),
-  property_type: z.enum(propertyTypes),
   city: z.string(),
   neighbourhood: z.string(),
+});
+
+/** A row of stateSelect: instants as epoch seconds. */
+export const listingStateRecord = listingIdentityRecord.extend({
+  listed_at: z.number(),
+  property_type: z.enum(propertyTypes),
   status: z.enum(listingStatuses),
   status_at: z.number(),
   spell_started_at: z.number(),
@@ -60,12 +67,12 @@ const stateRecord = z.object({
   updated_at: z.number(),
   version: z.number(),
 });
-type StateRecord = z.infer<typeof stateRecord>;
+type StateRecord = z.infer<typeof listingStateRecord>;
 
 const statesByIdQuery = defineQuery({
   name: 'listing_states_by_id',
   params: z.object({ ids: z.array(z.string()) }),
-  row: stateRecord,
+  row: listingStateRecord,
   sql: `${stateSelect}
         WHERE (is_test, city, property_type, listing_id) IN (
           SELECT is_test, city, property_type, listing_id FROM ${listingLookupTable.name}
@@ -125,8 +132,8 @@ export async function readActiveStock(
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** A row of listing_states for `state` (the processor writes these for re-sends). */
-export function stateRow(state: ListingState): ListingStateRow {
+/** The listing `state` is about, as the lifecycle tables' rows lead with it. */
+export function listingIdentityRow(state: ListingState): ListingIdentity {
   return {
     listing_id: state.listing_id,
     account_id: state.account_id,
@@ -136,6 +143,13 @@ export function stateRow(state: ListingState): ListingStateRow {
     property_type: state.property_type,
     city: state.city,
     neighbourhood: state.neighbourhood,
+  };
+}
+
+/** A row of listing_states for `state` (the processor writes these for re-sends). */
+export function stateRow(state: ListingState): ListingStateRow {
+  return {
+    ...listingIdentityRow(state),
     status: state.status,
     status_at: iso(state.status_at),
     spell_started_at: iso(state.spell_started_at),

@@ -1,14 +1,9 @@
 // `image_checks`: one row per checked listing image (migrations 0031, 0032).
+import { listingImageKeyColumns, type ListingImageKey } from './listing-image-key.ts';
 import { defineTable, type DateTimeText, type Provenance } from './table.ts';
 
-export type ImageCheckRow = Provenance & {
-  listing_id: string;
-  image_index: number;
-  batch_id: string;
-  account_id: string;
-  is_test: 0 | 1;
-  url: string;
-  checked_at: DateTimeText;
+/** What one check of an image URL found (the stream's checker produces it). */
+export interface ImageCheckResult {
   method: 'none' | 'HEAD' | 'GET';
   is_reachable: 0 | 1;
   status_code: number;
@@ -16,15 +11,16 @@ export type ImageCheckRow = Provenance & {
   is_ok: 0 | 1;
   error: string;
   duration_ms: number;
-};
+}
+
+export type ImageCheckRow = Provenance &
+  ListingImageKey &
+  ImageCheckResult & {
+    checked_at: DateTimeText;
+  };
 
 export const imageChecksTable = defineTable<ImageCheckRow>()('image_checks', [
-  'listing_id',
-  'image_index',
-  'batch_id',
-  'account_id',
-  'is_test',
-  'url',
+  ...listingImageKeyColumns,
   'checked_at',
   'method',
   'is_reachable',

@@ -4,7 +4,8 @@
 import type { ListingStatus, StatusSource } from '../domain/lifecycle.ts';
 import { defineTable, type DateTimeText, type Provenance } from './table.ts';
 
-interface ListingIdentity {
+/** The listing a lifecycle row is about, copied from `listings` (both tables lead with it). */
+export interface ListingIdentity {
   listing_id: string;
   account_id: string;
   is_test: 0 | 1;
@@ -14,6 +15,17 @@ interface ListingIdentity {
   city: string;
   neighbourhood: string;
 }
+
+const listingIdentityColumns = [
+  'listing_id',
+  'account_id',
+  'is_test',
+  'external_id',
+  'listed_at',
+  'property_type',
+  'city',
+  'neighbourhood',
+] as const satisfies readonly (keyof ListingIdentity)[];
 
 export interface ListingStatusChangeRow extends ListingIdentity, Provenance {
   status: ListingStatus;
@@ -33,14 +45,7 @@ export interface ListingStatusChangeRow extends ListingIdentity, Provenance {
 }
 
 export const listingStatusChangesTable = defineTable<ListingStatusChangeRow>()('listing_status_changes', [
-  'listing_id',
-  'account_id',
-  'is_test',
-  'external_id',
-  'listed_at',
-  'property_type',
-  'city',
-  'neighbourhood',
+  ...listingIdentityColumns,
   'status',
   'previous_status',
   'changed_at',
@@ -72,14 +77,7 @@ export interface ListingStateRow extends ListingIdentity {
 }
 
 export const listingStatesTable = defineTable<ListingStateRow>()('listing_states', [
-  'listing_id',
-  'account_id',
-  'is_test',
-  'external_id',
-  'listed_at',
-  'property_type',
-  'city',
-  'neighbourhood',
+  ...listingIdentityColumns,
   'status',
   'status_at',
   'spell_started_at',

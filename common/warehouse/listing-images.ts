@@ -1,6 +1,7 @@
 // `listing_images`: one row per listing image as the photo analysis saw it (migrations 0080, 0081, 0083):
 // decode facts, perceptual hashes, quality flags, RESO ImageOf tags and cross-account reuse.
 import { z } from 'zod';
+import { listingImageKeyColumns, listingImageKeySchema, type ListingImageKey } from './listing-image-key.ts';
 import { defineTable, type DateTimeText, type Provenance } from './table.ts';
 
 export const photoOutcomes = [
@@ -17,51 +18,40 @@ export const photoOutcomes = [
 ] as const;
 export type PhotoOutcome = (typeof photoOutcomes)[number];
 
-export type ListingImageRow = Provenance & {
-  listing_id: string;
-  image_index: number;
-  batch_id: string;
-  account_id: string;
-  is_test: 0 | 1;
-  url: string;
-  analysed_at: DateTimeText;
-  outcome: PhotoOutcome;
-  error: string;
-  bytes: number;
-  format: string;
-  width: number;
-  height: number;
-  /** UInt64 as a decimal string (64-bit DCT perceptual hash; '0' when not decoded). */
-  phash: string;
-  phash_mirrored: string;
-  brightness: number;
-  is_dark: 0 | 1;
-  is_overexposed: 0 | 1;
-  sharpness: number;
-  is_blurry: 0 | 1;
-  tags: string[];
-  tag_confidences: number[];
-  /** The RESO ImageOf value, 'Other' when the model abstained, '' when not tagged. */
-  image_of: string;
-  tag_model: string;
-  reused_photo: 0 | 1;
-  reused_listing_id: string | null;
-  reused_account_id: string;
-  reused_image_index: number;
-  reused_distance: number;
-  analyse_ms: number;
-};
+export type ListingImageRow = Provenance &
+  ListingImageKey & {
+    analysed_at: DateTimeText;
+    outcome: PhotoOutcome;
+    error: string;
+    bytes: number;
+    format: string;
+    width: number;
+    height: number;
+    /** UInt64 as a decimal string (64-bit DCT perceptual hash; '0' when not decoded). */
+    phash: string;
+    phash_mirrored: string;
+    brightness: number;
+    is_dark: 0 | 1;
+    is_overexposed: 0 | 1;
+    sharpness: number;
+    is_blurry: 0 | 1;
+    tags: string[];
+    tag_confidences: number[];
+    /** The RESO ImageOf value, 'Other' when the model abstained, '' when not tagged. */
+    image_of: string;
+    tag_model: string;
+    reused_photo: 0 | 1;
+    reused_listing_id: string | null;
+    reused_account_id: string;
+    reused_image_index: number;
+    reused_distance: number;
+    analyse_ms: number;
+  };
 
 const flag = z.union([z.literal(0), z.literal(1)]);
 
 /** A whole row as ClickHouse's JSON output renders it (UInt64 quoted), for reads that write it back. */
-export const listingImageRowSchema: z.ZodType<ListingImageRow> = z.object({
-  listing_id: z.string(),
-  image_index: z.number(),
-  batch_id: z.string(),
-  account_id: z.string(),
-  is_test: flag,
-  url: z.string(),
+export const listingImageRowSchema: z.ZodType<ListingImageRow> = listingImageKeySchema.extend({
   analysed_at: z.string(),
   outcome: z.enum(photoOutcomes),
   error: z.string(),
@@ -93,12 +83,7 @@ export const listingImageRowSchema: z.ZodType<ListingImageRow> = z.object({
 });
 
 export const listingImagesTable = defineTable<ListingImageRow>()('listing_images', [
-  'listing_id',
-  'image_index',
-  'batch_id',
-  'account_id',
-  'is_test',
-  'url',
+  ...listingImageKeyColumns,
   'analysed_at',
   'outcome',
   'error',

@@ -9,6 +9,9 @@ interface MarketKey {
   property_type: string;
 }
 
+/** Every market table leads with the market it counts: mode, city and property type. */
+const marketKeyColumns = ['is_test', 'city', 'property_type'] as const satisfies readonly (keyof MarketKey)[];
+
 export interface MarketDailyFlowsRow extends MarketKey {
   day: string;
   neighbourhood: string;
@@ -17,9 +20,7 @@ export interface MarketDailyFlowsRow extends MarketKey {
   views: number;
 }
 export const marketDailyFlowsTable = defineTable<MarketDailyFlowsRow>()('market_daily_flows', [
-  'is_test',
-  'city',
-  'property_type',
+  ...marketKeyColumns,
   'day',
   'neighbourhood',
   'entries',
@@ -35,9 +36,7 @@ export interface MarketExitDaysRow extends MarketKey {
   listings: number;
 }
 export const marketExitDaysTable = defineTable<MarketExitDaysRow>()('market_exit_days', [
-  'is_test',
-  'city',
-  'property_type',
+  ...marketKeyColumns,
   'month',
   'neighbourhood',
   'outcome',
@@ -54,9 +53,7 @@ export interface MarketCohortDaysRow extends MarketKey {
   listings: number;
 }
 export const marketCohortDaysTable = defineTable<MarketCohortDaysRow>()('market_cohort_days', [
-  'is_test',
-  'city',
-  'property_type',
+  ...marketKeyColumns,
   'month',
   'neighbourhood',
   'outcome',
@@ -75,9 +72,7 @@ export interface AccountQuarterFlowsRow extends MarketKey {
   views: number;
 }
 export const accountQuarterFlowsTable = defineTable<AccountQuarterFlowsRow>()('account_quarter_flows', [
-  'is_test',
-  'city',
-  'property_type',
+  ...marketKeyColumns,
   'quarter',
   'neighbourhood',
   'account_id',
@@ -94,9 +89,7 @@ export interface AccountAreaStockRow extends MarketKey {
 }
 /** Listings on the market now per neighbourhood and owner (migration 0053). */
 export const accountAreaStockTable = defineTable<AccountAreaStockRow>()('account_area_stock', [
-  'is_test',
-  'city',
-  'property_type',
+  ...marketKeyColumns,
   'neighbourhood',
   'account_id',
   'listings',
@@ -109,9 +102,7 @@ export interface CityMonthPricesRow extends MarketKey {
   listings: number;
 }
 export const cityMonthPricesTable = defineTable<CityMonthPricesRow>()('city_month_prices', [
-  'is_test',
-  'city',
-  'property_type',
+  ...marketKeyColumns,
   'month',
   'bedrooms',
   'price_tzs',

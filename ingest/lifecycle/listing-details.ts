@@ -8,7 +8,11 @@ import { z } from 'zod';
 import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
 import { AppError, dependencyUnavailable } from '../../common/errors.ts';
 import { isUuid } from '../../common/ids.ts';
-import { readListingStates, type ListingState } from '../../common/lifecycle/states.ts';
+import {
+  listingIdentityRecord,
+  readListingStates,
+  type ListingState,
+} from '../../common/lifecycle/states.ts';
 import { listingLookupTable } from '../../common/warehouse/listing-lookup.ts';
 import { listingsTable } from '../../common/warehouse/listings.ts';
 import { defineQuery } from '../../common/warehouse/query.ts';
@@ -36,19 +40,14 @@ const listingRecord = storedListingSchema
     amenities: true,
   })
   .extend({
+    ...listingIdentityRecord.shape,
     // Ids as text (any UUID the table holds).
-    listing_id: z.string(),
     batch_id: z.string(),
     location_id: z.string().nullable(),
-    account_id: z.string(),
-    is_test: z.number(),
-    external_id: z.string(),
     address: z.string(),
     images: z.array(z.string()),
     video_url: z.string(),
     whatsapp_number: z.string(),
-    city: z.string(),
-    neighbourhood: z.string(),
     h3: z.string(),
   });
 type ListingRecord = z.infer<typeof listingRecord>;

@@ -5,16 +5,7 @@ import {
   OutboundTransportError,
   type OutboundClient,
 } from '../../common/outbound/index.ts';
-
-export interface ImageCheckResult {
-  method: 'none' | 'HEAD' | 'GET';
-  is_reachable: 0 | 1;
-  status_code: number;
-  content_type: string;
-  is_ok: 0 | 1;
-  error: string;
-  duration_ms: number;
-}
+import type { ImageCheckResult } from '../../common/warehouse/image-checks.ts';
 
 export async function checkImage(
   outbound: OutboundClient,

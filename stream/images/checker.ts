@@ -17,6 +17,7 @@ import { startOffsetConsumer, type BatchContext, type BatchHandler } from '../of
 import { createClickHouseWriter } from '../sink/clickhouse-writer.ts';
 import { checkImage } from './check.ts';
 import type { ImageCheckerEnv } from './env.ts';
+import { imageKeyOf } from './image-key.ts';
 import type { PhotoEnv } from './photo-env.ts';
 import { createImagePools } from './pools.ts';
 import { createPhotoAnalyser } from './photos.ts';
@@ -94,12 +95,7 @@ export async function startImageChecker(
           summary.checked(message.batch_id, message.listing_id, index, result.is_ok === 1),
         );
         const check: ImageCheckRow = {
-          listing_id: message.listing_id,
-          image_index: index,
-          batch_id: message.batch_id,
-          account_id: message.account_id,
-          is_test: message.is_test ? 1 : 0,
-          url,
+          ...imageKeyOf(message, index, url),
           checked_at: new Date().toISOString(),
           ...result,
           ...provenance,

@@ -14,6 +14,7 @@ import type { Provenance } from '../../common/warehouse/table.ts';
 import { DARK_BELOW } from './decode.ts';
 import { createDecodePool } from './decode-pool.ts';
 import { fetchPhoto } from './fetch-photo.ts';
+import { imageKeyOf } from './image-key.ts';
 import { createLimiter } from './limiter.ts';
 import type { PhotoEnv } from './photo-env.ts';
 import { phash } from './phash.ts';
@@ -66,12 +67,7 @@ export async function createPhotoAnalyser(
     const { message, index, url } = input;
     const row: PhotoRow = {
       ...emptyRow(),
-      listing_id: message.listing_id,
-      image_index: index,
-      batch_id: message.batch_id,
-      account_id: message.account_id,
-      is_test: message.is_test ? 1 : 0,
-      url,
+      ...imageKeyOf(message, index, url),
       analysed_at: new Date().toISOString(),
     };
     await analyseInto(row, input);

@@ -7,6 +7,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
 import { EXPIRY_AFTER_MS, type StatusItem, type StatusMessage } from '../../common/domain/lifecycle.ts';
+import { listingStateRecord } from '../../common/lifecycle/states.ts';
 import { listingStatesTable } from '../../common/warehouse/lifecycle.ts';
 import { defineQuery } from '../../common/warehouse/query.ts';
 
@@ -21,11 +22,11 @@ export interface ExpiryDeps {
   accountId?: string;
 }
 
-const dueRow = z.object({
-  listing_id: z.string(),
-  account_id: z.string(),
-  is_test: z.number(),
-  updated_at: z.number(),
+const dueRow = listingStateRecord.pick({
+  listing_id: true,
+  account_id: true,
+  is_test: true,
+  updated_at: true,
 });
 type Due = z.infer<typeof dueRow>;
 

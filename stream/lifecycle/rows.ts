@@ -1,5 +1,5 @@
 // A row of listing_status_changes (common/warehouse/lifecycle.ts) for one applied change.
-import type { ListingState } from '../../common/lifecycle/states.ts';
+import { listingIdentityRow, type ListingState } from '../../common/lifecycle/states.ts';
 import type { ListingStatusChangeRow } from '../../common/warehouse/lifecycle.ts';
 import type { Provenance } from '../offset-consumer.ts';
 import type { ChangeEffect, StatusChange } from './transition.ts';
@@ -15,14 +15,7 @@ export function changeRow(
   provenance: Provenance,
 ): ListingStatusChangeRow {
   return {
-    listing_id: before.listing_id,
-    account_id: before.account_id,
-    is_test: before.is_test ? 1 : 0,
-    external_id: before.external_id,
-    listed_at: iso(before.listed_at),
-    property_type: before.property_type,
-    city: before.city,
-    neighbourhood: before.neighbourhood,
+    ...listingIdentityRow(before),
     status: change.status,
     previous_status: effect.previous_status,
     changed_at: iso(change.at),
