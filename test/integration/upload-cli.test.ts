@@ -9,7 +9,6 @@ import { createKeyStore } from '../../common/auth/key-store.ts';
 import { queryRows } from '../../common/clients/clickhouse.ts';
 import { api, createTestKey, env, testClickHouse, testRedis } from '../support/api.ts';
 import {
-  bigCsv,
   columns,
   createdTotal,
   goodCells,
@@ -18,6 +17,7 @@ import {
   upload,
   uploadSummary,
   workDir,
+  writeBigCsv,
 } from '../support/upload-cli.ts';
 
 describe('upload CLI (happy)', () => {
@@ -133,10 +133,7 @@ describe('upload CLI (happy)', () => {
 
   it('creates nothing new when the same file is uploaded again: all duplicates, same report', async () => {
     const { key } = await createTestKey();
-    const dir = workDir();
-    const file = join(dir, 'again.csv');
-    const data = bigCsv(`d${Date.now()}`, 150);
-    writeFileSync(file, data.text);
+    const { dir, file, data } = writeBigCsv('again', `d${Date.now()}`, 150);
     const stateDir = join(dir, 'state');
 
     const report = join(dir, 'again.report.csv');
