@@ -3,42 +3,38 @@
 // "Rent estimates".
 import { z } from 'zod';
 import type { OpenApiRegistry } from '../common/openapi/registry.ts';
-import { cacheHeader, tiers } from './openapi.ts';
+import { cachedAnswerOperation, tiers } from './openapi-operation.ts';
 import { estimateAnswerSchema, listingEstimateAnswerSchema } from './answers/estimate.ts';
 import { estimateQuery, listingEstimateQuery } from './estimate-params.ts';
 
 export function registerEstimatePaths(registry: OpenApiRegistry): void {
-  registry.register({
-    method: 'get',
-    path: '/analytics/estimate',
-    operationId: 'getRentEstimate',
-    summary: 'Asking-rent estimate for a unit at a point, with its comparables and measured accuracy',
-    description:
-      'Comparables of the same type and mode (±1 bedroom, floor area within 1.5×), nearest first, ' +
-      'widening 1 → 2 → 5 → 10 km over 90, then 365 days until 5 are found; 422 ' +
-      `insufficient_comparables (details.searched) when none holds 5. ${tiers} See docs/analytics.md.`,
-    tags: ['analytics'],
-    query: estimateQuery,
-    responses: {
-      200: { description: 'Estimate', schema: estimateAnswerSchema, headers: cacheHeader },
-    },
-    errors: [400, 422, 503],
-  });
-  registry.register({
-    method: 'get',
-    path: '/listings/{listing_id}/estimate',
-    operationId: 'getListingRentEstimate',
-    summary:
-      'The rent estimate of one of your listings, and whether its asking rent is over, within or under',
-    description:
-      'From the other listings only (never the listing itself nor any listing with its fingerprint). ' +
-      `Owning account only (others get 404), keys of the listing's mode (test_mode=true for a live key's test listings). ${tiers}`,
-    tags: ['analytics'],
-    parameters: [{ name: 'listing_id', in: 'path', schema: z.string() }],
-    query: listingEstimateQuery,
-    responses: {
-      200: { description: 'Estimate', schema: listingEstimateAnswerSchema, headers: cacheHeader },
-    },
-    errors: [400, 404, 422, 503],
-  });
+  registry.register(
+    cachedAnswerOperation({
+      path: '/analytics/estimate',
+      operationId: 'getRentEstimate',
+      summary: 'Asking-rent estimate for a unit at a point, with its comparables and measured accuracy',
+      description:
+        'Comparables of the same type and mode (±1 bedroom, floor area within 1.5×), nearest first, ' +
+        'widening 1 → 2 → 5 → 10 km over 90, then 365 days until 5 are found; 422 ' +
+        `insufficient_comparables (details.searched) when none holds 5. ${tiers} See docs/analytics.md.`,
+      query: estimateQuery,
+      answer: { description: 'Estimate', schema: estimateAnswerSchema },
+      errors: [400, 422, 503],
+    }),
+  );
+  registry.register(
+    cachedAnswerOperation({
+      path: '/listings/{listing_id}/estimate',
+      operationId: 'getListingRentEstimate',
+      summary:
+        'The rent estimate of one of your listings, and whether its asking rent is over, within or under',
+      description:
+        'From the other listings only (never the listing itself nor any listing with its fingerprint). ' +
+        `Owning account only (others get 404), keys of the listing's mode (test_mode=true for a live key's test listings). ${tiers}`,
+      parameters: [{ name: 'listing_id', in: 'path', schema: z.string() }],
+      query: listingEstimateQuery,
+      answer: { description: 'Estimate', schema: listingEstimateAnswerSchema },
+      errors: [400, 404, 422, 503],
+    }),
+  );
 }

@@ -1,15 +1,9 @@
 // The ingest API's paths in the OpenAPI document (common/openapi/registry.ts).
 import { z } from 'zod';
 import type { OpenApiRegistry } from '../common/openapi/registry.ts';
+import { idempotencyKeyParam } from './openapi-parameters.ts';
 import { batchStatusSchema, bulkBodyDocSchema, bulkResponseSchema } from './listings/schemas.ts';
 import { viewsBodyDocSchema, viewsResponseSchema } from './views/schemas.ts';
-
-const idempotencyKey = {
-  name: 'Idempotency-Key',
-  in: 'header' as const,
-  description: 'Optional. Replays the first response for 24 h (header Idempotency-Replayed: true)',
-  schema: z.string().min(1).max(255),
-};
 
 export function registerIngestPaths(registry: OpenApiRegistry): void {
   registry.register({
@@ -22,7 +16,7 @@ export function registerIngestPaths(registry: OpenApiRegistry): void {
       '(code all_listings_failed, the response of 201 in error.details) when none was. Storage is ' +
       'asynchronous: follow GET /listings/batches/{batch_id}. See docs/ingest.md.',
     tags: ['listings'],
-    parameters: [idempotencyKey],
+    parameters: [idempotencyKeyParam],
     requestBody: bulkBodyDocSchema,
     responses: {
       201: {
@@ -64,7 +58,7 @@ export function registerIngestPaths(registry: OpenApiRegistry): void {
       'unless the key has the portal role; at most 3 views per listing, viewer and UTC day count ' +
       '(view_cap_reached); accepted events count against the daily quota (429 quota_exceeded). See docs/ingest.md.',
     tags: ['events'],
-    parameters: [idempotencyKey],
+    parameters: [idempotencyKeyParam],
     requestBody: viewsBodyDocSchema,
     responses: {
       202: { description: 'Accepted; invalid events listed by index', schema: viewsResponseSchema },

@@ -4,7 +4,7 @@
 import type { Request, Response } from 'express';
 import { authOf } from '../common/auth/authenticate.ts';
 import { dailyQuota } from '../common/auth/tiers.ts';
-import { AppError, dependencyUnavailable } from '../common/errors.ts';
+import { AppError, dependencyUnavailable, type ErrorDetail } from '../common/errors.ts';
 import { errorBody } from '../common/http/errors.ts';
 import {
   bodyDigest,
@@ -19,10 +19,19 @@ export interface Outcome {
   body: unknown;
 }
 
+/** A batch in which nothing was accepted: a final 400 whose details are the would-be answer. */
+export function noneAccepted(items: string, response: ErrorDetail): AppError {
+  return new AppError('all_listings_failed', `No ${items} in the request was accepted; see details.results`, {
+    details: response,
+    retriable: false,
+  });
+}
+
+/** A replayed answer is scoped by the endpoint and the calling key's account and mode. */
 export async function respond(
   req: Request,
   res: Response,
-  options: { store: IdempotencyStore; scope: IdempotencyScope },
+  options: { store: IdempotencyStore; endpoint: string },
   work: () => Promise<Outcome>,
 ): Promise<void> {
   const key = req.get('idempotency-key');
@@ -31,8 +40,10 @@ export async function respond(
     res.status(outcome.status).json(outcome.body);
     return;
   }
+  const auth = authOf(req);
+  const scope: IdempotencyScope = { endpoint: options.endpoint, accountId: auth.account_id, mode: auth.mode };
   const claim = await options.store
-    .claim(options.scope, key, req.rawBody ?? Buffer.alloc(0))
+    .claim(scope, key, req.rawBody ?? Buffer.alloc(0))
     .catch((error: unknown) => {
       throw error instanceof AppError ? error : dependencyUnavailable('redis', error);
     });
@@ -65,10 +76,9 @@ export async function respond(
           error: { code: errorCode, requestId: req.requestId, digest: bodyDigest(text) },
         };
   // If this write fails the claim simply expires; the response itself is still correct.
-  const auth = authOf(req);
   await options.store
     .complete(claim.recordKey, kept, {
-      owner: { accountId: options.scope.accountId, mode: options.scope.mode },
+      owner: { accountId: scope.accountId, mode: scope.mode },
       limit: dailyQuota(auth, 'keptReplyBytesPerDay'),
     })
     .catch(() => undefined);

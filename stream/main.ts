@@ -3,19 +3,17 @@
 // each reports its partitions and lag to /healthz through Redis.
 import { hostname } from 'node:os';
 import { createProducer } from '../common/clients/kafka.ts';
-import { errorFields } from '../common/logger.ts';
 import { startPlatform } from '../common/platform.ts';
 import { runProcess } from '../common/run.ts';
-import { HEARTBEAT_INTERVAL_MS, workerRegistry } from '../common/worker-registry.ts';
 import { streamEnvSchema } from './env.ts';
 import { estimateBacktestJob } from './jobs/estimate-backtest.ts';
 import { keyAuditFlushJob } from './jobs/key-audit-flush.ts';
 import { listingExpiryJob } from './jobs/listing-expiry.ts';
 import { scheduleJobs, type Job } from './jobs/schedule.ts';
 import { usageRollupJob } from './jobs/usage-rollup.ts';
-import { startOpsServer } from './ops-server.ts';
 import { startPipelines } from './pipelines.ts';
 import { startWebhookWorker } from './webhooks/worker.ts';
+import { startWorkerReporting } from './worker-reporting.ts';
 
 await runProcess('stream', streamEnvSchema, async (env, logger) => {
   const workerId = env.STREAM_WORKER_ID ?? `${hostname()}-${process.pid}`;
@@ -24,28 +22,15 @@ await runProcess('stream', streamEnvSchema, async (env, logger) => {
   const consumers = await startPipelines(env, platform, producer, logger);
   const webhooks = await startWebhookWorker(platform, env, workerId, logger);
 
-  const registry = workerRegistry(platform.redis, env.REDIS_KEY_PREFIX);
-  const startedAt = new Date().toISOString();
-  let beats = 0;
-  const beat = async () => {
-    const report = Object.fromEntries(
-      Object.entries(consumers).map(([name, c]) => [name, { partitions: c.assigned(), lag: c.lag() }]),
-    );
-    // Lag in the logs too, every ~30 s, for operators without access to /healthz.
-    if (beats++ % 10 === 0)
-      logger.info('lag', { lag: report, rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20) });
-    await registry.beat({
-      worker_id: workerId,
-      role: 'stream',
-      pid: process.pid,
-      started_at: startedAt,
-      consumers: report,
-    });
-  };
-  await beat().catch(() => undefined);
-  const beatTimer = setInterval(() => {
-    beat().catch((error) => logger.warn('heartbeat to redis failed', errorFields(error)));
-  }, HEARTBEAT_INTERVAL_MS);
+  const reporting = await startWorkerReporting({
+    platform,
+    env,
+    workerId,
+    role: 'stream',
+    consumers,
+    ops: { port: env.STREAM_METRICS_PORT, host: env.STREAM_METRICS_HOST },
+    logger,
+  });
   const statusTopic = platform.topic('rls.listing-status.v1');
   const jobs: Job[] = [
     usageRollupJob(platform, env.USAGE_ROLLUP_CRON),
@@ -60,20 +45,11 @@ await runProcess('stream', streamEnvSchema, async (env, logger) => {
   if (env.ESTIMATE_BACKTEST_CRON !== 'off')
     jobs.push(estimateBacktestJob(platform, env.ESTIMATE_BACKTEST_CRON, env.ESTIMATE_BACKTEST_MONTHS));
   const scheduled = scheduleJobs(jobs, { redis: platform.redis, prefix: env.REDIS_KEY_PREFIX, logger });
-  const ops = await startOpsServer({
-    port: env.STREAM_METRICS_PORT,
-    host: env.STREAM_METRICS_HOST,
-    platform,
-    consumers,
-    env,
-    logger,
-  });
   logger.info('stream worker running', { worker_id: workerId });
 
   return {
     async stop() {
-      clearInterval(beatTimer);
-      await ops.close();
+      await reporting.stop();
       await scheduled.stop();
       // In parallel, so one slow consumer does not eat the others' share of the shutdown deadline.
       // Listings and status before views: the views consumer drains the shared quarantine writer.
@@ -81,7 +57,7 @@ await runProcess('stream', streamEnvSchema, async (env, logger) => {
         Promise.all([consumers.listings.stop(), consumers.status.stop()]).then(() => consumers.views.stop()),
         webhooks.stop(),
       ]);
-      await registry.remove(workerId).catch(() => undefined);
+      await reporting.leave();
       await producer.disconnect();
       await platform.close();
     },

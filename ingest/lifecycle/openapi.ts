@@ -1,6 +1,7 @@
 // The lifecycle paths in the OpenAPI document (common/openapi/registry.ts); rules in docs/lifecycle.md.
 import { z } from 'zod';
 import type { OpenApiRegistry } from '../../common/openapi/registry.ts';
+import { idempotencyKeyParam } from '../openapi-parameters.ts';
 import {
   snapshotRecordSchema,
   statusBodyDocSchema,
@@ -15,13 +16,15 @@ const snapshotId = {
   schema: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/),
 };
 // Exactly what routes.ts reads: the value true opts in; any other value, like none, does not.
-const testMode = {
-  name: 'test_mode',
-  in: 'query' as const,
-  description:
-    "true: a live key addresses the account's test-mode snapshot (test keys always do); any other value: the key's mode",
-  schema: z.string(),
-};
+function testModeParam(liveKeyDoes: string) {
+  return {
+    name: 'test_mode',
+    in: 'query' as const,
+    description: `true: a live key ${liveKeyDoes} (test keys always do); any other value: the key's mode`,
+    schema: z.string(),
+  };
+}
+const snapshotTestMode = testModeParam("addresses the account's test-mode snapshot");
 
 export function registerLifecyclePaths(registry: OpenApiRegistry): void {
   registry.register({
@@ -37,14 +40,7 @@ export function registerLifecyclePaths(registry: OpenApiRegistry): void {
       'Repeating a status the listing already has changes nothing. Idempotency-Key replays the ' +
       'first answer for 24 h. Tiers: all (permission listings:write). See docs/lifecycle.md.',
     tags: ['listings'],
-    parameters: [
-      {
-        name: 'Idempotency-Key',
-        in: 'header',
-        description: 'Optional. Replays the first response for 24 h (header Idempotency-Replayed: true)',
-        schema: z.string().min(1).max(255),
-      },
-    ],
+    parameters: [idempotencyKeyParam],
     requestBody: statusBodyDocSchema,
     responses: { 200: { description: 'Accepted (some or all updates)', schema: statusResponseSchema } },
     errors: [400, 409, 413, 415, 422, 503],
@@ -73,7 +69,7 @@ export function registerLifecyclePaths(registry: OpenApiRegistry): void {
     operationId: 'getSnapshot',
     summary: 'A snapshot: parts received, outcome (applied or held), stock and withdrawals',
     tags: ['listings'],
-    parameters: [snapshotId, testMode],
+    parameters: [snapshotId, snapshotTestMode],
     responses: { 200: { description: 'The snapshot', schema: snapshotRecordSchema } },
     errors: [404, 503],
   });
@@ -84,7 +80,7 @@ export function registerLifecyclePaths(registry: OpenApiRegistry): void {
     summary: 'Apply a held snapshot (it would withdraw more than 30 % of the stock)',
     description: 'An applied snapshot is answered as it is; one still collecting is a 400.',
     tags: ['listings'],
-    parameters: [snapshotId, testMode],
+    parameters: [snapshotId, snapshotTestMode],
     responses: { 200: { description: 'The snapshot, applied', schema: snapshotRecordSchema } },
     errors: [400, 404, 503],
   });
@@ -99,13 +95,7 @@ export function registerLifecyclePaths(registry: OpenApiRegistry): void {
     tags: ['listings'],
     parameters: [
       { name: 'listing_id', in: 'path', schema: z.uuid() },
-      {
-        name: 'test_mode',
-        in: 'query',
-        description:
-          "true: a live key reads the account's test-mode listing (test keys always do); any other value: the key's mode",
-        schema: z.string(),
-      },
+      testModeParam("reads the account's test-mode listing"),
     ],
     responses: { 200: { description: 'The listing', schema: storedListingSchema } },
     errors: [404, 503],

@@ -4,13 +4,12 @@
 // other GET /listings/{id} lands here (an id that is not a UUID is a 404 like an unknown one).
 import { Router, type Request } from 'express';
 import { authenticate, authOf, requirePermission } from '../../common/auth/authenticate.ts';
-import { AppError } from '../../common/errors.ts';
 import { jsonBody } from '../../common/http/json-body.ts';
 import { readActiveStock, readListingStates } from '../../common/lifecycle/states.ts';
 import type { OpenApiRegistry } from '../../common/openapi/registry.ts';
 import type { IngestContext } from '../context.ts';
 import { quotaStore } from '../quota.ts';
-import { respond } from '../respond.ts';
+import { noneAccepted, respond } from '../respond.ts';
 import { storedListing } from './listing-details.ts';
 import { registerLifecyclePaths } from './openapi.ts';
 import { snapshotStore } from './snapshot-store.ts';
@@ -32,25 +31,13 @@ export function createLifecycleRouter(ctx: IngestContext, openapi?: OpenApiRegis
 
   router.post('/listings/status', ...guard, jsonBody(), async (req, res) => {
     const auth = authOf(req);
-    await respond(
-      req,
-      res,
-      { store: ctx.idempotency, scope: { endpoint: 'status', accountId: auth.account_id, mode: auth.mode } },
-      async () => {
-        const outcome = await updateStatuses(deps, auth, req.body);
-        if (outcome.status === 400) {
-          throw new AppError(
-            'all_listings_failed',
-            'No status update in the request was accepted; see details.results',
-            {
-              details: outcome.response,
-              retriable: false,
-            },
-          );
-        }
-        return { status: 200, body: outcome.response };
-      },
-    );
+    await respond(req, res, { store: ctx.idempotency, endpoint: 'status' }, async () => {
+      const outcome = await updateStatuses(deps, auth, req.body);
+      if (outcome.status === 400) {
+        throw noneAccepted('status update', outcome.response);
+      }
+      return { status: 200, body: outcome.response };
+    });
   });
 
   const snapshots: SnapshotDeps = {

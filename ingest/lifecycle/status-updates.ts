@@ -4,12 +4,14 @@
 // The stream applies them in order per account; GET /listings/{id} shows the result once stored.
 import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
 import type { StatusItem, StatusMessage } from '../../common/domain/lifecycle.ts';
-import { AppError, dependencyUnavailable } from '../../common/errors.ts';
+import { dependencyUnavailable } from '../../common/errors.ts';
 import type { ListingState } from '../../common/lifecycle/states.ts';
 import { isTestMode } from '../listings/bulk-create.ts';
 import { externalIdFingerprint, listingIdFor } from '../listings/fingerprint.ts';
 import { CLOCK_SKEW_MS } from '../listings/validate.ts';
-import { fieldErrors, type FieldError } from '../validation/field-errors.ts';
+import type { FieldError } from '../validation/field-errors.ts';
+import { parseBatchEnvelope } from '../validation/batch-envelope.ts';
+import { checkBatchItem } from '../validation/batch-item.ts';
 import {
   MAX_UPDATES_PER_REQUEST,
   statusBodySchema,
@@ -193,15 +195,9 @@ type Checked = { ok: true; update: StatusUpdate } | { ok: false; errors: FieldEr
 
 /** The schema plus the rules between fields; every rule runs, so all errors come at once. */
 function validateUpdate(raw: unknown, now: number): Checked {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    return {
-      ok: false,
-      errors: [{ field: '', code: 'invalid_type', message: 'Each update must be a JSON object' }],
-    };
-  }
-  const parsed = statusUpdateSchema.safeParse(raw);
-  const errors = parsed.success ? [] : fieldErrors(parsed.error.issues, raw);
-  const r = raw as Record<string, unknown>;
+  const item = checkBatchItem(raw, statusUpdateSchema, 'update');
+  if (!item.object) return { ok: false, errors: item.errors };
+  const { parsed, errors, raw: r } = item;
   if (r.listing_id === undefined && r.external_id === undefined) {
     errors.push({ field: 'listing_id', code: 'required', message: 'listing_id or external_id is required' });
   } else if (r.listing_id !== undefined && r.external_id !== undefined) {
@@ -233,22 +229,11 @@ function validateUpdate(raw: unknown, now: number): Checked {
 }
 
 function parseEnvelope(body: unknown): { updates: unknown[]; test_mode?: boolean } {
-  // Checked before the schema so a huge array is refused without validating anything in it.
-  const updates = (body as { updates?: unknown } | null)?.updates;
-  if (Array.isArray(updates) && updates.length > MAX_UPDATES_PER_REQUEST) {
-    throw new AppError(
-      'too_many_listings',
-      `A request may hold at most ${MAX_UPDATES_PER_REQUEST} status updates; got ${updates.length}. Split them into several requests.`,
-      { details: { max: MAX_UPDATES_PER_REQUEST, got: updates.length } },
-    );
-  }
-  const parsed = statusBodySchema.safeParse(body);
-  if (!parsed.success) {
-    throw new AppError(
-      'validation_failed',
-      'The body must be {"updates": [1 to 100 status updates], "test_mode"?: boolean}',
-      { details: fieldErrors(parsed.error.issues, body) },
-    );
-  }
-  return parsed.data;
+  return parseBatchEnvelope(body, {
+    field: 'updates',
+    max: MAX_UPDATES_PER_REQUEST,
+    tooManyCode: 'too_many_listings',
+    items: 'status updates',
+    schema: statusBodySchema,
+  });
 }

@@ -10,7 +10,7 @@ import type { Logger } from '../../common/logger.ts';
 import type { Listing } from '../../common/domain/listing.ts';
 import type { ListingBatchHeader } from '../../common/domain/messages.ts';
 import { newId } from '../../common/ids.ts';
-import { fieldErrors } from '../validation/field-errors.ts';
+import { parseBatchEnvelope } from '../validation/batch-envelope.ts';
 import type { AdmissionRequest, AdmissionStore } from './admission.ts';
 import { listingFingerprint, listingIdFor } from './fingerprint.ts';
 import {
@@ -225,24 +225,12 @@ function outcomeOf(request: BulkRequest, created: number): BulkOutcome {
 }
 
 function parseEnvelope(body: unknown): { listings: unknown[]; test_mode?: boolean } {
-  // Checked before the schema so a huge array is refused without validating anything in it.
-  if (body && typeof body === 'object' && Array.isArray((body as { listings?: unknown }).listings)) {
-    const count = (body as { listings: unknown[] }).listings.length;
-    if (count > MAX_LISTINGS_PER_REQUEST) {
-      throw new AppError(
-        'too_many_listings',
-        `A request may hold at most ${MAX_LISTINGS_PER_REQUEST} listings; got ${count}. Split them into several requests.`,
-        { details: { max: MAX_LISTINGS_PER_REQUEST, got: count } },
-      );
-    }
-  }
-  const parsed = bulkBodySchema.safeParse(body);
-  if (!parsed.success) {
-    throw new AppError(
-      'validation_failed',
-      'The body must be {"listings": [1 to 100 listing objects], "test_mode"?: boolean}',
-      { details: fieldErrors(parsed.error.issues, body) },
-    );
-  }
-  return parsed.data;
+  return parseBatchEnvelope(body, {
+    field: 'listings',
+    max: MAX_LISTINGS_PER_REQUEST,
+    tooManyCode: 'too_many_listings',
+    items: 'listings',
+    itemsInBody: 'listing objects',
+    schema: bulkBodySchema,
+  });
 }

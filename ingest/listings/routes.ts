@@ -2,11 +2,10 @@
 import { Router } from 'express';
 import { authenticate, authOf, requirePermission } from '../../common/auth/authenticate.ts';
 import { encodeListingBatch } from '../../common/domain/messages.ts';
-import { AppError } from '../../common/errors.ts';
 import { jsonBody } from '../../common/http/json-body.ts';
 import type { IngestContext } from '../context.ts';
 import { resendReporter } from '../lifecycle/resends.ts';
-import { respond } from '../respond.ts';
+import { noneAccepted, respond } from '../respond.ts';
 import { countListingOutcomes } from '../../common/usage/counters.ts';
 import { batchStatus } from './batch-status.ts';
 import { bulkCreate, type BulkCreateDeps } from './bulk-create.ts';
@@ -29,27 +28,15 @@ export function createListingsRouter(ctx: IngestContext): Router {
 
   router.post('/listings/bulk', ...guard, jsonBody(), async (req, res) => {
     const auth = authOf(req);
-    await respond(
-      req,
-      res,
-      { store: ctx.idempotency, scope: { endpoint: 'bulk', accountId: auth.account_id, mode: auth.mode } },
-      async () => {
-        const outcome = await bulkCreate(deps, auth, req.body);
-        await countListingOutcomes(ctx.platform, auth.id, outcome.response.summary); // usage statistics
-        await reportResends(auth.account_id, outcome.response); // expiry clock, returns (docs/lifecycle.md)
-        if (outcome.status === 400) {
-          throw new AppError(
-            'all_listings_failed',
-            'No listing in the request was accepted; see details.results',
-            {
-              details: outcome.response,
-              retriable: false,
-            },
-          );
-        }
-        return { status: 201, body: outcome.response };
-      },
-    );
+    await respond(req, res, { store: ctx.idempotency, endpoint: 'bulk' }, async () => {
+      const outcome = await bulkCreate(deps, auth, req.body);
+      await countListingOutcomes(ctx.platform, auth.id, outcome.response.summary); // usage statistics
+      await reportResends(auth.account_id, outcome.response); // expiry clock, returns (docs/lifecycle.md)
+      if (outcome.status === 400) {
+        throw noneAccepted('listing', outcome.response);
+      }
+      return { status: 201, body: outcome.response };
+    });
   });
 
   router.get('/listings/batches/:batch_id', ...guard, async (req, res) => {

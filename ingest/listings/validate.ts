@@ -13,7 +13,8 @@ import {
   type PropertyType,
 } from '../../common/domain/listing.ts';
 import { implausibleRentLimit } from '../../common/domain/plausible-rent.ts';
-import { fieldErrors, type FieldError } from '../validation/field-errors.ts';
+import type { FieldError } from '../validation/field-errors.ts';
+import { checkBatchItem } from '../validation/batch-item.ts';
 import { locationExists } from './location-exists.ts';
 
 /** Allowed clock skew of clients for "not in the future" checks. */
@@ -29,15 +30,10 @@ export interface ValidationContext {
 }
 
 export function validateListing(raw: unknown, ctx: ValidationContext): ListingValidation {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    return {
-      ok: false,
-      errors: [{ field: '', code: 'invalid_type', message: 'Each listing must be a JSON object' }],
-    };
-  }
-  const parsed = listingSchema.safeParse(raw);
-  const errors = parsed.success ? [] : fieldErrors(parsed.error.issues, raw);
-  errors.push(...contextErrors(raw as Record<string, unknown>, ctx));
+  const item = checkBatchItem(raw, listingSchema, 'listing');
+  if (!item.object) return { ok: false, errors: item.errors };
+  const { parsed, errors } = item;
+  errors.push(...contextErrors(item.raw, ctx));
   if (!parsed.success || errors.length) return { ok: false, errors };
   return { ok: true, listing: parsed.data, warnings: warningsOf(parsed.data) };
 }

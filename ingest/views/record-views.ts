@@ -10,6 +10,7 @@ import { newId } from '../../common/ids.ts';
 import { isTestMode } from '../listings/bulk-create.ts';
 import { CLOCK_SKEW_MS } from '../listings/validate.ts';
 import { fieldErrors, type FieldError } from '../validation/field-errors.ts';
+import { parseBatchEnvelope } from '../validation/batch-envelope.ts';
 import type { ListingOwnership } from './ownership.ts';
 import {
   MAX_VIEW_EVENTS_PER_REQUEST,
@@ -192,23 +193,11 @@ async function publishOrRelease(deps: RecordViewsDeps, request: ViewsRequest, ad
 }
 
 function parseEnvelope(body: unknown): { events: unknown[]; test_mode?: boolean } {
-  if (body && typeof body === 'object' && Array.isArray((body as { events?: unknown }).events)) {
-    const count = (body as { events: unknown[] }).events.length;
-    if (count > MAX_VIEW_EVENTS_PER_REQUEST) {
-      throw new AppError(
-        'too_many_events',
-        `A request may hold at most ${MAX_VIEW_EVENTS_PER_REQUEST} view events; got ${count}. Split them into several requests.`,
-        { details: { max: MAX_VIEW_EVENTS_PER_REQUEST, got: count } },
-      );
-    }
-  }
-  const parsed = viewsBodySchema.safeParse(body);
-  if (!parsed.success) {
-    throw new AppError(
-      'validation_failed',
-      'The body must be {"events": [1 to 1000 view events], "test_mode"?: boolean}',
-      { details: fieldErrors(parsed.error.issues, body) },
-    );
-  }
-  return parsed.data;
+  return parseBatchEnvelope(body, {
+    field: 'events',
+    max: MAX_VIEW_EVENTS_PER_REQUEST,
+    tooManyCode: 'too_many_events',
+    items: 'view events',
+    schema: viewsBodySchema,
+  });
 }

@@ -27,15 +27,10 @@ export function createViewsRouter(ctx: IngestContext): Router {
 
   router.post('/events/views', ...guard, jsonBody(), async (req, res) => {
     const auth = authOf(req);
-    await respond(
-      req,
-      res,
-      { store: ctx.idempotency, scope: { endpoint: 'views', accountId: auth.account_id, mode: auth.mode } },
-      async () => ({
-        status: 202,
-        body: await recordViews(deps, auth, req.body),
-      }),
-    );
+    await respond(req, res, { store: ctx.idempotency, endpoint: 'views' }, async () => ({
+      status: 202,
+      body: await recordViews(deps, auth, req.body),
+    }));
   });
 
   return router;

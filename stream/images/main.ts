@@ -5,11 +5,9 @@
 // placed on its own machine: run as many as there are partitions. Reports its partitions and lag
 // to /healthz through Redis like a stream worker (role `images`).
 import { hostname } from 'node:os';
-import { errorFields } from '../../common/logger.ts';
 import { startPlatform } from '../../common/platform.ts';
 import { runProcess } from '../../common/run.ts';
-import { HEARTBEAT_INTERVAL_MS, workerRegistry } from '../../common/worker-registry.ts';
-import { startOpsServer } from '../ops-server.ts';
+import { startWorkerReporting } from '../worker-reporting.ts';
 import { startImageChecker } from './checker.ts';
 import { imagesProcessEnvSchema } from './process-env.ts';
 
@@ -20,41 +18,22 @@ await runProcess('images', imagesProcessEnvSchema, async (env, logger) => {
     maxBytesPerPartition: env.IMAGES_FETCH_MAX_BYTES_PER_PARTITION,
   });
 
-  const registry = workerRegistry(platform.redis, env.REDIS_KEY_PREFIX);
-  const startedAt = new Date().toISOString();
-  let beats = 0;
-  const beat = async () => {
-    const report = { image_checks: { partitions: images.assigned(), lag: images.lag() } };
-    if (beats++ % 10 === 0)
-      logger.info('lag', { lag: report, rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20) });
-    await registry.beat({
-      worker_id: workerId,
-      role: 'images',
-      pid: process.pid,
-      started_at: startedAt,
-      consumers: report,
-    });
-  };
-  await beat().catch(() => undefined);
-  const beatTimer = setInterval(() => {
-    beat().catch((error) => logger.warn('heartbeat to redis failed', errorFields(error)));
-  }, HEARTBEAT_INTERVAL_MS);
-  const ops = await startOpsServer({
-    port: env.IMAGES_METRICS_PORT,
-    host: env.IMAGES_METRICS_HOST,
+  const reporting = await startWorkerReporting({
     platform,
-    consumers: { image_checks: images },
     env,
+    workerId,
+    role: 'images',
+    consumers: { image_checks: images },
+    ops: { port: env.IMAGES_METRICS_PORT, host: env.IMAGES_METRICS_HOST },
     logger,
   });
   logger.info('image process running', { worker_id: workerId });
 
   return {
     async stop() {
-      clearInterval(beatTimer);
-      await ops.close();
+      await reporting.stop();
       await images.stop();
-      await registry.remove(workerId).catch(() => undefined);
+      await reporting.leave();
       await platform.close();
     },
   };

@@ -1,0 +1,25 @@
+// What every analytics operation in the OpenAPI document shares: a GET tagged analytics whose 200
+// answer comes through the analytics cache, which says in X-Cache whether it was a hit.
+import type { z } from 'zod';
+import type { OperationSpec } from '../common/openapi/registry.ts';
+
+const cacheHeader = {
+  'X-Cache': 'hit, miss or off: whether the answer came from the analytics cache',
+};
+
+/** The lifecycle and estimate endpoints' tiers. */
+export const tiers = 'Tiers business and enterprise (permission analytics:read).';
+
+export interface CachedAnswerOperation extends Omit<OperationSpec, 'method' | 'tags' | 'responses'> {
+  /** The 200 answer; other media types it may come in (GeoJSON …) under alternatives. */
+  answer: { description: string; schema: z.ZodType; alternatives?: Record<string, z.ZodType> };
+}
+
+export function cachedAnswerOperation({ answer, ...operation }: CachedAnswerOperation): OperationSpec {
+  return {
+    method: 'get',
+    ...operation,
+    tags: ['analytics'],
+    responses: { 200: { ...answer, headers: cacheHeader } },
+  };
+}
