@@ -15,19 +15,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import sharp from 'sharp';
-import { createKeyStore } from '../common/auth/key-store.ts';
-import { createClickHouse, queryRows } from '../common/clients/clickhouse.ts';
-import { createRedis, redisReady } from '../common/clients/redis.ts';
-import { baseEnvSchema, parseEnv } from '../common/env.ts';
+import { queryRows } from '../common/clients/clickhouse.ts';
 import { ensurePhotoModel } from '../infra/local/photo-model.mjs';
 import { spawnService, stopChildren, waitForHealth } from '../infra/local/services.mjs';
 import { readSettings, repoRoot } from '../infra/local/settings.mjs';
 import { residentMemory, residentMemoryWithChildren } from './process-stats.ts';
+import { connectBenchStores, createBenchKey } from './support.ts';
 
 const total = Number(process.env.BENCH_PHOTOS ?? 600);
 const port = Number(process.env.BENCH_PORT ?? 28192);
 const perListing = 10;
-const env = parseEnv(baseEnvSchema);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `total` distinct JPEGs of about listing-photo size (~960 px wide), made from the eval photos. */
@@ -62,17 +59,7 @@ async function main() {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const imageBase = `http://bench-photos.localhost:${(server.address() as AddressInfo).port}`;
 
-  const redis = createRedis(
-    { url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES },
-    { name: 'bench-photos' },
-  );
-  await redisReady(redis);
-  const clickhouse = createClickHouse({
-    url: env.CLICKHOUSE_URL,
-    username: env.CLICKHOUSE_USER,
-    password: env.CLICKHOUSE_PASSWORD,
-    database: env.CLICKHOUSE_DATABASE,
-  });
+  const { redis, clickhouse } = await connectBenchStores('bench-photos');
   const serviceEnv = {
     ...process.env,
     PORT: String(port),
@@ -89,12 +76,7 @@ async function main() {
   const mb = (kb: number | undefined) => Math.round((kb ?? 0) / 1024);
   try {
     await waitForHealth(port, { children, timeoutMs: 120_000 });
-    const key = await createKeyStore(redis, env.REDIS_KEY_PREFIX).create({
-      mode: 'live',
-      tier: 'enterprise',
-      rateLimit: 1_000_000,
-      name: 'bench-photos',
-    });
+    const key = await createBenchKey(redis, 'bench-photos');
     const idle = residentMemory(imageProcess.pid!);
     const idleWithDecoders = residentMemoryWithChildren(imageProcess.pid!);
     const started = Date.now();

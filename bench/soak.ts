@@ -12,6 +12,7 @@ import { workerRegistry } from '../common/worker-registry.ts';
 import { readSettings } from '../infra/local/settings.mjs';
 import { componentProcesses, residentMemory, startTicks, type TrackedProcess } from './process-stats.ts';
 import { benchEnv, startBenchStack } from './support.ts';
+import { nextListingsBody } from './listing-bodies.ts';
 
 const minutes = Number(process.env.SOAK_MINUTES ?? 20);
 const rate = Number(process.env.SOAK_RATE ?? 5_000);
@@ -19,7 +20,6 @@ const port = Number(process.env.BENCH_PORT ?? 28192);
 const maxInFlight = 64;
 const env = benchEnv;
 const settings = readSettings({ ...process.env, CLICKHOUSE_URL: '' });
-const run = Date.now().toString(36);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (message: string) => process.stdout.write(`[soak] ${message}\n`);
 
@@ -31,23 +31,7 @@ const identity = (processes: TrackedProcess[]) =>
   processes.map((p) => `${p.pid}@${startTicks(p.pid)}`).join(',');
 const clickhouseProcesses = () => componentProcesses(settings.stateDir, 'clickhouse');
 
-let seq = 0;
-function body(): string {
-  const n = seq++;
-  const listings = Array.from({ length: 100 }, (_, i) => ({
-    title: `Soak ${run}-${n}-${i}`,
-    description: 'Two-bedroom apartment near the beach, with parking, a generator and fast wifi.',
-    property_type: i % 3 === 0 ? 'house' : 'apartment',
-    price: 500_000 + i * 1_000,
-    currency: i % 5 === 0 ? 'USD' : 'TZS',
-    bedrooms: 1 + (i % 4),
-    bathrooms: 1,
-    latitude: -6.75 - i / 1000,
-    longitude: 39.27 + i / 1000,
-    amenities: ['Parking', 'generator', 'Wi-Fi'],
-  }));
-  return JSON.stringify({ listings });
-}
+const body = () => nextListingsBody('Soak');
 
 async function main() {
   const { redis, clickhouse, baseUrl, key, close } = await startBenchStack('bench-soak', port);

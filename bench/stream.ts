@@ -17,33 +17,16 @@ import { queryRows } from '../common/clients/clickhouse.ts';
 import { workerRegistry } from '../common/worker-registry.ts';
 import { cpuSnapshot, printCpuTable, residentMemory, residentMemoryWithChildren } from './process-stats.ts';
 import { benchEnv, LOAD_GENERATOR, startBenchStack } from './support.ts';
+import { nextListingsBody } from './listing-bodies.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const port = Number(process.env.BENCH_PORT ?? 28191);
 const direct = Number(process.env.BENCH_DIRECT_MESSAGES ?? 200_000);
 const env = benchEnv;
-const run = Date.now().toString(36);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-let seq = 0;
-function body(): string {
-  const n = seq++;
-  const listings = Array.from({ length: 100 }, (_, i) => ({
-    title: `Stream bench ${run}-${n}-${i}`,
-    description: 'Two-bedroom apartment near the beach, with parking, a generator and fast wifi.',
-    property_type: i % 3 === 0 ? 'house' : 'apartment',
-    price: 500_000 + i * 1_000,
-    currency: i % 5 === 0 ? 'USD' : 'TZS',
-    bedrooms: 1 + (i % 4),
-    bathrooms: 1,
-    address: `Plot ${i}, Masaki Road, Dar es Salaam`,
-    latitude: -6.75 - i / 1000,
-    longitude: 39.27 + i / 1000,
-    amenities: ['Parking', 'generator', 'Wi-Fi'],
-  }));
-  return JSON.stringify({ listings });
-}
+const body = () => nextListingsBody('Stream bench', { withAddress: true });
 
 async function main() {
   const {

@@ -2,6 +2,7 @@
 // (started here unless BENCH_BASE_URL points at running ones) and an enterprise key whose rate
 // limit measures capacity rather than the limiter.
 import type { ChildProcess } from 'node:child_process';
+import type { Redis } from 'ioredis';
 import { createKeyStore } from '../common/auth/key-store.ts';
 import { createClickHouse } from '../common/clients/clickhouse.ts';
 import { createRedis, redisReady } from '../common/clients/redis.ts';
@@ -12,7 +13,8 @@ import { stackProcesses, type TrackedProcess } from './process-stats.ts';
 export const benchEnv = parseEnv(baseEnvSchema);
 export const LOAD_GENERATOR = 'load generator (this process)';
 
-export async function startBenchStack(name: string, port: number, serviceEnv: NodeJS.ProcessEnv = {}) {
+/** Clients of the environment's Redis (ready to use) and ClickHouse, named `name` in Redis. */
+export async function connectBenchStores(name: string) {
   const redis = createRedis(
     { url: benchEnv.REDIS_URL, clusterNodes: benchEnv.REDIS_CLUSTER_NODES },
     { name },
@@ -24,6 +26,21 @@ export async function startBenchStack(name: string, port: number, serviceEnv: No
     password: benchEnv.CLICKHOUSE_PASSWORD,
     database: benchEnv.CLICKHOUSE_DATABASE,
   });
+  return { redis, clickhouse };
+}
+
+/** A live enterprise key whose rate limit is far above what a benchmark sends. */
+export function createBenchKey(redis: Redis, name: string) {
+  return createKeyStore(redis, benchEnv.REDIS_KEY_PREFIX).create({
+    mode: 'live',
+    tier: 'enterprise',
+    rateLimit: 1_000_000,
+    name,
+  });
+}
+
+export async function startBenchStack(name: string, port: number, serviceEnv: NodeJS.ProcessEnv = {}) {
+  const { redis, clickhouse } = await connectBenchStores(name);
   const children: ChildProcess[] = [];
   // What the CPU tables account for: the services started here (none with BENCH_BASE_URL), the
   // stack's components, and this process as the load generator.
@@ -40,12 +57,7 @@ export async function startBenchStack(name: string, port: number, serviceEnv: No
     await waitForHealth(port, { children, timeoutMs: 120_000 });
     baseUrl = `http://127.0.0.1:${port}`;
   }
-  const key = await createKeyStore(redis, benchEnv.REDIS_KEY_PREFIX).create({
-    mode: 'live',
-    tier: 'enterprise',
-    rateLimit: 1_000_000,
-    name,
-  });
+  const key = await createBenchKey(redis, name);
   processes.push(...stackProcesses(), { name: LOAD_GENERATOR, pid: process.pid });
   return {
     redis,

@@ -10,8 +10,9 @@ import { isAlive, readPid } from '../../infra/local/processes.mjs';
 import { redisCommand, startRedis } from '../../infra/local/redis.mjs';
 import { pidFile } from '../../infra/local/settings.mjs';
 import { topicDefinitions } from '../../common/topics.ts';
-import { api, env, eventually, sampleListing, testRedis } from '../support/api.ts';
+import { api, createTestKey, env, eventually, sampleListing, testRedis } from '../support/api.ts';
 import { rows } from '../integration/stream-support.ts';
+import { expectExactlyOnce } from '../faults/stream-support.ts';
 import { stackSettings as settings } from '../faults/stack-settings.ts';
 
 export { settings };
@@ -148,6 +149,30 @@ export function steadyIngest(key: string, { clients = 2, perRequest = 50, pauseM
       return answers;
     },
   };
+}
+
+/**
+ * The start of a fault test under steady ingest: the cluster stack is up with every replica in sync,
+ * and an enterprise key whose rate limit the ingest never reaches.
+ */
+export async function clusterIngestKey(): Promise<string> {
+  expectClusterStack();
+  await waitForFullIsr();
+  const { key } = await createTestKey({ tier: 'enterprise', rateLimit: 100_000 });
+  return key;
+}
+
+/**
+ * What a fault under steady ingest must not break: the API acknowledged listings, never answered
+ * 500, and every acknowledged listing is stored exactly once.
+ */
+export async function expectAcknowledgedStoredOnce(ingest: ReturnType<typeof steadyIngest>) {
+  const acknowledged = ingest.acknowledged();
+  const counts = statusCounts(ingest.answers);
+  expect(acknowledged.length).toBeGreaterThan(0);
+  expect(counts['500'] ?? 0, 'no 500 answers').toBe(0);
+  await expectExactlyOnce(acknowledged, 240_000);
+  return { acknowledged, counts };
 }
 
 /** Longest span of consecutive answers that were 503 (by answer time), in ms; 0 without any. */

@@ -1,31 +1,15 @@
 // `npm run topics` on the 3-broker cluster: replication 3 and min.insync.replicas 2 by default,
 // a single replica refused unless asked for explicitly, and an existing topic weaker than
 // documented reported.
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../../infra/local/settings.mjs';
 import { topicDefinitions } from '../../common/topics.ts';
 import { env } from '../support/api.ts';
+import { npmRun } from '../support/npm-run.ts';
 import { expectClusterStack } from './support.ts';
 
-const run = promisify(execFile);
-
-async function topics(extra: Record<string, string>) {
-  try {
-    const { stdout, stderr } = await run('npm', ['run', '--silent', 'topics'], {
-      cwd: repoRoot,
-      env: { ...process.env, ...extra },
-      timeout: 90_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+const topics = (extra: Record<string, string>) => npmRun('topics', extra);
 
 describe('npm run topics on a cluster', () => {
   it('happy: replication 3 and min.insync.replicas 2 from the cluster, without settings', async () => {

@@ -57,25 +57,20 @@ describe('GET /analytics/pricing', () => {
       [`${year}-04-01 00:00:00`, `${year}-05-15 12:00:00`, `${year}-06-30 23:59:59`][i % 3]!;
     const inQ1 = (i: number) => [`${year}-01-01 00:00:00`, `${year}-03-31 23:59:59`][i % 2]!;
     const house = { property_type: 'house', city: 'arusha' } as const;
+    /** Test-mode houses in Arusha at the given prices per neighbourhood, the i-th listed at `at(i)`. */
+    const housesListed = (prices: Record<string, number[]>, at: (i: number) => string): ListingRow[] =>
+      Object.entries(prices).flatMap(([neighbourhood, byListing]) =>
+        byListing.map((price_tzs, i) => ({
+          ...house,
+          is_test: 1 as const,
+          neighbourhood,
+          price_tzs,
+          listed_at: at(i),
+        })),
+      );
     const rows: ListingRow[] = [
-      ...Object.entries(current).flatMap(([neighbourhood, prices]) =>
-        prices.map((price_tzs, i) => ({
-          ...house,
-          is_test: 1 as const,
-          neighbourhood,
-          price_tzs,
-          listed_at: inQ2(i),
-        })),
-      ),
-      ...Object.entries(previous).flatMap(([neighbourhood, prices]) =>
-        prices.map((price_tzs, i) => ({
-          ...house,
-          is_test: 1 as const,
-          neighbourhood,
-          price_tzs,
-          listed_at: inQ1(i),
-        })),
-      ),
+      ...housesListed(current, inQ2),
+      ...housesListed(previous, inQ1),
       // Noise that must not count: next quarter, other type, other city (market only), live mode.
       {
         ...house,

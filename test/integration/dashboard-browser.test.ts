@@ -4,20 +4,12 @@
 // run saves a screenshot: <state dir>/artifacts/dashboard.png (README, "Dashboard").
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, inject, it } from 'vitest';
 import { api, createTestKey, eventually, sampleListing } from '../support/api.ts';
-import { artifacts, launchBrowser } from '../support/browser.ts';
+import { artifacts, browserForFile } from '../support/browser.ts';
 
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 /** Listings of one test account in Masaki and Mikocheni (Dar es Salaam), with views, stored. */
 async function seed() {
@@ -48,7 +40,7 @@ async function seed() {
 }
 
 async function open(key: string): Promise<{ page: Page; requests: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
   const requests: string[] = [];
   page.on('request', (request) => requests.push(request.url()));
   await page.goto(`${inject('baseUrl')}/dashboard`);

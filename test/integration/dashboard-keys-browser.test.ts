@@ -5,20 +5,12 @@
 // the admin role gets a clear message. Screenshot: <state dir>/artifacts/keys.png.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, inject, it } from 'vitest';
 import { api, createTestKey, eventually, type TestKey } from '../support/api.ts';
-import { artifacts, launchBrowser } from '../support/browser.ts';
+import { artifacts, browserForFile } from '../support/browser.ts';
 
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 interface Opened {
   page: Page;
@@ -28,7 +20,7 @@ interface Opened {
 
 /** /dashboard#keys with `key` typed and Load keys pressed, settled. */
 async function openKeys(key: string): Promise<Opened> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+  const context = await browser().newContext({ viewport: { width: 1280, height: 1000 } });
   // So that Copy can write the clipboard and the test can read back what it wrote.
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: inject('baseUrl') });
   const page = await context.newPage();

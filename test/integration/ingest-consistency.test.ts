@@ -3,11 +3,11 @@
 // 409, never a "duplicate"; the batch record exists before its listings are published; a batch is
 // visible to the keys of its mode (and to the key that created it) only.
 import { describe, expect, it } from 'vitest';
-import { createKeyStore } from '../../common/auth/key-store.ts';
+import { createKeyStore, type ApiKeyRecord } from '../../common/auth/key-store.ts';
 import { batchStore } from '../../common/batches.ts';
 import { listingSchema } from '../../common/domain/listing.ts';
 import { createLogger } from '../../common/logger.ts';
-import { bulkCreate } from '../../ingest/listings/bulk-create.ts';
+import { bulkCreate, type BulkCreateDeps } from '../../ingest/listings/bulk-create.ts';
 import { listingFingerprint, listingIdFor } from '../../ingest/listings/fingerprint.ts';
 import { admissionStore } from '../../ingest/listings/admission.ts';
 import { api, createTestKey, env, sampleListing, testRedis } from '../support/api.ts';
@@ -75,6 +75,30 @@ describe('listing still being created by another request (error)', () => {
   });
 });
 
+/**
+ * bulkCreate of one listing while the broker is down (the publish sees the batch, then fails):
+ * expects the request to fail as dependency_unavailable and returns the batch id the publish saw.
+ */
+async function expectBrokerDownRejection(
+  deps: Omit<BulkCreateDeps, 'publish'>,
+  auth: ApiKeyRecord,
+): Promise<string | undefined> {
+  let attempted: string | undefined;
+  const failing = bulkCreate(
+    {
+      ...deps,
+      async publish(head) {
+        attempted = head.batch_id;
+        throw new Error('broker down');
+      },
+    },
+    auth,
+    { listings: [sampleListing()] },
+  );
+  await expect(failing).rejects.toMatchObject({ code: 'dependency_unavailable' });
+  return attempted;
+}
+
 describe('batch record before the publish (happy)', () => {
   it('completes a batch whose listings are stored before the API call returns', async () => {
     const { id, account_id } = await createTestKey();
@@ -109,20 +133,10 @@ describe('batch record before the publish (happy)', () => {
     const redis = await testRedis();
     const auth = (await createKeyStore(redis, env.REDIS_KEY_PREFIX).findById(id))!;
     const batches = batchStore(redis, env.REDIS_KEY_PREFIX);
-    let attempted: string | undefined;
-    const failing = bulkCreate(
-      {
-        admission: admissionStore(redis, env.REDIS_KEY_PREFIX),
-        logger: createLogger('error'),
-        async publish(head) {
-          attempted = head.batch_id;
-          throw new Error('broker down');
-        },
-      },
+    const attempted = await expectBrokerDownRejection(
+      { admission: admissionStore(redis, env.REDIS_KEY_PREFIX), logger: createLogger('error') },
       auth,
-      { listings: [sampleListing()] },
     );
-    await expect(failing).rejects.toMatchObject({ code: 'dependency_unavailable' });
     expect(attempted).toBeDefined();
     expect(await batches.get(attempted!)).toBeNull();
   });
@@ -133,21 +147,14 @@ describe('batch record before the publish (happy)', () => {
     const auth = (await createKeyStore(redis, env.REDIS_KEY_PREFIX).findById(id))!;
     const admission = admissionStore(redis, env.REDIS_KEY_PREFIX);
     const lines: Record<string, unknown>[] = [];
-    let attempted: string | undefined;
-    const failing = bulkCreate(
+    const attempted = await expectBrokerDownRejection(
       {
         // The claims cannot be released (Redis went away after claiming, say).
         admission: { ...admission, abandon: async () => Promise.reject(new Error('connection lost')) },
         logger: createLogger('debug', {}, (line) => lines.push(JSON.parse(line) as Record<string, unknown>)),
-        async publish(head) {
-          attempted = head.batch_id;
-          throw new Error('broker down');
-        },
       },
       auth,
-      { listings: [sampleListing()] },
     );
-    await expect(failing).rejects.toMatchObject({ code: 'dependency_unavailable' });
     expect(lines.filter((l) => l.msg === 'bulk create: compensating step failed')).toEqual([
       expect.objectContaining({
         level: 'warn',

@@ -25,6 +25,18 @@ function sample(text: string, name: string, ...fragments: string[]): number | un
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
+/** The stream worker's current value of a sample (as `sample` picks it). */
+const workerSample = async (name: string, ...fragments: string[]) =>
+  sample((await scrape(workerUrl())).text, name, ...fragments);
+
+/** Waits until the stream worker's sample rises above `before` (0 when absent); its new value. */
+function workerSampleAbove(before: number | undefined, name: string, ...fragments: string[]) {
+  return eventually(async () => {
+    const now = await workerSample(name, ...fragments);
+    return now !== undefined && now > (before ?? 0) ? now : undefined;
+  });
+}
+
 afterAll(closeProducer);
 
 /** Local addresses (hex, as in /proc/net/tcp*) with a listening TCP socket on `port`. */
@@ -119,20 +131,9 @@ describe('stream worker metrics listener', () => {
   });
 
   it('error: counts quarantined messages', async () => {
-    const before = sample(
-      (await scrape(workerUrl())).text,
-      'stream_quarantined_messages_total',
-      'source="listings"',
-    );
+    const before = await workerSample('stream_quarantined_messages_total', 'source="listings"');
     await publish('rls.listings.v1', [{ key: randomUUID(), value: 'not json at all' }]);
-    const after = await eventually(async () => {
-      const now = sample(
-        (await scrape(workerUrl())).text,
-        'stream_quarantined_messages_total',
-        'source="listings"',
-      );
-      return now !== undefined && now > (before ?? 0) ? now : undefined;
-    });
+    const after = await workerSampleAbove(before, 'stream_quarantined_messages_total', 'source="listings"');
     expect(after).toBeGreaterThan(before ?? 0);
   });
 
@@ -140,24 +141,13 @@ describe('stream worker metrics listener', () => {
     const receiver = await startReceiver();
     try {
       const { key } = await createTestKey();
-      const before = sample(
-        (await scrape(workerUrl())).text,
-        'webhook_delivery_attempts_total',
-        'outcome="succeeded"',
-      );
+      const before = await workerSample('webhook_delivery_attempts_total', 'outcome="succeeded"');
       const registered = await api('POST', '/api/v1/webhooks/register', { key, body: { url: receiver.url } });
       expect(registered.status).toBe(201);
       expect((await api('POST', `/api/v1/webhooks/${registered.body.id}/test`, { key })).status).toBeLessThan(
         300,
       );
-      const after = await eventually(async () => {
-        const now = sample(
-          (await scrape(workerUrl())).text,
-          'webhook_delivery_attempts_total',
-          'outcome="succeeded"',
-        );
-        return now !== undefined && now > (before ?? 0) ? now : undefined;
-      });
+      const after = await workerSampleAbove(before, 'webhook_delivery_attempts_total', 'outcome="succeeded"');
       expect(after).toBeGreaterThan(before ?? 0);
     } finally {
       await receiver.close();

@@ -1,29 +1,11 @@
 // `npm run migrate` and `npm run topics` against the test stack: one line per step, idempotent,
 // non-zero with a one-line reason on failure. Each run uses its own database / topic prefix.
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { readMigrations } from '../../infra/clickhouse/migrate.ts';
-import { repoRoot } from '../../infra/local/settings.mjs';
 import { topicDefinitions } from '../../common/topics.ts';
 import { testClickHouse } from '../support/api.ts';
-
-const run = promisify(execFile);
-
-async function npmRun(script: string, env: Record<string, string>) {
-  try {
-    const { stdout, stderr } = await run('npm', ['run', '--silent', script], {
-      cwd: repoRoot,
-      env: { ...process.env, ...env },
-      timeout: 90_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+import { npmRun } from '../support/npm-run.ts';
 
 describe('operations commands', () => {
   it('happy: npm run migrate applies every migration once, then reports each as already applied', async () => {

@@ -3,12 +3,11 @@
 // the results read from ClickHouse, GET /listings/{id} and the batch status. Image URLs use a
 // `*.localhost` name (loopback by RFC 6761; the test run's OUTBOUND_ALLOW_CIDRS opens 127.0.0.0/8).
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../common/clients/clickhouse.ts';
 import { api, createTestKey, eventually, sampleListing, testClickHouse } from '../support/api.ts';
+import { servePhotos, type PhotoServer } from '../support/photo-server.ts';
 
 const kitchen = readFileSync(new URL('../../eval/photos/kitchen.jpg', import.meta.url));
 // living-room-2.jpg: the head calls living-room.jpg (an open-plan room) Kitchen (docs/webhooks.md).
@@ -20,7 +19,7 @@ const files = new Map<string, Buffer>();
  * failure): generous, though alone the test takes ~10 s.
  */
 const ROWS_WITHIN_MS = 150_000;
-let server: http.Server;
+let server: PhotoServer;
 let base = '';
 
 /**
@@ -85,17 +84,13 @@ beforeAll(async () => {
   );
   files.set('/fake.jpg', Buffer.from('<html>this is not a JPEG</html>'));
   files.set('/huge.jpg', Buffer.alloc(11 * 1024 * 1024, 0xff)); // over PHOTO_MAX_BYTES (10 MiB)
-  server = http.createServer((req, res) => {
-    const body = files.get(req.url ?? '');
-    if (!body) return void res.writeHead(404).end();
-    const type = req.url!.endsWith('.png') ? 'image/png' : 'image/jpeg'; // fake.jpg lies on purpose
-    res.writeHead(200, { 'content-type': type, 'content-length': body.length });
-    res.end(req.method === 'HEAD' ? undefined : body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://photos.localhost:${(server.address() as AddressInfo).port}`;
+  // Each answer claims the type its name says (so fake.jpg lies on purpose).
+  server = await servePhotos(files, 'photos.localhost', (path) =>
+    path.endsWith('.png') ? 'image/png' : 'image/jpeg',
+  );
+  base = server.base;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 
 interface PhotoRecord {
   image_index: number;

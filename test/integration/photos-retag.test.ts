@@ -2,8 +2,6 @@
 // photo tagged by an older model gets a new row with the current model's tags, a second run finds
 // nothing left (resumable), and a photo whose bytes changed at its URL is left alone.
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../common/clients/clickhouse.ts';
@@ -14,25 +12,20 @@ import { retagPhotos } from '../../stream/images/retag.ts';
 import { loadSceneModel } from '../../stream/images/scene-model.ts';
 import { TAG_MODEL } from '../../stream/images/scene-tags.ts';
 import { api, createTestKey, eventually, sampleListing, testClickHouse } from '../support/api.ts';
+import { servePhotos, type PhotoServer } from '../support/photo-server.ts';
 
 const kitchen = readFileSync(new URL('../../eval/photos/kitchen.jpg', import.meta.url));
 const files = new Map<string, Buffer>();
-let server: http.Server;
+let server: PhotoServer;
 let base = '';
 
 beforeAll(async () => {
   files.set('/kitchen.jpg', kitchen);
   files.set('/bedroom.jpg', readFileSync(new URL('../../eval/photos/bedroom.jpg', import.meta.url)));
-  server = http.createServer((req, res) => {
-    const body = files.get(req.url ?? '');
-    if (!body) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': body.length });
-    res.end(req.method === 'HEAD' ? undefined : body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://retag.localhost:${(server.address() as AddressInfo).port}`;
+  server = await servePhotos(files, 'retag.localhost');
+  base = server.base;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 
 interface Row {
   image_index: number;

@@ -2,21 +2,17 @@
 // and resumed, rate limited (429), and answered 503 or not at all — never creating a listing twice.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../common/clients/clickhouse.ts';
 import { bucketsOf, usageKeys } from '../../common/usage/keys.ts';
 import { api, baseUrl, createTestKey, env, testClickHouse, testRedis } from '../support/api.ts';
-import { bigCsv, createdTotal, reportOf, summaryOf, upload, workDir } from '../support/upload-cli.ts';
+import { createdTotal, reportOf, summaryOf, upload, writeBigCsv } from '../support/upload-cli.ts';
 
 describe('upload CLI recovery (happy)', () => {
   it('resumes after being killed mid-way: no listing created twice, totals of the whole file', async () => {
     const { key, account_id } = await createTestKey({ tier: 'enterprise', rateLimit: 10_000 });
-    const dir = workDir();
-    const file = join(dir, 'big.csv');
-    const data = bigCsv(`k${Date.now()}`, 700);
-    writeFileSync(file, data.text);
+    const { dir, file, data } = writeBigCsv('big', `k${Date.now()}`, 700);
     const stateDir = join(dir, 'state');
     const report = join(dir, 'big.report.csv');
 
@@ -77,10 +73,8 @@ describe('upload CLI recovery (happy)', () => {
     for (let i = 0; i < 3; i++) expect((await api('GET', '/api/v1/listings/bulk', { key })).status).toBe(200);
     const limitedBefore = await rateLimited();
 
-    const dir = workDir();
-    const file = join(dir, 'limited.csv');
-    const data = bigCsv(`r${Date.now()}`, 150); // preflight + 2 batches = the 3 requests of the next window
-    writeFileSync(file, data.text);
+    // 150 rows: preflight + 2 batches = the 3 requests of the next window
+    const { dir, file, data } = writeBigCsv('limited', `r${Date.now()}`, 150);
     const running = upload([file], { RLS_API_KEY: key, RLS_UPLOAD_STATE_DIR: join(dir, 'state') });
     let answered429At = 0;
     while (!answered429At) {
@@ -144,10 +138,7 @@ describe('upload CLI recovery (happy)', () => {
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     try {
-      const dir = workDir();
-      const file = join(dir, 'flaky.csv');
-      const data = bigCsv(`f${Date.now()}`, 100);
-      writeFileSync(file, data.text);
+      const { dir, file, data } = writeBigCsv('flaky', `f${Date.now()}`, 100);
       const run = await upload([file], {
         RLS_API_KEY: key,
         RLS_API_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api/v1`,

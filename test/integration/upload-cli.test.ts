@@ -9,15 +9,15 @@ import { createKeyStore } from '../../common/auth/key-store.ts';
 import { queryRows } from '../../common/clients/clickhouse.ts';
 import { api, createTestKey, env, testClickHouse, testRedis } from '../support/api.ts';
 import {
-  bigCsv,
   columns,
   createdTotal,
   goodCells,
   goodListing,
   reportOf,
-  summaryOf,
   upload,
+  uploadSummary,
   workDir,
+  writeBigCsv,
 } from '../support/upload-cli.ts';
 
 describe('upload CLI (happy)', () => {
@@ -47,12 +47,12 @@ describe('upload CLI (happy)', () => {
     ];
     writeFileSync(file, rows.join('\r\n') + '\r\n');
 
-    const run = await upload([file, '--wait'], {
-      RLS_API_KEY: key,
-      RLS_UPLOAD_STATE_DIR: join(dir, 'state'),
-    });
-    expect(run.code, run.stderr).toBe(0);
-    expect(summaryOf(run)).toEqual({
+    expect(
+      await uploadSummary([file, '--wait'], {
+        RLS_API_KEY: key,
+        RLS_UPLOAD_STATE_DIR: join(dir, 'state'),
+      }),
+    ).toEqual({
       rows: 7,
       created: 3,
       duplicates: 0,
@@ -105,9 +105,7 @@ describe('upload CLI (happy)', () => {
     );
     const stateDir = join(dir, 'state');
 
-    const first = await upload([ndjson], { RLS_API_KEY: key, RLS_UPLOAD_STATE_DIR: stateDir });
-    expect(first.code, first.stderr).toBe(0);
-    expect(summaryOf(first)).toEqual({
+    expect(await uploadSummary([ndjson], { RLS_API_KEY: key, RLS_UPLOAD_STATE_DIR: stateDir })).toEqual({
       rows: 4,
       created: 2,
       duplicates: 0,
@@ -121,12 +119,12 @@ describe('upload CLI (happy)', () => {
     ]);
 
     const report = join(dir, 'array-failures.csv');
-    const second = await upload([jsonFile, '--report', report], {
-      RLS_API_KEY: key,
-      RLS_UPLOAD_STATE_DIR: stateDir,
-    });
-    expect(second.code, second.stderr).toBe(0);
-    expect(summaryOf(second)).toEqual({ rows: 3, created: 1, duplicates: 0, failed: 2, batches: 1, report });
+    expect(
+      await uploadSummary([jsonFile, '--report', report], {
+        RLS_API_KEY: key,
+        RLS_UPLOAD_STATE_DIR: stateDir,
+      }),
+    ).toEqual({ rows: 3, created: 1, duplicates: 0, failed: 2, batches: 1, report });
     expect(reportOf(report).map((r) => r.slice(0, 3))).toEqual([
       ['2', 'colour', 'unknown_field'],
       ['3', '', 'invalid_type'],
@@ -135,16 +133,11 @@ describe('upload CLI (happy)', () => {
 
   it('creates nothing new when the same file is uploaded again: all duplicates, same report', async () => {
     const { key } = await createTestKey();
-    const dir = workDir();
-    const file = join(dir, 'again.csv');
-    const data = bigCsv(`d${Date.now()}`, 150);
-    writeFileSync(file, data.text);
+    const { dir, file, data } = writeBigCsv('again', `d${Date.now()}`, 150);
     const stateDir = join(dir, 'state');
 
-    const first = await upload([file], { RLS_API_KEY: key, RLS_UPLOAD_STATE_DIR: stateDir });
-    expect(first.code, first.stderr).toBe(0);
     const report = join(dir, 'again.report.csv');
-    expect(summaryOf(first)).toEqual({
+    expect(await uploadSummary([file], { RLS_API_KEY: key, RLS_UPLOAD_STATE_DIR: stateDir })).toEqual({
       rows: 150,
       created: data.good,
       duplicates: 0,
@@ -154,9 +147,7 @@ describe('upload CLI (happy)', () => {
     });
     const firstReport = readFileSync(report, 'utf8');
 
-    const second = await upload([file], { RLS_API_KEY: key, RLS_UPLOAD_STATE_DIR: stateDir });
-    expect(second.code, second.stderr).toBe(0);
-    expect(summaryOf(second)).toEqual({
+    expect(await uploadSummary([file], { RLS_API_KEY: key, RLS_UPLOAD_STATE_DIR: stateDir })).toEqual({
       rows: 150,
       created: 0,
       duplicates: data.good,

@@ -2,6 +2,7 @@
 // driven by playwright-core, and where the tests' screenshots go (<state dir>/artifacts/).
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import { ensureChromium } from '../../infra/local/chromium.mjs';
 import { repoRoot } from '../../infra/local/settings.mjs';
 
@@ -21,4 +22,16 @@ export function launchBrowser(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/** One browser for the tests of a file: launched before them, closed after them. */
+export function browserForFile(): () => Browser {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => browser!;
 }

@@ -1,7 +1,7 @@
 // The uploader CLI run as integrators run it (`npm run --silent upload -- FILE …`), and the files and
 // reads its integration tests share (test/integration/upload-cli*.test.ts).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
@@ -36,6 +36,13 @@ export function summaryOf(run: Run) {
   const lines = run.stdout.split('\n').filter(Boolean);
   expect(lines, run.stderr).toHaveLength(1);
   return JSON.parse(lines[0]!);
+}
+
+/** Runs the uploader, expects it to exit 0, and returns its summary line. */
+export async function uploadSummary(args: string[], extraEnv: Record<string, string | undefined>) {
+  const run = await upload(args, extraEnv);
+  expect(run.code, run.stderr).toBe(0);
+  return summaryOf(run);
 }
 
 export function reportOf(path: string): string[][] {
@@ -88,6 +95,15 @@ export function goodListing(tag: string) {
 }
 
 /** `count` rows; every 10th is bad in one of three ways the server reports per field. */
+/** A fresh work directory holding `<name>.csv`: `count` rows of bigCsv tagged `tag`. */
+export function writeBigCsv(name: string, tag: string, count: number) {
+  const dir = workDir();
+  const file = join(dir, `${name}.csv`);
+  const data = bigCsv(tag, count);
+  writeFileSync(file, data.text);
+  return { dir, file, data };
+}
+
 export function bigCsv(tag: string, count: number): { text: string; good: number; bad: number } {
   const lines = [columns];
   let bad = 0;

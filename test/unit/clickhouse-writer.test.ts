@@ -24,17 +24,20 @@ const loneSurrogate26 =
   ': While executing ParallelParsingBlockInputFormat. (CANNOT_PARSE_ESCAPE_SEQUENCE) (version 26.7.2.1)';
 const systemError = (code: string, message: string) => Object.assign(new Error(message), { code });
 
+/** What the real client throws when an insert cannot connect (nothing listens on port 1). */
+const unreachableInsertError = () =>
+  createClickHouse({
+    url: 'http://127.0.0.1:1',
+    username: 'default',
+    password: '',
+    database: 'x',
+  })
+    .insert({ table: 't', values: [{ a: 1 }], format: 'JSONEachRow' })
+    .catch((e: unknown) => e);
+
 describe('isTransientClickHouseError (allow-list)', () => {
   it('happy: the connection, timeouts and try-again server codes are transient', async () => {
-    // A real connection failure of the client (nothing listens on port 1).
-    const unreachable = await createClickHouse({
-      url: 'http://127.0.0.1:1',
-      username: 'default',
-      password: '',
-      database: 'x',
-    })
-      .insert({ table: 't', values: [{ a: 1 }], format: 'JSONEachRow' })
-      .catch((e: unknown) => e);
+    const unreachable = await unreachableInsertError();
     for (const error of [
       unreachable,
       systemError('ECONNRESET', 'socket hang up'),
@@ -152,14 +155,7 @@ describe('writer: failures that are not transient', () => {
 
 describe('insertCertainlyNotStored', () => {
   it('security: only a refused connection or a refusal at the start of the query means nothing was stored', async () => {
-    const unreachable = await createClickHouse({
-      url: 'http://127.0.0.1:1',
-      username: 'default',
-      password: '',
-      database: 'x',
-    })
-      .insert({ table: 't', values: [{ a: 1 }], format: 'JSONEachRow' })
-      .catch((e: unknown) => e);
+    const unreachable = await unreachableInsertError();
     expect(insertCertainlyNotStored(unreachable)).toBe(true);
     expect(
       insertCertainlyNotStored(

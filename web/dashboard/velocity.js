@@ -48,6 +48,28 @@ function drawDays(answer) {
   );
 }
 
+/**
+ * One section of the page: a stacked chart of `parts` and a table, each with a row for the whole
+ * city and one per neighbourhood; `cells` gives a row's cells after the area's name.
+ */
+function drawAreaSection(elementId, answer, { chartTitle, parts, tableTitle, headers, cells }) {
+  const rows = [{ name: 'Whole city', ...answer.summary }, ...answer.by_neighborhood];
+  $(elementId).replaceChildren(
+    stackedChart({
+      title: `${chartTitle}, ${answer.period}`,
+      rows,
+      label: (r) => r.name,
+      parts,
+      note: withheld,
+    }),
+    table(
+      tableTitle,
+      ['Area', ...headers],
+      rows.map((r) => [r.name, ...cells(r)]),
+    ),
+  );
+}
+
 const exitParts = [
   { key: 'rented', label: 'rented', className: 'c1' },
   { key: 'withdrawn', label: 'withdrawn', className: 'c2' },
@@ -55,27 +77,18 @@ const exitParts = [
 ];
 
 function drawExits(answer) {
-  const rows = [{ name: 'Whole city', ...answer.summary }, ...answer.by_neighborhood];
-  $('velocity-exits').replaceChildren(
-    stackedChart({
-      title: `Exits by reason, ${answer.period}`,
-      rows,
-      label: (r) => r.name,
-      parts: exitParts,
-      note: withheld,
-    }),
-    table(
-      'Exits by reason',
-      ['Area', 'Rented', 'Withdrawn', 'Expired', 'Median days to withdraw'],
-      rows.map((r) => [
-        r.name,
-        whole(r, 'rented'),
-        whole(r, 'withdrawn'),
-        whole(r, 'expired'),
-        days(r.median_days_to_withdraw),
-      ]),
-    ),
-  );
+  drawAreaSection('velocity-exits', answer, {
+    chartTitle: 'Exits by reason',
+    parts: exitParts,
+    tableTitle: 'Exits by reason',
+    headers: ['Rented', 'Withdrawn', 'Expired', 'Median days to withdraw'],
+    cells: (r) => [
+      whole(r, 'rented'),
+      whole(r, 'withdrawn'),
+      whole(r, 'expired'),
+      days(r.median_days_to_withdraw),
+    ],
+  });
 }
 
 const stockParts = [
@@ -84,27 +97,18 @@ const stockParts = [
 ];
 
 function drawStock(answer) {
-  const rows = [{ name: 'Whole city', ...answer.summary }, ...answer.by_neighborhood];
-  $('velocity-stock').replaceChildren(
-    stackedChart({
-      title: `New listings and stock, ${answer.period}`,
-      rows,
-      label: (r) => r.name,
-      parts: stockParts,
-      note: withheld,
-    }),
-    table(
-      'Stock and absorption',
-      ['Area', 'New listings', 'Active at the end', 'Average stock', 'Absorption'],
-      rows.map((r) => [
-        r.name,
-        whole(r, 'new_listings'),
-        whole(r, 'active'),
-        r.market_suppressed ? 'suppressed' : num(r.average_active),
-        r.market_suppressed ? 'suppressed' : pct(r.absorption),
-      ]),
-    ),
-  );
+  drawAreaSection('velocity-stock', answer, {
+    chartTitle: 'New listings and stock',
+    parts: stockParts,
+    tableTitle: 'Stock and absorption',
+    headers: ['New listings', 'Active at the end', 'Average stock', 'Absorption'],
+    cells: (r) => [
+      whole(r, 'new_listings'),
+      whole(r, 'active'),
+      r.market_suppressed ? 'suppressed' : num(r.average_active),
+      r.market_suppressed ? 'suppressed' : pct(r.absorption),
+    ],
+  });
 }
 
 initAnalyticPage('velocity', {
