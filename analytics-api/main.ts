@@ -1,10 +1,5 @@
 // The analytics API on its own (npm run start:analytics).
-import { createApiApp, listen } from '../common/http/app.ts';
-import { httpTimeouts } from '../common/http/timeouts.ts';
-import { readTlsConfig } from '../common/http/tls.ts';
-import { createPages } from '../common/http/pages.ts';
-import { createOpenApiRegistry } from '../common/openapi/registry.ts';
-import { createOpenApiRouter } from '../common/openapi/router.ts';
+import { serveApi } from '../common/http/serve-api.ts';
 import { startPlatform } from '../common/platform.ts';
 import { runProcess } from '../common/run.ts';
 import { createAnalyticsContext } from './context.ts';
@@ -14,19 +9,12 @@ import { createAnalyticsRouter } from './router.ts';
 await runProcess('analytics', analyticsEnvSchema, async (env, logger) => {
   const platform = await startPlatform(env, logger, 'rls-analytics');
   const ctx = await createAnalyticsContext(platform, env);
-  const openapi = createOpenApiRegistry({ title: 'Rental Listings Service analytics API', version: '1.0.0' });
-  const app = createApiApp({
-    logger,
-    routers: [createOpenApiRouter(openapi), createAnalyticsRouter(ctx, openapi)],
-    openapi,
-    pages: (registry) => createPages(['docs', 'dashboard'], registry),
-    health: platform.health,
-    readiness: platform.readiness(['clickhouse', 'redis']),
-    operatorToken: env.OPERATOR_TOKEN,
-  });
-  const server = await listen(app, env.PORT ?? ANALYTICS_DEFAULT_PORT, {
-    tls: readTlsConfig(env),
-    timeouts: httpTimeouts(env),
+  const server = await serveApi(env, platform, logger, {
+    title: 'Rental Listings Service analytics API',
+    routers: (openapi) => [createAnalyticsRouter(ctx, openapi)],
+    pages: ['docs', 'dashboard'],
+    readiness: ['clickhouse', 'redis'],
+    port: env.PORT ?? ANALYTICS_DEFAULT_PORT,
   });
   logger.info('analytics API listening', { port: server.port });
   return {
