@@ -6,6 +6,7 @@ import { authOf } from '../common/auth/authenticate.ts';
 import { dailyQuota } from '../common/auth/tiers.ts';
 import { AppError, dependencyUnavailable, type ErrorDetail } from '../common/errors.ts';
 import { errorBody } from '../common/http/errors.ts';
+import { errorFields, type Logger } from '../common/logger.ts';
 import {
   bodyDigest,
   replayedError,
@@ -31,7 +32,7 @@ export function noneAccepted(items: string, response: ErrorDetail): AppError {
 export async function respond(
   req: Request,
   res: Response,
-  options: { store: IdempotencyStore; endpoint: string },
+  options: { store: IdempotencyStore; endpoint: string; logger: Logger },
   work: () => Promise<Outcome>,
 ): Promise<void> {
   const key = req.get('idempotency-key');
@@ -61,7 +62,14 @@ export async function respond(
   } catch (error) {
     // Kept only when final: a retriable answer (5xx, 409 listing_in_progress) must let the retry run.
     if (!(error instanceof AppError) || error.retriable) {
-      await options.store.release(claim.recordKey).catch(() => undefined);
+      // A record left behind answers this key's retries 409 until it expires: log it, answer as planned.
+      await options.store.release(claim.recordKey).catch((releaseError: unknown) =>
+        options.logger.warn('idempotency record not released after a retriable failure', {
+          endpoint: options.endpoint,
+          request_id: req.requestId,
+          ...errorFields(releaseError),
+        }),
+      );
       throw error;
     }
     outcome = { status: error.status, body: errorBody(error, req.requestId) };

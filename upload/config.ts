@@ -51,10 +51,7 @@ export interface UploadConfig {
 }
 
 /** The uploader's arguments and environment, parsed once at start (the environment: this process's). */
-export function readConfig(
-  argv: string[],
-  environment: NodeJS.ProcessEnv = process.env,
-): UploadConfig | 'help' {
+export function readConfig(argv: string[], environment: NodeJS.ProcessEnv): UploadConfig | 'help' {
   let parsed: ReturnType<typeof parseArgs<{ allowPositionals: true; options: typeof options }>>;
   const options = {
     format: { type: 'string' },

@@ -31,13 +31,18 @@ export function createLifecycleRouter(ctx: IngestContext, openapi?: OpenApiRegis
 
   router.post('/listings/status', ...guard, jsonBody(), async (req, res) => {
     const auth = authOf(req);
-    await respond(req, res, { store: ctx.idempotency, endpoint: 'status' }, async () => {
-      const outcome = await updateStatuses(deps, auth, req.body);
-      if (outcome.status === 400) {
-        throw noneAccepted('status update', outcome.response);
-      }
-      return { status: 200, body: outcome.response };
-    });
+    await respond(
+      req,
+      res,
+      { store: ctx.idempotency, endpoint: 'status', logger: ctx.platform.logger },
+      async () => {
+        const outcome = await updateStatuses(deps, auth, req.body);
+        if (outcome.status === 400) {
+          throw noneAccepted('status update', outcome.response);
+        }
+        return { status: 200, body: outcome.response };
+      },
+    );
   });
 
   const snapshots: SnapshotDeps = {

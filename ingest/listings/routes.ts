@@ -28,15 +28,20 @@ export function createListingsRouter(ctx: IngestContext): Router {
 
   router.post('/listings/bulk', ...guard, jsonBody(), async (req, res) => {
     const auth = authOf(req);
-    await respond(req, res, { store: ctx.idempotency, endpoint: 'bulk' }, async () => {
-      const outcome = await bulkCreate(deps, auth, req.body);
-      await countListingOutcomes(ctx.platform, auth.id, outcome.response.summary); // usage statistics
-      await reportResends(auth.account_id, outcome.response); // expiry clock, returns (docs/lifecycle.md)
-      if (outcome.status === 400) {
-        throw noneAccepted('listing', outcome.response);
-      }
-      return { status: 201, body: outcome.response };
-    });
+    await respond(
+      req,
+      res,
+      { store: ctx.idempotency, endpoint: 'bulk', logger: ctx.platform.logger },
+      async () => {
+        const outcome = await bulkCreate(deps, auth, req.body);
+        await countListingOutcomes(ctx.platform, auth.id, outcome.response.summary); // usage statistics
+        await reportResends(auth.account_id, outcome.response); // expiry clock, returns (docs/lifecycle.md)
+        if (outcome.status === 400) {
+          throw noneAccepted('listing', outcome.response);
+        }
+        return { status: 201, body: outcome.response };
+      },
+    );
   });
 
   router.get('/listings/batches/:batch_id', ...guard, async (req, res) => {

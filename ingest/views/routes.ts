@@ -27,10 +27,15 @@ export function createViewsRouter(ctx: IngestContext): Router {
 
   router.post('/events/views', ...guard, jsonBody(), async (req, res) => {
     const auth = authOf(req);
-    await respond(req, res, { store: ctx.idempotency, endpoint: 'views' }, async () => ({
-      status: 202,
-      body: await recordViews(deps, auth, req.body),
-    }));
+    await respond(
+      req,
+      res,
+      { store: ctx.idempotency, endpoint: 'views', logger: ctx.platform.logger },
+      async () => ({
+        status: 202,
+        body: await recordViews(deps, auth, req.body),
+      }),
+    );
   });
 
   return router;
