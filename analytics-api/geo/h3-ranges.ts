@@ -71,8 +71,8 @@ export function planCovering(b: Bounds): CoveringPlan {
   };
 }
 
-/** Contiguous [lo, hi] ranges of res-8 indexes that contain every res-8 cell touching the box. */
-export function rangesForBounds(b: Bounds): IndexRange[] {
+/** The parent cells (all of one resolution) whose res-8 descendants contain every res-8 cell touching the box. */
+export function parentsForBounds(b: Bounds): { resolution: number; parents: string[] } {
   const plan = planCovering(b);
   if (!plan.ok) throw new Error(plan.message); // params.ts refuses such boxes with a 400 first
   const south = Math.max(-90, b.south - MARGIN_DEG);
@@ -90,7 +90,28 @@ export function rangesForBounds(b: Bounds): IndexRange[] {
     plan.resolution,
     POLYGON_TO_CELLS_FLAGS.containmentOverlapping,
   );
-  return mergeRanges(parents.map((parent) => childRange(parent, GRID_RESOLUTION)));
+  return { resolution: plan.resolution, parents };
+}
+
+/** Contiguous [lo, hi] ranges of res-8 indexes that contain every res-8 cell touching the box. */
+export function rangesForBounds(b: Bounds): IndexRange[] {
+  return mergeRanges(parentsForBounds(b).parents.map((parent) => childRange(parent, GRID_RESOLUTION)));
+}
+
+/**
+ * The parent at `resolution` of any valid res-8 index, as two masks: (index AND keep) OR fill.
+ * An index's resolution sits in bits 52–55 and its digit d (1…15, 7 = unused) in the 3 bits at
+ * (15 − d)·3; the parent keeps the digits up to its resolution and marks the rest unused. For a
+ * valid res-8 index, its parent is one of a covering's parents exactly when it lies in that parent's
+ * childRange (the range's ends share every bit above the parent's last digit).
+ */
+export function parentMasks(resolution: number): { keep: bigint; fill: bigint } {
+  const unusedDigits = (1n << BigInt((15 - resolution) * 3)) - 1n; // digits resolution+1 … 15 = 7
+  const resolutionBits = 0xfn << 52n;
+  return {
+    keep: (2n ** 64n - 1n) & ~resolutionBits & ~unusedDigits,
+    fill: (BigInt(resolution) << 52n) | unusedDigits,
+  };
 }
 
 /** All descendants of `parent` at `childRes`: digits below the parent's run 0…6 (7 = unused). */

@@ -4,17 +4,19 @@
 // UInt64 cell id as two UInt32 halves: h3-js takes [low, high] directly, with no BigInt or hex
 // parsing per cell.
 //
-// The ranges travel as two Array(UInt64) parameters and `arrayExists` keeps exactly the rows inside
-// one of them. ClickHouse cannot prune the primary key with `arrayExists`, so the statement also
-// names INDEX_SPANS covering spans as fixed placeholders: each span is the [lo, hi] hull of
-// neighbouring ranges, the key reads only granules inside a span (the same granules as one BETWEEN
-// per range, give or take one), and the static text stays short. Measured on ClickHouse 26.7 with 7 M synthetic aggregate rows:
-// as fast as the former one-BETWEEN-per-range text, while `arrayExists` alone read the whole quarter
-// and one placeholder pair per possible range (200) cost ~30 ms of analysis per query.
+// The box is covered by parent cells of one resolution (geo/h3-ranges.ts); the res-8 descendants of
+// each parent are one contiguous range of the sort key. A row is kept when its parent at that
+// resolution is one of the covering's: two bit operations and a set lookup per row
+// (`parentMasks`), the same rows as a test against every range, which an `arrayExists` lambda over
+// the ranges made dearer than the rest of the statement. ClickHouse cannot prune the primary key with
+// either, so the statement also names INDEX_SPANS covering spans as fixed placeholders: each span is
+// the [lo, hi] hull of neighbouring ranges, the key reads only granules inside a span (the same
+// granules as one BETWEEN per range, give or take one), and the static text stays short.
 import { z } from 'zod';
 import { propertyTypes } from '../../common/domain/listing.ts';
 import { count, defineQuery, flag, isoDate, uint64 } from '../../common/warehouse/query.ts';
 import { cellQuarterStatsTable } from '../../common/warehouse/aggregates.ts';
+import { childRange, GRID_RESOLUTION, mergeRanges, parentMasks } from '../geo/h3-ranges.ts';
 
 export const MAX_RANGES = 200;
 /** Covering spans the statement names (`{span_lo:Array(UInt64)}[1]` … `[4]`). */
@@ -63,21 +65,28 @@ export const cellStats = defineQuery({
     isTest: z.boolean(),
     quarterStart: isoDate,
     type: z.enum(propertyTypes).optional(),
-    ranges: z
-      .array(z.object({ lo: uint64, hi: uint64 }))
-      .min(1)
-      .max(MAX_RANGES),
+    /** Resolution of the covering's parent cells (coarser than the grid's). */
+    parentResolution: z
+      .number()
+      .int()
+      .min(0)
+      .max(GRID_RESOLUTION - 1),
+    /** The covering's parent cells, as UInt64 indexes. */
+    parents: z.array(uint64).min(1).max(MAX_RANGES),
   }),
   /** [cell id high 32 bits, low 32 bits, listings, price_tzs_sum, views] */
   row: z.tuple([uint32, uint32, count, z.number(), count]),
   queryParams: (p) => {
-    const spans = coveringSpans(p.ranges, INDEX_SPANS);
+    const ranges = mergeRanges(p.parents.map((parent) => childRange(parent.toString(16), GRID_RESOLUTION)));
+    const spans = coveringSpans(ranges, INDEX_SPANS);
+    const masks = parentMasks(p.parentResolution);
     return {
       isTest: flag(p.isTest),
       quarterStart: p.quarterStart,
       type: p.type ?? null,
-      range_lo: p.ranges.map((r) => r.lo),
-      range_hi: p.ranges.map((r) => r.hi),
+      parent_keep: masks.keep,
+      parent_fill: masks.fill,
+      parents: p.parents,
       span_lo: spans.lo,
       span_hi: spans.hi,
     };
@@ -96,7 +105,7 @@ export const cellStats = defineQuery({
         OR h3_index BETWEEN {span_lo:Array(UInt64)}[2] AND {span_hi:Array(UInt64)}[2]
         OR h3_index BETWEEN {span_lo:Array(UInt64)}[3] AND {span_hi:Array(UInt64)}[3]
         OR h3_index BETWEEN {span_lo:Array(UInt64)}[4] AND {span_hi:Array(UInt64)}[4])
-      AND arrayExists((lo, hi) -> h3_index BETWEEN lo AND hi, {range_lo:Array(UInt64)}, {range_hi:Array(UInt64)})
+      AND bitOr(bitAnd(h3_index, {parent_keep:UInt64}), {parent_fill:UInt64}) IN {parents:Array(UInt64)}
       AND (isNull({type:Nullable(String)}) OR property_type = {type:Nullable(String)})
     GROUP BY h3_index
     HAVING listings > 0`,

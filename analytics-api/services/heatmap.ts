@@ -4,7 +4,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { cellToLatLng, splitLongToH3Index } from 'h3-js';
 import type { HeatmapAnswer, HeatmapCell } from '../answers/heatmap.ts';
 import { contains } from '../geo/bounds.ts';
-import { rangesForBounds } from '../geo/h3-ranges.ts';
+import { parentsForBounds } from '../geo/h3-ranges.ts';
 import type { HeatmapParams } from '../params.ts';
 import { quarterStart } from '../period.ts';
 import { cellStats } from '../queries/heatmap.ts';
@@ -19,9 +19,15 @@ export async function heatmapAnswer(
   isTest: boolean,
 ): Promise<HeatmapAnswer> {
   const quarter = quarterStart(params.period);
-  const ranges = rangesForBounds(params.bounds);
+  const covering = parentsForBounds(params.bounds);
   const [cells, market] = await Promise.all([
-    cellStats.run(clickhouse, { isTest, quarterStart: quarter, type: params.type, ranges }),
+    cellStats.run(clickhouse, {
+      isTest,
+      quarterStart: quarter,
+      type: params.type,
+      parentResolution: covering.resolution,
+      parents: covering.parents.map((parent) => BigInt(`0x${parent}`)),
+    }),
     marketTotals.run(clickhouse, { isTest, quarterStart: quarter, type: params.type }),
   ]);
   const marketRow = market.rows[0] ?? { listings: 0, views: 0 };

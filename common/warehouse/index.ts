@@ -2,6 +2,8 @@
 // (test/integration/warehouse-tables.test.ts compares each with the server's columns).
 import {
   cellQuarterStatsTable,
+  neighbourhoodQuarterBucketPricesTable,
+  neighbourhoodQuarterPriceBucketsTable,
   neighbourhoodQuarterPricesTable,
   neighbourhoodQuarterStatsTable,
 } from './aggregates.ts';
@@ -41,6 +43,8 @@ export const warehouseTables: readonly TableRef[] = [
   neighbourhoodQuarterStatsTable,
   cellQuarterStatsTable,
   neighbourhoodQuarterPricesTable,
+  neighbourhoodQuarterPriceBucketsTable,
+  neighbourhoodQuarterBucketPricesTable,
   listingStatusChangesTable,
   listingStatesTable,
   marketDailyFlowsTable,

@@ -1,9 +1,15 @@
 // Bounding box → H3 index ranges (analytics-api/geo): the ranges must contain every resolution-8
 // cell of the box, and a parent's range exactly its descendants' span.
-import { cellToChildren, latLngToCell, polygonToCells } from 'h3-js';
+import { cellToChildren, cellToParent, latLngToCell, polygonToCells } from 'h3-js';
 import { describe, expect, it } from 'vitest';
 import { boundsAreaKm2, MAX_BOUNDS_AREA_KM2, parseBounds } from '../../analytics-api/geo/bounds.ts';
-import { childRange, mergeRanges, planCovering, rangesForBounds } from '../../analytics-api/geo/h3-ranges.ts';
+import {
+  childRange,
+  mergeRanges,
+  parentMasks,
+  planCovering,
+  rangesForBounds,
+} from '../../analytics-api/geo/h3-ranges.ts';
 import { parseHeatmapParams } from '../../analytics-api/params.ts';
 
 const inRanges = (h3: string, ranges: { lo: bigint; hi: bigint }[]) => {
@@ -20,6 +26,19 @@ describe('H3 ranges', () => {
       expect(children.every((c) => c >= range.lo && c <= range.hi)).toBe(true);
       expect(children).toContain(range.lo);
       expect(children).toContain(range.hi);
+    }
+  });
+
+  it('finds the parent of resolution-8 cells with its masks, as h3-js does (happy)', () => {
+    for (let i = 0; i < 2_000; i++) {
+      const cell = latLngToCell(-90 + 180 * Math.random(), -180 + 360 * Math.random(), 8);
+      for (let res = 0; res < 8; res++) {
+        const { keep, fill } = parentMasks(res);
+        const parent = cellToParent(cell, res);
+        expect((BigInt(`0x${cell}`) & keep) | fill).toBe(BigInt(`0x${parent}`));
+        const range = childRange(parent, 8);
+        expect(BigInt(`0x${cell}`) >= range.lo && BigInt(`0x${cell}`) <= range.hi).toBe(true);
+      }
     }
   });
 

@@ -6,27 +6,29 @@ import { z } from 'zod';
 import { defineQuery, placeholderNames } from '../../common/warehouse/query.ts';
 import { cellStats, coveringSpans, INDEX_SPANS } from '../../analytics-api/queries/heatmap.ts';
 import { marketTotals } from '../../analytics-api/queries/market.ts';
-import {
-  neighbourhoodMedians,
-  neighbourhoodPrices,
-  neighbourhoodViews,
-} from '../../analytics-api/queries/pricing.ts';
+import { bucketPrices, neighbourhoodViews, priceBuckets } from '../../analytics-api/queries/pricing.ts';
 
 const quarter = { isTest: true, city: 'zanzibar', type: 'studio', quarterStart: '2024-04-01' } as const;
-const ranges = [
-  { lo: 613_492_322_188_918_783n, hi: 613_492_322_289_582_079n },
-  { lo: 18_446_744_073_709_551_000n, hi: 18_446_744_073_709_551_615n },
+// Two resolution-5 cells (Zanzibar's and Dar es Salaam's), as the covering of a box names them.
+const parents = [601_147_838_847_516_671n, 601_147_850_658_676_735n];
+const covering = { parentResolution: 5, parents };
+const pairs = [
+  { neighbourhood: 'Stone Town', bucket: 640 },
+  { neighbourhood: '', bucket: 641 },
 ];
 
 /** Each named query with validated params for it. */
 const cases = [
-  [neighbourhoodPrices, neighbourhoodPrices.queryParams(quarter)],
-  [neighbourhoodMedians, neighbourhoodMedians.queryParams(quarter)],
+  [priceBuckets, priceBuckets.queryParams(quarter)],
+  [bucketPrices, bucketPrices.queryParams({ ...quarter, pairs })],
   [neighbourhoodViews, neighbourhoodViews.queryParams(quarter)],
   [marketTotals, marketTotals.queryParams({ isTest: false, quarterStart: '2024-04-01' })],
   [marketTotals, marketTotals.queryParams({ isTest: false, quarterStart: '2024-04-01', type: 'land' })],
-  [cellStats, cellStats.queryParams({ isTest: true, quarterStart: '2024-04-01', type: 'house', ranges })],
-  [cellStats, cellStats.queryParams({ isTest: false, quarterStart: '2024-04-01', ranges })],
+  [
+    cellStats,
+    cellStats.queryParams({ isTest: true, quarterStart: '2024-04-01', type: 'house', ...covering }),
+  ],
+  [cellStats, cellStats.queryParams({ isTest: false, quarterStart: '2024-04-01', ...covering })],
 ] as const;
 
 describe('named queries', () => {
@@ -39,17 +41,19 @@ describe('named queries', () => {
 
   it('keep values out of the SQL text (edge)', () => {
     for (const [query] of cases) {
-      expect(query.sql, query.name).not.toMatch(/zanzibar|studio|2024|613492322|'land'/);
+      expect(query.sql, query.name).not.toMatch(/zanzibar|studio|2024|601147|Stone|'land'/);
     }
   });
 
-  it('send UInt64 ranges as bigints, an open type as NULL and the mode as 0/1 (happy)', () => {
-    const params = cellStats.queryParams({ isTest: true, quarterStart: '2024-04-01', ranges });
+  it('send UInt64 parents and masks as bigints, an open type as NULL and the mode as 0/1 (happy)', () => {
+    const params = cellStats.queryParams({ isTest: true, quarterStart: '2024-04-01', ...covering });
     expect(params).toMatchObject({
       isTest: 1,
       type: null,
-      range_lo: ranges.map((r) => r.lo),
-      range_hi: ranges.map((r) => r.hi),
+      parents,
+      // Resolution 5 in bits 52–55, digits 6…15 marked unused (7).
+      parent_keep: 0xff0f_ffff_c000_0000n,
+      parent_fill: 0x0050_0000_3fff_ffffn,
     });
     expect(marketTotals.queryParams({ isTest: false, quarterStart: '2024-04-01' })).toEqual({
       isTest: 0,
