@@ -50,9 +50,9 @@ SETTINGS index_granularity = 128, non_replicated_deduplication_window = 1000;
 INSERT INTO neighbourhood_quarter_price_buckets
 SELECT is_test, city, property_type, quarter, neighbourhood,
        toUInt16(floor(log2(least(if(price_tzs > 0, price_tzs, 0), 1e18) + 1) * 32)) AS bucket,
-       sum(listings) AS listings, sum(price_tzs * listings) AS price_tzs_sum,
+       sum(n) AS listings, sum(price_tzs * n) AS price_tzs_sum,
        min(price_tzs) AS min_price_tzs, max(price_tzs) AS max_price_tzs
-FROM neighbourhood_quarter_prices
+FROM (SELECT *, listings AS n FROM neighbourhood_quarter_prices)
 WHERE (SELECT count() FROM neighbourhood_quarter_price_buckets) = 0
 GROUP BY is_test, city, property_type, quarter, neighbourhood, bucket;
 
@@ -67,9 +67,9 @@ GROUP BY is_test, city, property_type, quarter, neighbourhood, bucket, price_tzs
 CREATE MATERIALIZED VIEW IF NOT EXISTS mv_neighbourhood_quarter_price_buckets TO neighbourhood_quarter_price_buckets AS
 SELECT is_test, city, property_type, quarter, neighbourhood,
        toUInt16(floor(log2(least(if(price_tzs > 0, price_tzs, 0), 1e18) + 1) * 32)) AS bucket,
-       sum(listings) AS listings, sum(price_tzs * listings) AS price_tzs_sum,
+       sum(n) AS listings, sum(price_tzs * n) AS price_tzs_sum,
        min(price_tzs) AS min_price_tzs, max(price_tzs) AS max_price_tzs
-FROM neighbourhood_quarter_prices
+FROM (SELECT *, listings AS n FROM neighbourhood_quarter_prices)
 GROUP BY is_test, city, property_type, quarter, neighbourhood, bucket;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS mv_neighbourhood_quarter_bucket_prices TO neighbourhood_quarter_bucket_prices AS
