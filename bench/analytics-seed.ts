@@ -185,8 +185,6 @@ const listingTables = [
   'listings',
   'listing_lookup',
   'neighbourhood_quarter_prices',
-  'neighbourhood_quarter_price_buckets',
-  'neighbourhood_quarter_bucket_prices',
   'listing_states',
   'listing_status_changes',
   'market_exit_days',
@@ -397,8 +395,6 @@ async function settle(ops: TableOps) {
     'neighbourhood_quarter_stats',
     'cell_quarter_stats',
     'neighbourhood_quarter_prices',
-    'neighbourhood_quarter_price_buckets',
-    'neighbourhood_quarter_bucket_prices',
     'rent_comparables',
   ]) {
     await ops.optimize(table);

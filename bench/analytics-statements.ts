@@ -11,8 +11,11 @@ import { parentsForBounds } from '../analytics-api/geo/h3-ranges.ts';
 import { previousQuarter, quarterOf, quarterStart, type Quarter } from '../analytics-api/period.ts';
 import { cellStats } from '../analytics-api/queries/heatmap.ts';
 import { marketTotals } from '../analytics-api/queries/market.ts';
-import { bucketPrices, neighbourhoodViews, priceBuckets } from '../analytics-api/queries/pricing.ts';
-import { planMedians } from '../analytics-api/services/price-medians.ts';
+import {
+  neighbourhoodMedians,
+  neighbourhoodPrices,
+  neighbourhoodViews,
+} from '../analytics-api/queries/pricing.ts';
 import { propertyTypes } from '../common/domain/listing.ts';
 import { cityLocation } from '../common/domain/locations.ts';
 import { baseEnvSchema, parseEnv } from '../common/env.ts';
@@ -78,17 +81,11 @@ const heatmapScopes = [undefined, ...propertyTypes].flatMap((type) =>
     parents: darCovering.parents.map((parent) => BigInt(`0x${parent}`)),
   })),
 );
-// The second pricing read names the buckets the first one found (with the city's middle).
-const pairScopes = [];
-for (const scope of scopes) {
-  const plan = planMedians((await priceBuckets.run(ch, scope)).rows, true);
-  if (plan.pairs.length) pairScopes.push({ ...scope, pairs: plan.pairs });
-}
 
 const statements: [string, NamedQuery<any, any>, Record<string, unknown>[]][] = [
   ['SELECT 1 (floor)', { sql: 'SELECT 1', queryParams: () => ({}) } as never, [{}]],
-  ['pricing: price buckets of a quarter', priceBuckets, scopes],
-  ['pricing: exact prices of the middle buckets (with the city)', bucketPrices, pairScopes],
+  ['pricing: prices of the quarter (with totals)', neighbourhoodPrices, scopes],
+  ['pricing: medians of the quarter before', neighbourhoodMedians, scopes],
   ['pricing: views per neighbourhood', neighbourhoodViews, scopes],
   ['market totals', marketTotals, scopes],
   [

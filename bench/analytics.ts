@@ -250,18 +250,23 @@ const estimate = (cache: Cache, j: (typeof estimateJobs)[number]) =>
 
 // Warm-up of both code paths (connections, JIT, h3-js), straight through the services so no
 // measured answer is cached: a running service is warm, and a first call measured ~100–300 ms.
-for (const job of pricingJobs.slice(0, 8)) await pricingAnswer(ch, job, false);
-for (const job of heatmapJobs.slice(0, 8))
-  await heatmapAnswer(ch, { bounds: cityBox(job.city), type: job.type, period: job.period }, false);
-for (const job of estimateJobs.slice(0, 8)) await estimate(cacheFor(-1), job);
-
-for (const job of velocityJobs.slice(0, 4)) await velocityAnswer(ch, job, false, shareAccount);
-for (const job of shareJobs.slice(0, 4)) await marketShareAnswer(ch, job, false, shareAccount);
-for (const job of seasonalityJobs.slice(0, 4))
-  await seasonalityAnswer(ch, { ...job, months: 24, end }, false);
-
-// BENCH_ONLY=velocity,seasonality,market-share,estimate (names as printed) measures a subset.
+// BENCH_ONLY=velocity,seasonality,market-share,estimate (names as printed) measures a subset, and
+// warms up only that subset (BENCH_ONLY=none with BENCH_HTTP=1: the HTTP measurements alone).
 const only = process.env.BENCH_ONLY?.split(',');
+const measured = (name: string) => !only || only.some((o) => name.startsWith(o));
+if (measured('pricing')) for (const job of pricingJobs.slice(0, 8)) await pricingAnswer(ch, job, false);
+if (measured('heatmap'))
+  for (const job of heatmapJobs.slice(0, 8))
+    await heatmapAnswer(ch, { bounds: cityBox(job.city), type: job.type, period: job.period }, false);
+if (measured('estimate')) for (const job of estimateJobs.slice(0, 8)) await estimate(cacheFor(-1), job);
+if (measured('velocity'))
+  for (const job of velocityJobs.slice(0, 4)) await velocityAnswer(ch, job, false, shareAccount);
+if (measured('market-share'))
+  for (const job of shareJobs.slice(0, 4)) await marketShareAnswer(ch, job, false, shareAccount);
+if (measured('seasonality'))
+  for (const job of seasonalityJobs.slice(0, 4))
+    await seasonalityAnswer(ch, { ...job, months: 24, end }, false);
+
 for (const [name, jobs, run] of (
   [
     ['pricing', pricingJobs, pricing],
@@ -271,7 +276,7 @@ for (const [name, jobs, run] of (
     ['seasonality', seasonalityJobs, seasonality],
     ['estimate', estimateJobs, estimate],
   ] as const
-).filter(([name]) => !only || only.some((o) => name.startsWith(o)))) {
+).filter(([name]) => measured(name))) {
   const cold: number[] = [];
   const darCold: number[] = [];
   const darAllTypes: number[] = [];

@@ -1,17 +1,17 @@
-// SQL of the pricing endpoint (spec §2.4). Exact medians, averages and extremes come from the price
-// buckets of migration 0110: per bucket the listings, price sum and extremes (`priceBuckets`), then
-// the exact per-price counts of the buckets that hold the middle listings alone (`bucketPrices`);
-// services/price-medians.ts walks them. View counts come from the neighbourhood_quarter_stats
-// aggregate (migration 0010). Values are `{name:Type}` query parameters; `exactMedian` below is a
-// constant SQL fragment (interpolated into statements that read raw (price_tzs, n) rows, never
-// carrying a value).
+// SQL of the pricing endpoint (spec §2.4). Exact medians, averages and extremes come from the
+// neighbourhood_quarter_prices aggregate (migration 0012: listings per distinct price), read through
+// its sort key (is_test, city, property_type, quarter); view counts come from the
+// neighbourhood_quarter_stats aggregate (migration 0010). The period and the quarter before (for
+// the trend) are two statements the service runs in parallel: one pass over both quarters with -If
+// combinators measured slower, because WITH TOTALS then merges the previous quarter's states too.
+// Values are `{name:Type}` query parameters; `exactMedian` and `prices` below are constant SQL
+// fragments shared by the statements (interpolated into their text, never carrying a value).
 import { z } from 'zod';
 import { citySlugs } from '../../common/domain/cities.ts';
 import { propertyTypes } from '../../common/domain/listing.ts';
-import { count, defineQuery, flag, isoDate } from '../../common/warehouse/query.ts';
+import { count, defineQuery, flag, isoDate, nullableNumber } from '../../common/warehouse/query.ts';
 import {
-  neighbourhoodQuarterBucketPricesTable,
-  neighbourhoodQuarterPriceBucketsTable,
+  neighbourhoodQuarterPricesTable,
   neighbourhoodQuarterStatsTable,
 } from '../../common/warehouse/aggregates.ts';
 
@@ -23,7 +23,7 @@ const quarterParams = z.object({
   quarterStart: isoDate,
 });
 
-/** The values of the placeholders the statements share. */
+/** The values of the placeholders all three statements share. */
 const quarterQueryParams = (p: z.output<typeof quarterParams>) => ({
   isTest: flag(p.isTest),
   city: p.city,
@@ -41,56 +41,57 @@ const quarterQueryParams = (p: z.output<typeof quarterParams>) => ({
  */
 export const exactMedian = `arrayReduce('avg', quantilesExactWeighted(0.5, 0.500000001)(price_tzs, n))`;
 
-const bucket = z.number().int().min(0).max(65_535);
+/** (neighbourhood, price_tzs, n = listings at that price) of one city, type and quarter. */
+const prices = `(
+      SELECT neighbourhood, price_tzs, listings AS n
+      FROM ${neighbourhoodQuarterPricesTable.name}
+      WHERE is_test = {isTest:UInt8}
+        AND city = {city:String}
+        AND property_type = {type:String}
+        AND quarter = {quarterStart:Date}
+    )`;
 
-/** Per neighbourhood and price bucket of one city, type and quarter, in no particular order. */
-export const priceBuckets = defineQuery({
-  name: 'pricing.price_buckets',
-  compact: true,
+const priceRow = z.object({
+  neighbourhood: z.string(),
+  listings: count,
+  median_price: nullableNumber,
+  avg_price: nullableNumber,
+  min_price: nullableNumber,
+  max_price: nullableNumber,
+});
+export type PriceRow = z.output<typeof priceRow>;
+
+/** Per neighbourhood (and, as the totals row, the whole city) for one quarter. */
+export const neighbourhoodPrices = defineQuery({
+  name: 'pricing.neighbourhood_prices',
   params: quarterParams,
-  /** [neighbourhood, bucket, listings, price_tzs_sum, min_price_tzs, max_price_tzs] */
-  row: z.tuple([z.string(), bucket, count, z.number(), z.number(), z.number()]),
+  row: priceRow,
+  totals: true,
   queryParams: quarterQueryParams,
   sql: `
-    SELECT neighbourhood, bucket, sum(listings) AS listings, sum(price_tzs_sum) AS price_tzs_sum,
-      min(min_price_tzs) AS min_price_tzs, max(max_price_tzs) AS max_price_tzs
-    FROM ${neighbourhoodQuarterPriceBucketsTable.name}
-    WHERE is_test = {isTest:UInt8}
-      AND city = {city:String}
-      AND property_type = {type:String}
-      AND quarter = {quarterStart:Date}
-    GROUP BY neighbourhood, bucket`,
+    SELECT
+      neighbourhood,
+      sum(n) AS listings,
+      ${exactMedian} AS median_price,
+      sum(price_tzs * n) / sum(n) AS avg_price,
+      min(price_tzs) AS min_price,
+      max(price_tzs) AS max_price
+    FROM ${prices}
+    GROUP BY neighbourhood WITH TOTALS`,
 });
 
-/**
- * Listings per exact price of the given (neighbourhood, bucket) pairs (the two arrays, element by
- * element) of one city, type and quarter: the sort key reads those buckets' granules alone.
- */
-export const bucketPrices = defineQuery({
-  name: 'pricing.bucket_prices',
-  compact: true,
-  params: quarterParams.extend({
-    pairs: z
-      .array(z.object({ neighbourhood: z.string(), bucket }))
-      .min(1)
-      .max(10_000),
-  }),
-  /** [neighbourhood, bucket, price_tzs, listings] */
-  row: z.tuple([z.string(), bucket, z.number(), count]),
-  queryParams: (p) => ({
-    ...quarterQueryParams(p),
-    neighbourhoods: p.pairs.map((pair) => pair.neighbourhood),
-    buckets: p.pairs.map((pair) => pair.bucket),
-  }),
+const medianRow = z.object({ neighbourhood: z.string(), listings: count, median_price: nullableNumber });
+
+/** Per-neighbourhood listing count and median of one quarter (the trend's previous quarter). */
+export const neighbourhoodMedians = defineQuery({
+  name: 'pricing.neighbourhood_medians',
+  params: quarterParams,
+  row: medianRow,
+  queryParams: quarterQueryParams,
   sql: `
-    SELECT neighbourhood, bucket, price_tzs, sum(listings) AS listings
-    FROM ${neighbourhoodQuarterBucketPricesTable.name}
-    WHERE is_test = {isTest:UInt8}
-      AND city = {city:String}
-      AND property_type = {type:String}
-      AND quarter = {quarterStart:Date}
-      AND (neighbourhood, bucket) IN arrayZip({neighbourhoods:Array(String)}, {buckets:Array(UInt16)})
-    GROUP BY neighbourhood, bucket, price_tzs`,
+    SELECT neighbourhood, sum(n) AS listings, ${exactMedian} AS median_price
+    FROM ${prices}
+    GROUP BY neighbourhood`,
 });
 
 const viewsRow = z.object({ neighbourhood: z.string(), views: count });

@@ -6,9 +6,8 @@ import type { PricingAnswer } from '../answers/pricing.ts';
 import type { PricingParams } from '../params.ts';
 import { periodLabel, previousQuarter, quarterStart } from '../period.ts';
 import { marketTotals } from '../queries/market.ts';
-import { neighbourhoodViews } from '../queries/pricing.ts';
+import { neighbourhoodMedians, neighbourhoodPrices, neighbourhoodViews } from '../queries/pricing.ts';
 import { demandScore, round2, round3, trendOf } from '../rules.ts';
-import { quarterPriceStats } from './price-medians.ts';
 
 export async function pricingAnswer(
   clickhouse: ClickHouseClient,
@@ -17,21 +16,20 @@ export async function pricingAnswer(
 ): Promise<PricingAnswer> {
   const quarter = quarterStart(params.period);
   const scope = { isTest, city: params.city, type: params.type, quarterStart: quarter };
-  // Independent reads at once: the latency is the slowest, not the sum.
+  // Four small independent statements at once: the latency is the slowest, not the sum.
   const [prices, previous, views, market] = await Promise.all([
-    quarterPriceStats(clickhouse, scope, true),
-    quarterPriceStats(
-      clickhouse,
-      { ...scope, quarterStart: quarterStart(previousQuarter(params.period)) },
-      false,
-    ),
+    neighbourhoodPrices.run(clickhouse, scope),
+    neighbourhoodMedians.run(clickhouse, {
+      ...scope,
+      quarterStart: quarterStart(previousQuarter(params.period)),
+    }),
     neighbourhoodViews.run(clickhouse, scope),
     marketTotals.run(clickhouse, { isTest, quarterStart: quarter, type: params.type }),
   ]);
   const previousBy = new Map(previous.rows.map((row) => [row.neighbourhood, row]));
   const viewsBy = new Map(views.rows.map((row) => [row.neighbourhood, row.views]));
   const marketRow = market.rows[0] ?? { listings: 0, views: 0 };
-  const total = prices.totals.listings;
+  const total = prices.totals?.listings ?? 0;
 
   const byNeighbourhood = prices.rows
     // Listings without a neighbourhood count in the summary only.
@@ -59,10 +57,10 @@ export async function pricingAnswer(
     property_type: params.type,
     period: periodLabel(params.period),
     summary: {
-      median_price_tzs: totals.median_price,
-      avg_price_tzs: totals.avg_price !== null ? round2(totals.avg_price) : null,
-      min_price_tzs: totals.min_price,
-      max_price_tzs: totals.max_price,
+      median_price_tzs: total > 0 ? (totals?.median_price ?? null) : null,
+      avg_price_tzs: total > 0 && totals?.avg_price != null ? round2(totals.avg_price) : null,
+      min_price_tzs: total > 0 ? (totals?.min_price ?? null) : null,
+      max_price_tzs: total > 0 ? (totals?.max_price ?? null) : null,
       total_listings: total,
     },
     by_neighborhood: byNeighbourhood,

@@ -1,4 +1,4 @@
-// The aggregate tables kept by materialized views (migrations 0010–0012, 0110). Nothing inserts into
+// The aggregate tables kept by materialized views (migrations 0010–0012). Nothing inserts into
 // them but the views; the analytics queries read them with sum(…) … GROUP BY (SummingMergeTree).
 import { defineTable } from './table.ts';
 
@@ -48,40 +48,4 @@ export type NeighbourhoodQuarterPricesRow = {
 export const neighbourhoodQuarterPricesTable = defineTable<NeighbourhoodQuarterPricesRow>()(
   'neighbourhood_quarter_prices',
   ['is_test', 'city', 'property_type', 'quarter', 'neighbourhood', 'price_tzs', 'listings'],
-);
-
-export type NeighbourhoodQuarterPriceBucketsRow = {
-  is_test: 0 | 1;
-  city: string;
-  property_type: string;
-  quarter: string;
-  neighbourhood: string;
-  bucket: number;
-  listings: number;
-  price_tzs_sum: number;
-  min_price_tzs: number;
-  max_price_tzs: number;
-};
-/** Listings, price sum and extreme prices per price bucket (0110); read with sum/min/max … GROUP BY. */
-export const neighbourhoodQuarterPriceBucketsTable = defineTable<NeighbourhoodQuarterPriceBucketsRow>()(
-  'neighbourhood_quarter_price_buckets',
-  [
-    'is_test',
-    'city',
-    'property_type',
-    'quarter',
-    'neighbourhood',
-    'bucket',
-    'listings',
-    'price_tzs_sum',
-    'min_price_tzs',
-    'max_price_tzs',
-  ],
-);
-
-export type NeighbourhoodQuarterBucketPricesRow = NeighbourhoodQuarterPricesRow & { bucket: number };
-/** The per-price counts of neighbourhood_quarter_prices sorted by price bucket (0110). */
-export const neighbourhoodQuarterBucketPricesTable = defineTable<NeighbourhoodQuarterBucketPricesRow>()(
-  'neighbourhood_quarter_bucket_prices',
-  ['is_test', 'city', 'property_type', 'quarter', 'neighbourhood', 'bucket', 'price_tzs', 'listings'],
 );

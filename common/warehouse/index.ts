@@ -2,8 +2,6 @@
 // (test/integration/warehouse-tables.test.ts compares each with the server's columns).
 import {
   cellQuarterStatsTable,
-  neighbourhoodQuarterBucketPricesTable,
-  neighbourhoodQuarterPriceBucketsTable,
   neighbourhoodQuarterPricesTable,
   neighbourhoodQuarterStatsTable,
 } from './aggregates.ts';
@@ -43,8 +41,6 @@ export const warehouseTables: readonly TableRef[] = [
   neighbourhoodQuarterStatsTable,
   cellQuarterStatsTable,
   neighbourhoodQuarterPricesTable,
-  neighbourhoodQuarterPriceBucketsTable,
-  neighbourhoodQuarterBucketPricesTable,
   listingStatusChangesTable,
   listingStatesTable,
   marketDailyFlowsTable,

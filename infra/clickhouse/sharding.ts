@@ -36,8 +36,6 @@ export const placements: Record<string, Placement> = {
   neighbourhood_quarter_stats: aggregate,
   cell_quarter_stats: aggregate,
   neighbourhood_quarter_prices: aggregate,
-  neighbourhood_quarter_price_buckets: aggregate,
-  neighbourhood_quarter_bucket_prices: aggregate,
   market_daily_flows: aggregate,
   market_exit_days: aggregate,
   market_cohort_days: aggregate,

@@ -19,8 +19,6 @@ const yearlyTables = [
   'neighbourhood_quarter_stats',
   'cell_quarter_stats',
   'neighbourhood_quarter_prices',
-  'neighbourhood_quarter_price_buckets',
-  'neighbourhood_quarter_bucket_prices',
   'listing_status_changes',
   'listing_states',
   'market_daily_flows',

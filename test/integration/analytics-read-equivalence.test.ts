@@ -1,27 +1,13 @@
-// The pricing and heatmap reads answer exactly what their former definitions answered, on random
-// listings of a year of this file's own: pricing's price buckets (migration 0110) against the
-// quantilesExactWeighted statement over neighbourhood_quarter_prices, and the heatmap's parent-cell
-// filter against the test of every h3_index range. Both former statements are kept here verbatim.
+// The heatmap's read answers exactly what its former definition answered, on random listings of a
+// year of this file's own: the parent-cell filter against the test of every h3_index range (the
+// former statement is kept here verbatim).
 import { latLngToCell } from 'h3-js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Bounds } from '../../analytics-api/geo/bounds.ts';
 import { parentsForBounds, rangesForBounds } from '../../analytics-api/geo/h3-ranges.ts';
 import { cellStats, coveringSpans, INDEX_SPANS } from '../../analytics-api/queries/heatmap.ts';
-import { exactMedian } from '../../analytics-api/queries/pricing.ts';
-import { quarterPriceStats } from '../../analytics-api/services/price-medians.ts';
 import { testClickHouse } from '../support/api.ts';
 import { claimYear, insertListings, type ListingRow } from './analytics-fixtures.ts';
-
-const formerPrices = `
-  SELECT neighbourhood, sum(n) AS listings, ${exactMedian} AS median_price,
-    sum(price_tzs * n) / sum(n) AS avg_price, min(price_tzs) AS min_price, max(price_tzs) AS max_price
-  FROM (
-    SELECT neighbourhood, price_tzs, listings AS n
-    FROM neighbourhood_quarter_prices
-    WHERE is_test = {isTest:UInt8} AND city = {city:String} AND property_type = {type:String}
-      AND quarter = {quarterStart:Date}
-  )
-  GROUP BY neighbourhood WITH TOTALS`;
 
 const formerCells = `
   SELECT toUInt32(intDiv(h3_index, 4294967296)) AS cell_high, toUInt32(h3_index % 4294967296) AS cell_low,
@@ -64,7 +50,7 @@ function price(): number {
   return pick([1, 2, 999, 1e9, 123_456_789_012]);
 }
 
-describe('pricing and heatmap reads against their former definitions', () => {
+describe('the heatmap read against its former definition', () => {
   let year: number;
   const clickhouse = testClickHouse();
 
@@ -91,41 +77,6 @@ describe('pricing and heatmap reads against their former definitions', () => {
       }
       await insertListings(rows);
     }
-  });
-
-  it(`prices: every neighbourhood's and the city's figures, exactly (happy; seed ${seed})`, async () => {
-    let groups = 0;
-    for (const isTest of [false, true]) {
-      for (const type of types) {
-        for (const quarter of quarters) {
-          const scope = { isTest, city: 'mbeya' as const, type, quarterStart: `${year}-${quarter}` };
-          const former = await (
-            await clickhouse.query({
-              query: formerPrices,
-              query_params: { ...scope, isTest: isTest ? 1 : 0 },
-              format: 'JSON',
-            })
-          ).json<Record<string, number | string | null>>();
-          const expected = (row: Record<string, number | string | null>) => ({
-            neighbourhood: row.neighbourhood,
-            listings: Number(row.listings),
-            median_price: Number(row.listings) > 0 ? row.median_price : null,
-            avg_price: Number(row.listings) > 0 ? sameSum(Number(row.avg_price)) : null,
-            min_price: Number(row.listings) > 0 ? row.min_price : null,
-            max_price: Number(row.listings) > 0 ? row.max_price : null,
-          });
-          const now = await quarterPriceStats(clickhouse, scope, true);
-          const byName = (a: { neighbourhood: unknown }, b: { neighbourhood: unknown }) =>
-            String(a.neighbourhood).localeCompare(String(b.neighbourhood));
-          expect(now.rows.sort(byName)).toEqual(former.data.map(expected).sort(byName));
-          expect(now.totals).toEqual({ ...expected(former.totals!), neighbourhood: '' });
-          const previous = await quarterPriceStats(clickhouse, scope, false);
-          expect(previous.rows.sort(byName)).toEqual(now.rows);
-          groups += former.data.length;
-        }
-      }
-    }
-    expect(groups).toBeGreaterThan(100);
   });
 
   it(`heatmap: the same cells of boxes of every size (happy; seed ${seed})`, async () => {
