@@ -2,7 +2,7 @@
 // the cell_quarter_stats aggregate (migration 0011), read as a few h3_index ranges of its sort key.
 // A city box returns thousands of rows, so they come compact (arrays, unquoted counts) and the
 // UInt64 cell id as two UInt32 halves: h3-js takes [low, high] directly, with no BigInt or hex
-// parsing per cell.
+// parsing per cell; uncompressed, as gzip of that much costs more than it saves on a local link.
 //
 // The box is covered by parent cells of one resolution (geo/h3-ranges.ts); the res-8 descendants of
 // each parent are one contiguous range of the sort key. A row is kept when its parent at that
@@ -61,6 +61,7 @@ export function coveringSpans(ranges: Range[], spans: number): { lo: bigint[]; h
 export const cellStats = defineQuery({
   name: 'heatmap.cell_stats',
   compact: true,
+  compressResponse: false,
   params: z.object({
     isTest: z.boolean(),
     quarterStart: isoDate,

@@ -83,6 +83,18 @@ describe('named queries', () => {
     });
   });
 
+  it('ask for the heatmap cells uncompressed, and for other answers as the client does (happy)', async () => {
+    const query = vi.fn(async (_: unknown) => ({ json: async () => ({ data: [] }) }));
+    const client = { query } as unknown as ClickHouseClient;
+    await cellStats.run(client, { isTest: false, quarterStart: '2024-04-01', ...covering });
+    await marketTotals.run(client, { isTest: false, quarterStart: '2024-04-01' });
+    const settings = query.mock.calls.map(
+      (call) => (call[0] as { clickhouse_settings: object }).clickhouse_settings,
+    );
+    expect(settings[0]).toMatchObject({ enable_http_compression: 0 });
+    expect(settings[1]).not.toHaveProperty('enable_http_compression');
+  });
+
   it('refuse to run when params and placeholders disagree, without calling ClickHouse (error)', async () => {
     const broken = defineQuery({
       name: 'test.broken',
