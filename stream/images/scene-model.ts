@@ -2,9 +2,9 @@
 // to ONNX with 8-bit integer weights and activations) with onnxruntime-node on the CPU, one thread.
 // The graph takes RGB values 0..255 (the whole photo squeezed to 224×224) and normalises them
 // itself; it answers the 365 Places365 scene probabilities (scene-tags.ts sums them into RESO
-// ImageOf values) and the 512 pooled features its last layer reads (the head's inputs). Photos that arrive while one
-// inference runs are classified together in one batch (up to MAX_BATCH): one call per batch
-// instead of one per photo. Loaded once per image process (45 MB file).
+// ImageOf values) and the 512 pooled features its last layer reads (the head's inputs). Photos
+// that arrive while one inference runs are classified together in one batch (up to MAX_BATCH):
+// one call per batch instead of one per photo. Loaded once per image process (11.5 MB file).
 import ort from 'onnxruntime-node';
 import { MODEL_SIDE } from './decode.ts';
 
