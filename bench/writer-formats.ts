@@ -9,17 +9,15 @@
 //
 // Knobs: BENCH_ROWS per variant and round (50,000), BENCH_ROUNDS (3), BENCH_SIZES (1000,10000),
 // BENCH_FORMATS (JSONEachRow,JSONCompactEachRow), BENCH_DATABASE (rls_writer_formats).
-import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { createClickHouse } from '../common/clients/clickhouse.ts';
 import { baseEnvSchema, parseEnv } from '../common/env.ts';
-import { listingsTable, type ListingRow } from '../common/warehouse/listings.ts';
+import { listingsTable } from '../common/warehouse/listings.ts';
 import { columnList } from '../common/warehouse/table.ts';
 import { migrate } from '../infra/clickhouse/migrate.ts';
-import { fxTable } from '../stream/enrich/fx.ts';
-import { listingRow } from '../stream/listings/row.ts';
 import { insertDedupToken } from '../stream/sink/insert-token.ts';
 import { compactRows, type InsertFormat } from '../stream/sink/insert-format.ts';
+import { benchListingRows } from './listing-rows.ts';
 import { cpuSnapshot, stackProcesses } from './process-stats.ts';
 
 const env = parseEnv(
@@ -38,40 +36,8 @@ const connection = {
 };
 const server = stackProcesses().filter((p) => p.name.startsWith('clickhouse'));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const fx = fxTable(undefined);
 const columns = columnList(listingsTable);
 let offset = 0;
-
-function rowsOf(count: number): ListingRow[] {
-  const receivedAt = new Date().toISOString();
-  return Array.from({ length: count }, (_, i) =>
-    listingRow(
-      {
-        v: 1,
-        listing_id: randomUUID(),
-        account_id: `formats-bench-${i % 50}`,
-        batch_id: randomUUID(),
-        is_test: false,
-        received_at: receivedAt,
-        listing: {
-          title: `Formats bench ${offset + i}`,
-          description: 'Two-bedroom apartment near the beach, with parking, a generator and fast wifi.',
-          property_type: i % 3 === 0 ? 'house' : 'apartment',
-          price: 500_000 + (i % 100) * 1_000,
-          currency: i % 5 === 0 ? 'USD' : 'TZS',
-          bedrooms: 1 + (i % 4),
-          bathrooms: 1,
-          latitude: -6.75 - (i % 100) / 1000,
-          longitude: 39.27 + (i % 100) / 1000,
-          amenities: ['Parking', 'generator', 'Wi-Fi'],
-        },
-      } as never,
-      { _topic: 'formats-bench', _partition: i % 6, _offset: String(offset + i), _item: 0 },
-      receivedAt,
-      fx,
-    ),
-  );
-}
 
 const cpuOfServer = () => [...cpuSnapshot(server).values()].reduce((a, b) => a + b, 0) / 100;
 
@@ -85,7 +51,12 @@ async function mergesRunning(client: ClickHouseClient): Promise<number> {
 }
 
 async function run(client: ClickHouseClient, format: InsertFormat, size: number) {
-  const rows = rowsOf(rowsPerVariant);
+  const rows = benchListingRows(rowsPerVariant, {
+    account: 'formats-bench',
+    topic: 'formats-bench',
+    firstOffset: offset,
+    title: 'Formats bench',
+  });
   offset += rowsPerVariant;
   const before = cpuOfServer();
   const t0 = performance.now();
