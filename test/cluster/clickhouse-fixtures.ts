@@ -13,6 +13,7 @@ import { listingsTable, type ListingRow } from '../../common/warehouse/listings.
 import { insertRows } from '../../common/warehouse/table.ts';
 import { viewEventsTable, type ViewEventRow } from '../../common/warehouse/view-events.ts';
 import { repoRoot } from '../../infra/local/settings.mjs';
+import { storedListingRow } from '../support/listing-rows.ts';
 
 interface Neighbourhood {
   city: string;
@@ -71,43 +72,28 @@ export function buildFixtures(own: string, now = Date.now(), count = 1500): Fixt
     const price = (200 + Math.floor(next() * 60) * 50) * 1000;
     const id = uuid(next);
     const account = next() < 0.1 ? own : pick(accounts.slice(1));
-    const row: ListingRow = {
+    const row = storedListingRow({
       listing_id: id,
       account_id: account,
       batch_id: uuid(next),
       is_test: 0,
       listed_at: iso(listedAt),
-      stored_at: iso(listedAt),
       title: `Fixture ${type} ${i}`,
       description: 'shard fixture',
       property_type: type,
-      price,
-      currency: 'TZS',
       price_tzs: price,
-      fx_rate_to_tzs: 1,
       bedrooms,
       bathrooms: 1 + (bedrooms > 2 ? 1 : 0),
       area_sqm: 30 + bedrooms * 25,
-      address: '',
       latitude,
       longitude,
-      amenities: [],
-      images: [],
-      video_url: '',
-      whatsapp_number: '',
-      location_id: null,
-      external_id: '',
       h3_index: BigInt(`0x${latLngToCell(latitude, longitude, 8)}`).toString(),
       city,
       neighbourhood: place.name,
-      neighbourhood_id: null,
       location_source: 'coordinates',
-      version: 1,
       _topic: 'fixture',
-      _partition: 0,
       _offset: String(i),
-      _item: 0,
-    };
+    });
     listings.push(row);
     const viewCount = Math.floor(next() * 5);
     for (let v = 0; v < viewCount; v++) {
