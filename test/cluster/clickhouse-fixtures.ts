@@ -14,6 +14,7 @@ import { insertRows } from '../../common/warehouse/table.ts';
 import { viewEventsTable, type ViewEventRow } from '../../common/warehouse/view-events.ts';
 import { repoRoot } from '../../infra/local/settings.mjs';
 import { storedListingRow } from '../support/listing-rows.ts';
+import { DAY_MS } from '../../common/domain/lifecycle.ts';
 
 interface Neighbourhood {
   city: string;
@@ -37,7 +38,6 @@ function random(seed: number) {
 }
 
 const iso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString();
-const DAY = 86_400_000;
 
 function uuid(next: () => number): string {
   const hex = Array.from({ length: 32 }, () => Math.floor(next() * 16).toString(16)).join('');
@@ -67,7 +67,7 @@ export function buildFixtures(own: string, now = Date.now(), count = 1500): Fixt
     const type = pick(fixtureTypes);
     const latitude = Math.round((place.latitude + (next() - 0.5) * 0.02) * 1e5) / 1e5;
     const longitude = Math.round((place.longitude + (next() - 0.5) * 0.02) * 1e5) / 1e5;
-    const listedAt = now - Math.floor(next() * 400 * DAY);
+    const listedAt = now - Math.floor(next() * 400 * DAY_MS);
     const bedrooms = Math.floor(next() * 6);
     const price = (200 + Math.floor(next() * 60) * 50) * 1000;
     const id = uuid(next);
@@ -97,7 +97,7 @@ export function buildFixtures(own: string, now = Date.now(), count = 1500): Fixt
     listings.push(row);
     const viewCount = Math.floor(next() * 5);
     for (let v = 0; v < viewCount; v++) {
-      const viewedAt = Math.min(now, listedAt + Math.floor(next() * 60 * DAY));
+      const viewedAt = Math.min(now, listedAt + Math.floor(next() * 60 * DAY_MS));
       views.push({
         event_id: uuid(next),
         listing_id: id,
@@ -118,7 +118,7 @@ export function buildFixtures(own: string, now = Date.now(), count = 1500): Fixt
     }
     const exit = next();
     const days = 1 + Math.floor(next() * 90);
-    const changedAt = listedAt + days * DAY;
+    const changedAt = listedAt + days * DAY_MS;
     if (exit < 0.45 && changedAt < now) {
       const status = exit < 0.35 ? 'rented' : 'withdrawn';
       changes.push({
