@@ -85,13 +85,20 @@ export async function respond(
           status: outcome.status,
           error: { code: errorCode, requestId: req.requestId, digest: bodyDigest(text) },
         };
-  // If this write fails the claim simply expires; the response itself is still correct.
+  // If this write fails the claim expires and a retry meanwhile is told 409: the response itself is
+  // still correct, so log it and answer.
   await options.store
     .complete(claim.recordKey, kept, {
       owner: { accountId: scope.accountId, mode: scope.mode },
       limit: dailyQuota(auth, 'keptReplyBytesPerDay'),
     })
-    .catch(() => undefined);
+    .catch((completeError: unknown) =>
+      options.logger.warn('idempotent reply not kept', {
+        endpoint: options.endpoint,
+        request_id: req.requestId,
+        ...errorFields(completeError),
+      }),
+    );
   res.status(outcome.status).type('application/json').send(text);
 }
 
