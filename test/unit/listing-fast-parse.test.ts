@@ -198,6 +198,8 @@ function generate(seed: number): Record<string, unknown> {
     else if (key === 'images' && roll < 0.6) listing.images = [pick(urls), pick(urls)];
     else listing[key] = pick(pools[key]!);
   }
+  // Keys in another order than the schema's: the output must still follow the schema's.
+  if (random() < 0.1) return Object.fromEntries(Object.entries(listing).reverse());
   const extra = random();
   if (extra < 0.02) listing.unknown_field = 1;
   else if (extra < 0.03)
@@ -211,6 +213,12 @@ describe('parseListingFast', () => {
     const zod = listingSchema.parse(common());
     expect(fast).toBeDefined();
     expect(JSON.stringify(fast)).toBe(JSON.stringify(zod));
+    // Nothing to change: the input object itself is the output.
+    const input = common();
+    expect(parseListingFast(input)).toBe(input);
+    const padded = { ...input, title: ' Bench flat 1 ' };
+    expect(parseListingFast(padded)).not.toBe(padded);
+    expect(parseListingFast(padded)?.title).toBe('Bench flat 1');
   });
 
   it('agrees with the schema or defers, on 20,000 generated listings (edge)', () => {
