@@ -40,13 +40,19 @@ export const MAX_LISTING_MESSAGE_BYTES = 900_000;
 
 /**
  * The v2 message values for `items` (in order): one value, or several when the encoded listings
- * would exceed MAX_LISTING_MESSAGE_BYTES. Each listing is serialised once; values are concatenated.
+ * would exceed MAX_LISTING_MESSAGE_BYTES. Each listing is serialised once: the whole list in one
+ * JSON.stringify when it fits (the common case: no string per item, no join), else item by item.
  */
 export function encodeListingBatch(
   head: ListingBatchHeader,
   items: { listing_id: string; listing: Listing }[],
 ): string[] {
-  const prefix = `{"v":2,${JSON.stringify(head).slice(1, -1)},"listings":[`;
+  const start = `{"v":2,${JSON.stringify(head).slice(1, -1)},"listings":`;
+  const whole = `${start}${JSON.stringify(items)}}`;
+  // A UTF-16 unit is at most 3 bytes in UTF-8: the exact count only when the bound does not settle it.
+  if (whole.length * 3 <= MAX_LISTING_MESSAGE_BYTES || Buffer.byteLength(whole) <= MAX_LISTING_MESSAGE_BYTES)
+    return [whole];
+  const prefix = `${start}[`;
   const suffix = ']}';
   const values: string[] = [];
   let parts: string[] = [];
