@@ -1,10 +1,13 @@
 // The listing shortcut against the schema it stands in for, on generated listings (valid, invalid
-// and odd): whenever the shortcut answers, the schema accepts the same listing and produces the
+// and odd), in the API and in the stream's decoding of a v2 message: whenever the shortcut answers, the schema accepts the same listing and produces the
 // same object, key order included; otherwise the shortcut defers. Seeded, so a failure repeats.
 import { describe, expect, it } from 'vitest';
 import { parseListingFast } from '../../common/domain/listing-fast-parse.ts';
 import { listingSchema } from '../../common/domain/listing.ts';
+import { listingBatchItemSchema } from '../../common/domain/messages.ts';
 import { validateListing } from '../../ingest/listings/validate.ts';
+import { decodeListings } from '../../stream/listings/decode.ts';
+import { validate } from '../../stream/parse.ts';
 
 /** Mulberry32: a small seeded generator, so each case is a seed. */
 function rng(seed: number) {
@@ -250,5 +253,35 @@ describe('parseListingFast', () => {
       const result = validateListing(structuredClone(input), { tier: 'business', now: Date.now() });
       if (!zod.success) expect(result.ok, `seed ${seed}`).toBe(false);
     }
+  });
+});
+
+describe("the stream's decoding of the API's items", () => {
+  it('gives, item by item, what the item schema gives: the same values and the same errors (edge)', () => {
+    const header = {
+      account_id: 'acct-1',
+      batch_id: '3f2b8c1e-9d4a-4c6b-8e2f-1a2b3c4d5e6f',
+      is_test: false,
+      received_at: '2026-11-26T10:00:00.000Z',
+    };
+    const ids = ['0b6f2d7e-5c1a-4e8b-9f3d-2a4c6e8f0a1b', 'not-a-uuid', 7];
+    const items = Array.from({ length: 3_000 }, (_, i) => ({
+      listing_id: ids[i % 7 === 0 ? 1 + (i % 2) : 0],
+      listing: generate(i + 1),
+    }));
+    const message = { value: Buffer.from(JSON.stringify({ v: 2, ...header, listings: items })) };
+    const decoded = decodeListings(message as never);
+    expect(decoded).toHaveLength(items.length);
+    let valid = 0;
+    decoded.forEach((got, item) => {
+      const expected = validate(listingBatchItemSchema, structuredClone(items[item]));
+      expect(got.ok, `item ${item}`).toBe(expected.ok);
+      if (got.ok && expected.ok) {
+        valid++;
+        expect(JSON.stringify(got.value)).toBe(JSON.stringify({ v: 1, ...header, ...expected.value }));
+      } else if (!got.ok && !expected.ok) expect(got.error).toBe(expected.error);
+    });
+    expect(valid).toBeGreaterThan(300);
+    expect(valid).toBeLessThan(items.length);
   });
 });
