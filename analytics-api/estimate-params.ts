@@ -3,15 +3,12 @@
 // in the OpenAPI document.
 import { z } from 'zod';
 import { currencies, propertyTypes, type Currency, type PropertyType } from '../common/domain/listing.ts';
+import type { Subject } from '../common/estimate/method.ts';
 import { choice, numberParam, parseQuery } from './query.ts';
 
-export interface EstimateParams {
-  latitude: number;
-  longitude: number;
+/** The unit to estimate (its place and size), its type, and the currency of the answer. */
+export interface EstimateParams extends Subject {
   type: PropertyType;
-  bedrooms: number | null;
-  bathrooms: number | null;
-  areaSqm: number | null;
   currency: Currency;
 }
 

@@ -9,19 +9,14 @@ import { createAnalyticsRouter } from './router.ts';
 await runProcess('analytics', analyticsEnvSchema, async (env, logger) => {
   const platform = await startPlatform(env, logger, 'rls-analytics');
   const ctx = await createAnalyticsContext(platform, env);
-  const server = await serveApi(env, platform, logger, {
+  const api = await serveApi(env, platform, logger, {
     title: 'Rental Listings Service analytics API',
     routers: (openapi) => [createAnalyticsRouter(ctx, openapi)],
     pages: ['docs', 'dashboard'],
     readiness: ['clickhouse', 'redis'],
     port: env.PORT ?? ANALYTICS_DEFAULT_PORT,
+    contexts: [ctx],
   });
-  logger.info('analytics API listening', { port: server.port });
-  return {
-    async stop() {
-      await server.close();
-      await ctx.close();
-      await platform.close();
-    },
-  };
+  logger.info('analytics API listening', { port: api.port });
+  return api;
 });

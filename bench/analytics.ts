@@ -17,13 +17,13 @@ import { heatmapAnswer } from '../analytics-api/services/heatmap.ts';
 import { lastCompleteMonth } from '../analytics-api/params.ts';
 import { marketShareAnswer } from '../analytics-api/services/market-share.ts';
 import { accuracySource } from '../analytics-api/services/estimate-accuracy.ts';
+import type { EstimateParams } from '../analytics-api/estimate-params.ts';
 import { pointEstimateAnswer, type EstimateDeps } from '../analytics-api/services/estimate.ts';
 import { pricingAnswer } from '../analytics-api/services/pricing.ts';
 import { seasonalityAnswer } from '../analytics-api/services/seasonality.ts';
 import { velocityAnswer } from '../analytics-api/services/velocity.ts';
 import { createRedis, redisReady } from '../common/clients/redis.ts';
 import { citySlugs } from '../common/domain/cities.ts';
-import type { Currency, PropertyType } from '../common/domain/listing.ts';
 import { propertyTypes } from '../common/domain/listing.ts';
 import { cityLocation } from '../common/domain/locations.ts';
 import { baseEnvSchema, parseEnv } from '../common/env.ts';
@@ -210,26 +210,15 @@ const seasonality = (cache: Cache, j: (typeof seasonalityJobs)[number]) =>
 // seeded live listings (the mix of cities, types and sizes that asks), as of now; the 2 km probe
 // answers most, sparse places widen to 10 km and some to a year; 422s count as answers.
 const estimateDeps: EstimateDeps = { clickhouse: ch, accuracy: accuracySource(ch, 600), usdTzs: 2_500 };
-const estimateJobs = (
-  await (
-    await ch.query({
-      query: `SELECT city, toString(property_type) AS type, latitude, longitude, bedrooms, bathrooms, area_sqm
-              FROM rent_comparables WHERE is_test = 0 ORDER BY cityHash64(listing_id) LIMIT 1000`,
-      format: 'JSONEachRow',
-    })
-  ).json<
-    { city: string; type: PropertyType; latitude: number; longitude: number } & Record<string, number | null>
-  >()
-).map((r) => ({
-  city: r.city,
-  type: r.type,
-  latitude: r.latitude,
-  longitude: r.longitude,
-  bedrooms: r.bedrooms ?? null,
-  bathrooms: r.bathrooms ?? null,
-  areaSqm: r.area_sqm ?? null,
-  currency: 'TZS' as Currency,
-}));
+// Rows named and typed as the estimate's parameters (nullable columns come back as null).
+const estimateJobs = await (
+  await ch.query({
+    query: `SELECT city, toString(property_type) AS type, latitude, longitude, bedrooms, bathrooms,
+              area_sqm AS areaSqm, 'TZS' AS currency
+            FROM rent_comparables WHERE is_test = 0 ORDER BY cityHash64(listing_id) LIMIT 1000`,
+    format: 'JSONEachRow',
+  })
+).json<EstimateParams & { city: string }>();
 const estimateSteps = new Map<string, number>();
 const estimate = (cache: Cache, j: (typeof estimateJobs)[number]) =>
   cache.getOrCompute(

@@ -40,7 +40,10 @@ const rules: Rule[] = [
   ['garbage collection', fn('(garbage collector)')],
   ['Kafka client (kafkajs: record batches, CRC32C, fetch decoding, socket)', lib('kafkajs')],
   ['Redis commands (ioredis: keys, limits, duplicates, quota, batch, usage)', lib('ioredis', 'redis-parser')],
-  ['listing schema (zod) and context rules', (f) => lib('zod')(f) || ours('validate.js')(f)],
+  [
+    'listing schema (fast path, else zod) and context rules',
+    (f) => lib('zod')(f) || ours('validate.js')(f) || ours('listing-fast-parse.js')(f),
+  ],
   ['Kafka message JSON (validated listings serialised once)', fn('encodeListingBatch')],
   ['listing ids (fingerprint normalisation, SHA-1)', ours('fingerprint.js')],
   ['listing ids (fingerprint normalisation, SHA-1)', fn('deterministicUuid')],

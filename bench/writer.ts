@@ -4,15 +4,13 @@
 // default rls_writer_bench, migrated like the service's, so its materialized views run too), with
 // the insert deduplication token as in production. Wall clock from the first write to the last
 // acknowledged insert; the scratch database is dropped at the end.
-import { randomUUID } from 'node:crypto';
 import { createClickHouse } from '../common/clients/clickhouse.ts';
 import { baseEnvSchema, parseEnv } from '../common/env.ts';
 import { createLogger } from '../common/logger.ts';
 import { listingsTable } from '../common/warehouse/listings.ts';
 import { migrate } from '../infra/clickhouse/migrate.ts';
-import { fxTable } from '../stream/enrich/fx.ts';
-import { listingRow } from '../stream/listings/row.ts';
 import { createClickHouseWriter } from '../stream/sink/clickhouse-writer.ts';
+import { benchListingRows } from './listing-rows.ts';
 
 const env = parseEnv(
   baseEnvSchema.pick({ CLICKHOUSE_URL: true, CLICKHOUSE_USER: true, CLICKHOUSE_PASSWORD: true }),
@@ -29,39 +27,15 @@ const connection = {
 
 await migrate({ ...connection, database, log: () => undefined });
 const clickhouse = createClickHouse({ ...connection, database });
-const fx = fxTable(undefined);
 const account = `writer-bench-${Date.now().toString(36)}`;
 
-function rowsOf(round: number) {
-  const receivedAt = new Date().toISOString();
-  return Array.from({ length: rows }, (_, i) =>
-    listingRow(
-      {
-        v: 1,
-        listing_id: randomUUID(),
-        account_id: account,
-        batch_id: randomUUID(),
-        is_test: false,
-        received_at: receivedAt,
-        listing: {
-          title: `Writer bench ${round}-${i}`,
-          description: 'Two-bedroom apartment near the beach, with parking, a generator and fast wifi.',
-          property_type: i % 3 === 0 ? 'house' : 'apartment',
-          price: 500_000 + (i % 100) * 1_000,
-          currency: i % 5 === 0 ? 'USD' : 'TZS',
-          bedrooms: 1 + (i % 4),
-          bathrooms: 1,
-          latitude: -6.75 - (i % 100) / 1000,
-          longitude: 39.27 + (i % 100) / 1000,
-          amenities: ['Parking', 'generator', 'Wi-Fi'],
-        },
-      } as never,
-      { _topic: 'writer-bench', _partition: i % 6, _offset: String(round * rows + i), _item: 0 },
-      receivedAt,
-      fx,
-    ),
-  );
-}
+const rowsOf = (round: number) =>
+  benchListingRows(rows, {
+    account,
+    topic: 'writer-bench',
+    firstOffset: round * rows,
+    title: `Writer bench ${round}`,
+  });
 
 try {
   for (let round = 1; round <= rounds; round++) {

@@ -32,7 +32,7 @@ type Verdict = (s: Scored) => string;
 const tagger =
   (threshold: number): Verdict =>
   (s) =>
-    (tagsBeforeModel(s) ?? sceneTags(s.probabilities, threshold)).image_of;
+    (tagsBeforeModel(s) ?? sceneTags(s, threshold)).image_of;
 
 /** The tagger before the head: the hand mapping's best value when its summed probability reaches the threshold. */
 const handMapping =

@@ -1,7 +1,7 @@
 // The labelled photos of `npm run eval:photos` and `npm run train:photo-head`, split in the same two
 // halves for both, and what the decoder and the scene model say about each (the model's 365
-// probabilities, the colour figures of the floor-plan rule, the brightness), kept between runs in
-// one cache file.
+// probabilities and 512 features, the colour figures of the floor-plan rule, the brightness), kept
+// between runs in one cache file.
 // Sets:
 // - rooms (eval/rooms/, in the repository): 420 real room photos, 84 each of Bathroom, Bedroom,
 //   DiningRoom, Kitchen, LivingRoom, from the "Rooms" dataset (CC BY 4.0; eval/rooms/SOURCES.md);
@@ -42,6 +42,8 @@ export interface Scored {
   brightness: number;
   /** The scene model's 365 probabilities. */
   probabilities: number[];
+  /** The scene model's 512 pooled features. */
+  features: number[];
 }
 
 function manifestSamples(set: string, dir: string): Sample[] {
@@ -111,7 +113,10 @@ function digest(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-type CacheEntry = Pick<DecodedPhoto, 'colour' | 'brightness'> & { probabilities: number[] };
+type CacheEntry = Pick<DecodedPhoto, 'colour' | 'brightness'> & {
+  probabilities: number[];
+  features: number[];
+};
 
 /** Four significant digits keep a probability's logarithm to 1e-4 and the cache small. */
 const keep = (values: Float32Array) => Array.from(values, (p) => Number(p.toPrecision(4)));
@@ -139,7 +144,7 @@ export async function scoreSamples(
   for (const sample of order) {
     const cacheKey = `${sample.set}/${sample.name}`;
     const known = cache[cacheKey];
-    if (!known || known.brightness === undefined) {
+    if (!known) {
       if (options.cachedOnly) continue;
       const decoded = await decodePhoto(await sample.bytes(), {
         maxPixels: options.env.PHOTO_MAX_PIXELS,
@@ -147,9 +152,8 @@ export async function scoreSamples(
       });
       if (!decoded.ok) throw new Error(`${sample.set} ${sample.name}: ${decoded.error}`);
       const { modelRgb, colour, brightness } = decoded.photo;
-      // Entries of an earlier run without the brightness keep their probabilities.
-      const probabilities = known?.probabilities ?? keep(await options.model.classify(modelRgb));
-      cache[cacheKey] = { colour, brightness, probabilities };
+      const { probabilities, features } = await options.model.classify(modelRgb);
+      cache[cacheKey] = { colour, brightness, probabilities: keep(probabilities), features: keep(features) };
       // Saved as it goes, so a stopped run resumes.
       if (++fresh % 50 === 0) save(cacheFile, cache);
     }

@@ -13,20 +13,14 @@ await runProcess('gateway', gatewayEnvSchema, async (env, logger) => {
   const platform = await startPlatform(env, logger, 'rls-gateway');
   const ingest = await createIngestContext(platform, env);
   const analytics = await createAnalyticsContext(platform, env);
-  const server = await serveApi(env, platform, logger, {
+  const api = await serveApi(env, platform, logger, {
     title: 'Rental Listings Service API',
     routers: (openapi) => [createIngestRouter(ingest, openapi), createAnalyticsRouter(analytics, openapi)],
     pages: ['docs', 'dashboard'],
     readiness: ['kafka', 'clickhouse', 'redis'],
     port: env.PORT ?? GATEWAY_DEFAULT_PORT,
+    contexts: [ingest, analytics],
   });
-  logger.info('API listening', { port: server.port, base_url: `http://127.0.0.1:${server.port}/api/v1` });
-  return {
-    async stop() {
-      await server.close();
-      await ingest.close();
-      await analytics.close();
-      await platform.close();
-    },
-  };
+  logger.info('API listening', { port: api.port, base_url: `http://127.0.0.1:${api.port}/api/v1` });
+  return api;
 });

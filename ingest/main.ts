@@ -9,19 +9,14 @@ import { createIngestRouter } from './router.ts';
 await runProcess('ingest', ingestEnvSchema, async (env, logger) => {
   const platform = await startPlatform(env, logger, 'rls-ingest');
   const ctx = await createIngestContext(platform, env);
-  const server = await serveApi(env, platform, logger, {
+  const api = await serveApi(env, platform, logger, {
     title: 'Rental Listings Service API (ingest)',
     routers: (openapi) => [createIngestRouter(ctx, openapi)],
     pages: ['docs'],
     readiness: ['kafka', 'clickhouse', 'redis'],
     port: env.PORT ?? INGEST_DEFAULT_PORT,
+    contexts: [ctx],
   });
-  logger.info('ingest API listening', { port: server.port });
-  return {
-    async stop() {
-      await server.close();
-      await ctx.close();
-      await platform.close();
-    },
-  };
+  logger.info('ingest API listening', { port: api.port });
+  return api;
 });

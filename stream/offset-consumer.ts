@@ -127,6 +127,15 @@ function storedPositionsQuery(tables: readonly TableRef[]) {
 
 const DEFAULT_TIMING = { sessionTimeoutMs: 30_000, rebalanceTimeoutMs: 60_000, heartbeatIntervalMs: 3_000 };
 
+/**
+ * How long the broker holds a fetch that finds no new message. A message arriving ends the wait at
+ * once (the fetch's minimum is one byte), so this is not a latency: it is how often an idle member
+ * asks again. At 100 ms the idle members of a worker and an image process cost Kafka and themselves
+ * ~0.1 core (docs/performance.md, "Fixed costs"); it stays below the heartbeat interval, which
+ * kafkajs sends between fetches.
+ */
+const IDLE_FETCH_WAIT_MS = 1_000;
+
 async function startMember(options: OffsetConsumerOptions) {
   const { kafka, topic, logger } = options;
   const timing = options.timing ?? DEFAULT_TIMING;
@@ -136,7 +145,7 @@ async function startMember(options: OffsetConsumerOptions) {
     rebalanceTimeout: timing.rebalanceTimeoutMs,
     heartbeatInterval: timing.heartbeatIntervalMs,
     maxBytesPerPartition: options.maxBytesPerPartition ?? 1024 * 1024,
-    maxWaitTimeInMs: 100,
+    maxWaitTimeInMs: IDLE_FETCH_WAIT_MS,
     allowAutoTopicCreation: false,
   });
   // Per partition: "offset:item" positions at or after `from` that were already stored when checked.

@@ -4,6 +4,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { SeasonalityAnswer, SeasonalityMonth } from '../answers/market.ts';
 import { cities } from '../../common/domain/cities.ts';
+import { DAY_MS } from '../../common/domain/lifecycle.ts';
 import {
   bedroomClasses,
   MIN_EXITS_FOR_MEDIAN,
@@ -17,8 +18,6 @@ import {
 import type { SeasonalityParams } from '../params.ts';
 import { dailyFlows, monthlyRentals, monthlyRents } from '../queries/seasonality.ts';
 import { median, total } from '../stats.ts';
-
-const DAY_MS = 86_400_000;
 
 /** `count` months ending with `end` (YYYY-MM), oldest first, as YYYY-MM. */
 export function monthsEnding(end: string, count: number): string[] {

@@ -8,6 +8,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { VelocityAnswer, VelocityFigures } from '../answers/market.ts';
 import { cities } from '../../common/domain/cities.ts';
+import { DAY_MS } from '../../common/domain/lifecycle.ts';
 import {
   MIN_EXITS_FOR_MEDIAN,
   MIN_EXITS_FOR_QUARTILES,
@@ -21,7 +22,6 @@ import { nextQuarter, periodLabel, quarterStart } from '../period.ts';
 import { velocityCohort, velocityExits, velocityPresence, velocityStock } from '../queries/velocity.ts';
 import { kaplanMeierMedian, median, nearestRank, total, type Counted, type SurvivalPoint } from '../stats.ts';
 
-const DAY_MS = 86_400_000;
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** What one area (a neighbourhood, or the whole city) contributes. */

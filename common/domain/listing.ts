@@ -15,6 +15,15 @@ export const MAX_DESCRIPTION_LENGTH = 20_000;
 /** The largest image count of any tier; each key's tier limit is checked on top (tiers.ts). */
 export const MAX_IMAGES_ANY_TIER = 50;
 export const MAX_URL_LENGTH = 2_048;
+/** Bounds of the schema below, shared with its fast path (listing-fast-parse.ts). */
+export const listingBounds = {
+  maxPrice: 1e12,
+  maxRooms: 1000,
+  maxAreaSqm: 1e7,
+  maxAddressLength: 500,
+  maxAmenities: 100,
+  maxAmenityLength: 100,
+} as const;
 /** Client references: printable, no spaces, so they are safe in logs, keys and SQL literals. */
 export const externalIdPattern = /^[A-Za-z0-9._:/#-]{1,128}$/;
 
@@ -36,15 +45,22 @@ export const listingSchema = z
     title: text().trim().min(1).max(MAX_TITLE_LENGTH),
     description: text().trim().min(1).max(MAX_DESCRIPTION_LENGTH),
     property_type: z.enum(propertyTypes),
-    price: z.number().positive().max(1e12).meta({ description: 'Monthly rent in `currency`' }),
+    price: z
+      .number()
+      .positive()
+      .max(listingBounds.maxPrice)
+      .meta({ description: 'Monthly rent in `currency`' }),
     currency: z.enum(currencies).default('TZS'),
-    bedrooms: z.number().int().min(0).max(1000).optional(),
-    bathrooms: z.number().int().min(0).max(1000).optional(),
-    area_sqm: z.number().positive().max(1e7).optional(),
-    address: text().trim().min(1).max(500).optional(),
+    bedrooms: z.number().int().min(0).max(listingBounds.maxRooms).optional(),
+    bathrooms: z.number().int().min(0).max(listingBounds.maxRooms).optional(),
+    area_sqm: z.number().positive().max(listingBounds.maxAreaSqm).optional(),
+    address: text().trim().min(1).max(listingBounds.maxAddressLength).optional(),
     latitude: z.number().min(-90).max(90).optional(),
     longitude: z.number().min(-180).max(180).optional(),
-    amenities: z.array(text().trim().min(1).max(100)).max(100).optional(),
+    amenities: z
+      .array(text().trim().min(1).max(listingBounds.maxAmenityLength))
+      .max(listingBounds.maxAmenities)
+      .optional(),
     images: z.array(httpUrl).max(MAX_IMAGES_ANY_TIER).optional(),
     video_url: httpUrl.optional(),
     whatsapp_number: text().check(z.e164()).meta({ description: 'E.164, e.g. +255712345678' }).optional(),

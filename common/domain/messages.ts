@@ -8,6 +8,7 @@
 //   and the stream (kafkajs encodes and decodes per message). Items keep their position: a stored
 //   row carries (_offset, _item), so a replay skips exactly the items already stored.
 import { z } from 'zod';
+import { parseListingFast } from './listing-fast-parse.ts';
 import { listingSchema, type Listing } from './listing.ts';
 
 const header = {
@@ -33,6 +34,22 @@ export const listingBatchHeaderSchema = z.object({
   listings: z.array(z.unknown()).min(1),
 });
 export const listingBatchItemSchema = z.object({ listing_id: z.uuid(), listing: listingSchema });
+export type ListingBatchItem = z.infer<typeof listingBatchItemSchema>;
+const listingIdSchema = listingBatchItemSchema.shape.listing_id;
+
+/**
+ * What listingBatchItemSchema gives for a common valid item, through the listing's fast path
+ * (listing-fast-parse.ts), or undefined when the schema must decide (and word any error).
+ */
+export function parseListingBatchItemFast(raw: unknown): ListingBatchItem | undefined {
+  if (!isRecord(raw) || !isRecord(raw.listing) || !listingIdSchema.safeParse(raw.listing_id).success)
+    return undefined;
+  const listing = parseListingFast(raw.listing);
+  return listing && { listing_id: raw.listing_id as string, listing };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 export type ListingBatchHeader = Omit<z.infer<typeof listingBatchHeaderSchema>, 'v' | 'listings'>;
 
 /** Kafka's default message.max.bytes is 1 MiB; stay below it with room for the record overhead. */
@@ -40,13 +57,19 @@ export const MAX_LISTING_MESSAGE_BYTES = 900_000;
 
 /**
  * The v2 message values for `items` (in order): one value, or several when the encoded listings
- * would exceed MAX_LISTING_MESSAGE_BYTES. Each listing is serialised once; values are concatenated.
+ * would exceed MAX_LISTING_MESSAGE_BYTES. Each listing is serialised once: the whole list in one
+ * JSON.stringify when it fits (the common case: no string per item, no join), else item by item.
  */
 export function encodeListingBatch(
   head: ListingBatchHeader,
   items: { listing_id: string; listing: Listing }[],
 ): string[] {
-  const prefix = `{"v":2,${JSON.stringify(head).slice(1, -1)},"listings":[`;
+  const start = `{"v":2,${JSON.stringify(head).slice(1, -1)},"listings":`;
+  const whole = `${start}${JSON.stringify(items)}}`;
+  // A UTF-16 unit is at most 3 bytes in UTF-8: the exact count only when the bound does not settle it.
+  if (whole.length * 3 <= MAX_LISTING_MESSAGE_BYTES || Buffer.byteLength(whole) <= MAX_LISTING_MESSAGE_BYTES)
+    return [whole];
+  const prefix = `${start}[`;
   const suffix = ']}';
   const values: string[] = [];
   let parts: string[] = [];

@@ -3,17 +3,20 @@
 // GET /listings/batches/{id} and the listings.batch.completed event. Idempotent: a listing adds its
 // images to `pending` once, an image is counted once, so Kafka replays are harmless.
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
 import { readCounterHash } from '../clients/redis-counters.ts';
 import { redisScript } from '../clients/redis-script.ts';
 
 const TTL_SECONDS = 7 * 24 * 3600; // as long as the batch record
 
-export interface ImageChecks {
-  checked: number;
-  ok: number;
-  failed: number;
-  pending: number;
-}
+/** A batch's image checks so far, as GET /listings/batches/{id} shows them. */
+export const imageChecksSchema = z.object({
+  checked: z.number().int(),
+  ok: z.number().int(),
+  failed: z.number().int(),
+  pending: z.number().int(),
+});
+export type ImageChecks = z.infer<typeof imageChecksSchema>;
 
 // KEYS[1] summary, KEYS[2] seen-listings set; ARGV[1] listing id, ARGV[2] image count, ARGV[3] ttl.
 const startScript = redisScript(`

@@ -3,27 +3,30 @@
 // listings.batch.completed event (docs/webhooks.md, "Photo tagging and reuse"). Idempotent like the
 // image-check counters: each image is counted once, so Kafka replays are harmless.
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
 import { readCounterHash } from '../clients/redis-counters.ts';
 import { redisScript } from '../clients/redis-script.ts';
 
 const TTL_SECONDS = 7 * 24 * 3600; // as long as the batch record
 
-export interface PhotoSummary {
+/** A batch's photo analysis so far, as GET /listings/batches/{id} shows it. */
+export const photoSummarySchema = z.object({
   /** Images analysed so far (every outcome). */
-  analysed: number;
+  analysed: z.number().int(),
   /** Decoded as an image. */
-  decoded: number;
+  decoded: z.number().int(),
   /** Checked OK but not decodable: download failed, too large, not an image, too many pixels, too small. */
-  undecodable: number;
+  undecodable: z.number().int(),
   /** Decoded, and the model gave an ImageOf value. */
-  tagged: number;
+  tagged: z.number().int(),
   /** Decoded, and the model abstained (Other). */
-  abstained: number;
+  abstained: z.number().int(),
   /** Decoded photos already on another account's listing. */
-  reused: number;
+  reused: z.number().int(),
   /** Images per ImageOf value (the first tag of each tagged photo). */
-  tags: Record<string, number>;
-}
+  tags: z.record(z.string(), z.number().int()).meta({ description: 'Photos per RESO ImageOf value' }),
+});
+export type PhotoSummary = z.infer<typeof photoSummarySchema>;
 
 export interface AnalysedPhoto {
   outcome: string;

@@ -2,6 +2,7 @@
 // reads behind GET /listings/bulk. Request counters are written by the access script
 // (common/auth/access-check.ts) in the same round trip as the rate limit.
 import type { Redis } from 'ioredis';
+import { redisScript } from '../clients/redis-script.ts';
 import { errorFields, type Logger } from '../logger.ts';
 import {
   bucketsOf,
@@ -19,9 +20,25 @@ export interface ListingOutcomes {
   failed: number;
 }
 
+// KEYS[1] day, KEYS[2] month, KEYS[3] total hash, KEYS[4] the day's dirty set. ARGV[1..3] created,
+// duplicates, failed; ARGV[4] key id; ARGV[5] day ttl, ARGV[6] month ttl, ARGV[7] dirty set ttl.
+// One script instead of a MULTI of fifteen commands: one command and one reply for the client.
+const outcomesScript = redisScript(`
+for i = 1, 3 do
+  redis.call('HINCRBY', KEYS[i], '${usageFields.listingsCreated}', ARGV[1])
+  redis.call('HINCRBY', KEYS[i], '${usageFields.listingsDuplicates}', ARGV[2])
+  redis.call('HINCRBY', KEYS[i], '${usageFields.listingsFailed}', ARGV[3])
+end
+redis.call('EXPIRE', KEYS[1], ARGV[5])
+redis.call('EXPIRE', KEYS[2], ARGV[6])
+redis.call('SADD', KEYS[4], ARGV[4])
+redis.call('EXPIRE', KEYS[4], ARGV[7])
+return 1
+`);
+
 /**
  * Adds the outcome of one accepted bulk request to the key's listing counters (today, this month,
- * total), in one MULTI. Called by the ingest bulk-create service; rejects when Redis fails, so the
+ * total), atomically. Called by the ingest bulk-create service; rejects when Redis fails, so the
  * caller decides whether that matters (bulk-create logs it: the batch is already accepted).
  */
 export async function recordListingOutcomes(
@@ -33,19 +50,21 @@ export async function recordListingOutcomes(
 ): Promise<void> {
   const keys = usageKeys(prefix, keyId);
   const { day, month } = bucketsOf(now);
-  const tx = redis.multi();
-  for (const hash of [keys.day(day), keys.month(month), keys.total]) {
-    tx.hincrby(hash, usageFields.listingsCreated, outcomes.created)
-      .hincrby(hash, usageFields.listingsDuplicates, outcomes.duplicates)
-      .hincrby(hash, usageFields.listingsFailed, outcomes.failed);
-  }
-  tx.expire(keys.day(day), DAY_TTL_SECONDS)
-    .expire(keys.month(month), MONTH_TTL_SECONDS)
-    .sadd(dirtyKey(prefix, day), keyId)
-    .expire(dirtyKey(prefix, day), DIRTY_TTL_SECONDS);
-  const replies = await tx.exec();
-  const failed = replies?.find(([error]) => error);
-  if (!replies || failed) throw failed?.[0] ?? new Error('usage counters transaction aborted');
+  await outcomesScript.run(
+    redis,
+    4,
+    keys.day(day),
+    keys.month(month),
+    keys.total,
+    dirtyKey(prefix, day),
+    outcomes.created,
+    outcomes.duplicates,
+    outcomes.failed,
+    keyId,
+    DAY_TTL_SECONDS,
+    MONTH_TTL_SECONDS,
+    DIRTY_TTL_SECONDS,
+  );
 }
 
 export interface RequestCounts {

@@ -4,6 +4,7 @@
 // hash (Lua), so a delivery finishing after DELETE never resurrects the webhook.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
 import { redisScript } from '../clients/redis-script.ts';
 import type { KeyMode } from '../auth/api-key-format.ts';
 
@@ -14,22 +15,27 @@ export type EventType = SubscribableEvent | 'webhook.test';
 
 export const MAX_WEBHOOKS_PER_ACCOUNT = 10;
 
-export interface WebhookRecord {
-  id: string;
-  account_id: string;
-  mode: KeyMode;
-  url: string;
-  events: SubscribableEvent[];
-  description: string;
-  status: 'enabled' | 'disabled';
-  disabled_reason: string | null;
-  disabled_at: string | null;
-  created_at: string;
-  failing_since: string | null;
-  last_success_at: string | null;
-  last_failure_at: string | null;
-  last_failure_reason: string | null;
-}
+const nullableTime = z.string().nullable();
+/** A webhook as the store keeps it and the API shows it (GET /webhooks), without its secret. */
+export const webhookRecordSchema = z.object({
+  id: z.string().describe('wh_…'),
+  account_id: z.string(),
+  mode: z
+    .enum(['live', 'test'])
+    .describe('live webhooks get live events; test webhooks get test-mode events'),
+  url: z.string(),
+  events: z.array(z.enum(SUBSCRIBABLE_EVENTS)),
+  description: z.string(),
+  status: z.enum(['enabled', 'disabled']),
+  disabled_reason: z.string().nullable(),
+  disabled_at: nullableTime,
+  created_at: z.string(),
+  failing_since: nullableTime,
+  last_success_at: nullableTime,
+  last_failure_at: nullableTime,
+  last_failure_reason: z.string().nullable(),
+});
+export type WebhookRecord = z.infer<typeof webhookRecordSchema>;
 
 export interface StoredWebhook extends WebhookRecord {
   secret: string;

@@ -2,22 +2,12 @@
 // topology, run from the Apache Kafka jars on Maven Central, since no distribution tarball can be
 // downloaded here.
 // Kafka 3.x and 4.x both work (settings.kafka.version); they differ only in the log4j binding.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pidFile, repoRoot } from './settings.mjs';
-import {
-  aptInstall,
-  commandExists,
-  isAlive,
-  log,
-  readPid,
-  runCommand,
-  startDaemon,
-  stopPid,
-  tcpOpen,
-  waitUntil,
-} from './processes.mjs';
+import { ensureMavenJars } from './maven.mjs';
+import { isAlive, log, readPid, runCommand, startDaemon, stopPid, tcpOpen, waitUntil } from './processes.mjs';
 
 /** Jars and logging flags, shared by every node of the stack. */
 function jarPaths(settings) {
@@ -26,7 +16,6 @@ function jarPaths(settings) {
   const conf = path.join(repoRoot, 'infra/local/kafka');
   return {
     libs,
-    libsReady: path.join(libs, '.complete'),
     pom: path.join(conf, 'pom.xml'),
     // 4.x logs through log4j2, 3.x through reload4j (log4j 1.x API): see pom.xml profiles.
     profile: major >= 4 ? 'kafka4' : 'kafka3',
@@ -58,51 +47,21 @@ function paths(settings, node = settings.kafka.nodes[0]) {
 }
 
 /**
- * Copies the broker jars into <cacheDir>/kafka-<version>/libs once. The marker holds a hash of the
- * pom, so editing the pom re-resolves; otherwise re-runs are instant.
+ * Copies the broker jars into <cacheDir>/kafka-<version>/libs once (maven.mjs).
  * Returns how long the download took (0 when cached).
  */
-export async function ensureKafkaJars(settings) {
+export function ensureKafkaJars(settings) {
   const p = jarPaths(settings);
-  if (!commandExists('java')) aptInstall('kafka', ['openjdk-17-jre-headless']);
-  const stamp = `${settings.kafka.version} ${p.profile} ${createHash('sha256').update(fs.readFileSync(p.pom)).digest('hex')}`;
-  if (fs.existsSync(p.libsReady) && fs.readFileSync(p.libsReady, 'utf8').trim() === stamp) return 0;
-  if (!commandExists('mvn')) aptInstall('kafka', ['maven']);
-  log('kafka', `downloading Kafka ${settings.kafka.version} jars from Maven Central`);
-  const t0 = Date.now();
-  fs.rmSync(p.libs, { recursive: true, force: true }); // no stale jars from an earlier pom
-  const args = [
-    '-q',
-    '-B',
-    '-f',
-    p.pom,
-    'dependency:copy-dependencies',
-    `-P${p.profile}`,
-    // runtime, not compile: the broker's runtime-scoped modules would be dropped otherwise.
-    '-DincludeScope=runtime',
-    `-DoutputDirectory=${p.libs}`,
-    `-Dmaven.repo.local=${path.join(settings.cacheDir, 'm2')}`,
-    `-Dkafka.version=${settings.kafka.version}`,
-  ];
-  try {
-    // Output captured: with -q it is only stray ANSI codes, unless it fails.
-    await runCommand('mvn', args);
-  } catch (error) {
-    const output = `${error.stdout ?? ''}${error.stderr ?? ''}`;
-    const errors = output
-      .split('\n')
-      .filter((line) => line.includes('[ERROR] Failed'))
-      .slice(0, 1)
-      .join('\n');
-    throw new Error(
-      `kafka: Maven could not download Kafka ${settings.kafka.version} jars ` +
-        `(is that version, with all its modules, on Maven Central?):\n${errors || output.slice(-2000)}\nCommand: mvn ${args.join(' ')}`,
-    );
-  }
-  fs.writeFileSync(p.libsReady, `${stamp}\n`);
-  const ms = Date.now() - t0;
-  log('kafka', `jars ready in ${(ms / 1000).toFixed(1)} s`);
-  return ms;
+  return ensureMavenJars({
+    component: 'kafka',
+    what: `Kafka ${settings.kafka.version}`,
+    pom: p.pom,
+    libs: p.libs,
+    cacheDir: settings.cacheDir,
+    selector: `${settings.kafka.version} ${p.profile} `,
+    mavenArgs: [`-P${p.profile}`, `-Dkafka.version=${settings.kafka.version}`],
+    hint: ' (is that version, with all its modules, on Maven Central?)',
+  });
 }
 
 function serverProperties(settings, node, p) {

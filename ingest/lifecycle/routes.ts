@@ -9,7 +9,7 @@ import { readActiveStock, readListingStates } from '../../common/lifecycle/state
 import type { OpenApiRegistry } from '../../common/openapi/registry.ts';
 import type { IngestContext } from '../context.ts';
 import { quotaStore } from '../quota.ts';
-import { noneAccepted, respond } from '../respond.ts';
+import { idempotentPost, noneAccepted } from '../respond.ts';
 import { storedListing } from './listing-details.ts';
 import { registerLifecyclePaths } from './openapi.ts';
 import { snapshotStore } from './snapshot-store.ts';
@@ -29,21 +29,14 @@ export function createLifecycleRouter(ctx: IngestContext, openapi?: OpenApiRegis
     },
   };
 
-  router.post('/listings/status', ...guard, jsonBody(), async (req, res) => {
-    const auth = authOf(req);
-    await respond(
-      req,
-      res,
-      { store: ctx.idempotency, endpoint: 'status', logger: ctx.platform.logger },
-      async () => {
-        const outcome = await updateStatuses(deps, auth, req.body);
-        if (outcome.status === 400) {
-          throw noneAccepted('status update', outcome.response);
-        }
-        return { status: 200, body: outcome.response };
-      },
-    );
+  const updateStatus = idempotentPost(ctx, 'status', async (auth, body) => {
+    const outcome = await updateStatuses(deps, auth, body);
+    if (outcome.status === 400) {
+      throw noneAccepted('status update', outcome.response);
+    }
+    return { status: 200, body: outcome.response };
   });
+  router.post('/listings/status', ...guard, ...updateStatus);
 
   const snapshots: SnapshotDeps = {
     store: snapshotStore(platform.redis, platform.env.REDIS_KEY_PREFIX),

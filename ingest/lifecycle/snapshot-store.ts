@@ -4,29 +4,19 @@
 // racing each other compute once. Collecting snapshots live 24 h from their first part; a finished
 // one is kept 7 days (its outcome, and the withdrawals of a held snapshot awaiting confirmation).
 import type { Redis } from 'ioredis';
+import type { z } from 'zod';
 import { redisScript } from '../../common/clients/redis-script.ts';
+import type { snapshotRecordSchema } from './schemas.ts';
 
 export const COLLECTING_TTL_SECONDS = 24 * 3600;
 export const FINISHED_TTL_SECONDS = 7 * 24 * 3600;
 
-export type SnapshotStatus = 'collecting' | 'computing' | 'applied' | 'held';
-
 /** See addPartScript; `received` is the ids held instead of the parts when `too_large`. */
 export type AddPartState = 'mismatch' | 'done' | 'too_large' | 'complete' | 'collecting';
 
-export interface SnapshotRecord {
-  snapshot_id: string;
-  status: SnapshotStatus;
-  parts: number;
-  parts_received: number[];
-  external_ids: number;
-  created_at: string;
-  completed_at?: string;
-  /** On completion: the account's listings on the market, and those the snapshot leaves out. */
-  active?: number;
-  withdrawn?: number;
-  confirmed_at?: string;
-}
+/** What GET /listings/snapshots/{id} answers (schemas.ts): `active` and `withdrawn` on completion. */
+export type SnapshotRecord = z.infer<typeof snapshotRecordSchema>;
+type SnapshotStatus = SnapshotRecord['status'];
 
 // KEYS: record, parts set, ids set. ARGV: parts, part, ttl, created_at, most ids of the snapshot,
 // then the external ids. Returns {state, received parts count, ids stored (1 when this part's ids

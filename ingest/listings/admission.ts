@@ -26,8 +26,9 @@ const FIXED_KEYS = 4;
 
 // KEYS[1] quota hash, KEYS[2] batch record, KEYS[3] its pending set, KEYS[4] outbox, KEYS[5..] the
 // candidates' seen keys. ARGV[1] pending claim, ARGV[2] claim ttl, ARGV[3] quota field, ARGV[4] quota
-// limit, ARGV[5] batch ttl, ARGV[6] duplicates within the request, ARGV[7] created_at, ARGV[8..]
-// the candidates' listing ids (as many as seen keys), then the batch header's field/value pairs.
+// limit, ARGV[5] batch ttl, ARGV[6] duplicates within the request, ARGV[7] created_at, ARGV[8] the
+// seen keys' common start (a listing id is its seen key without it), ARGV[9..] the batch header's
+// field/value pairs. The ids are not sent again: the arguments are most of what the client writes.
 // Returns {'in_flight', {positions}}, {'quota', used, requested} or {'ok', holder or false, ...}.
 const admitScript = redisScript(`${reserveQuotaLua}
 local n = #KEYS - ${FIXED_KEYS}
@@ -48,7 +49,7 @@ if #claimed > 0 then
   if quota[1] == 0 then unclaim() return {'quota', quota[2], #claimed} end
 end
 local fields = {}
-for i = 8 + n, #ARGV do fields[#fields + 1] = ARGV[i] end
+for i = 9, #ARGV do fields[#fields + 1] = ARGV[i] end
 local at = ARGV[7]
 local status = 'processing'
 if #claimed == 0 then status = 'completed' end
@@ -61,7 +62,8 @@ if #claimed == 0 then
     'account_id', redis.call('HGET', KEYS[2], 'account_id'), 'at', at)
 else
   local ids = {}
-  for j, i in ipairs(claimed) do ids[j] = ARGV[7 + i] end
+  local start = #ARGV[8] + 1
+  for j, i in ipairs(claimed) do ids[j] = string.sub(KEYS[${FIXED_KEYS} + i], start) end
   redis.call('SADD', KEYS[3], unpack(ids))
   redis.call('EXPIRE', KEYS[3], ARGV[5])
 end
@@ -130,7 +132,7 @@ export function admissionStore(redis: Redis, prefix: string) {
         BATCH_TTL_SECONDS,
         request.batch.duplicates,
         request.at.toISOString(),
-        ...request.candidates,
+        seenKey(prefix, ''),
         ...header,
       )) as [string, ...unknown[]];
       if (reply[0] === 'in_flight') {

@@ -39,15 +39,8 @@ export function listingFingerprint(listing: Listing): string {
         : listing.location_id !== undefined
           ? `l:${listing.location_id.toLowerCase()}`
           : '-';
-  return [
-    'v1',
-    listing.property_type,
-    normalise(listing.title),
-    place,
-    `${listing.price}${listing.currency}`,
-    listing.bedrooms ?? '',
-    listing.bathrooms ?? '',
-  ].join('|');
+  const { property_type: type, price, currency, bedrooms = '', bathrooms = '' } = listing;
+  return `v1|${type}|${normalise(listing.title)}|${place}|${price}${currency}|${bedrooms}|${bathrooms}`;
 }
 
 /** The fingerprint of a listing sent with `external_id`: status updates address listings by it. */

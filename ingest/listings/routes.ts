@@ -2,10 +2,9 @@
 import { Router } from 'express';
 import { authenticate, authOf, requirePermission } from '../../common/auth/authenticate.ts';
 import { encodeListingBatch } from '../../common/domain/messages.ts';
-import { jsonBody } from '../../common/http/json-body.ts';
 import type { IngestContext } from '../context.ts';
 import { resendReporter } from '../lifecycle/resends.ts';
-import { noneAccepted, respond } from '../respond.ts';
+import { idempotentPost, noneAccepted } from '../respond.ts';
 import { countListingOutcomes } from '../../common/usage/counters.ts';
 import { batchStatus } from './batch-status.ts';
 import { bulkCreate, type BulkCreateDeps } from './bulk-create.ts';
@@ -26,23 +25,16 @@ export function createListingsRouter(ctx: IngestContext): Router {
     },
   };
 
-  router.post('/listings/bulk', ...guard, jsonBody(), async (req, res) => {
-    const auth = authOf(req);
-    await respond(
-      req,
-      res,
-      { store: ctx.idempotency, endpoint: 'bulk', logger: ctx.platform.logger },
-      async () => {
-        const outcome = await bulkCreate(deps, auth, req.body);
-        await countListingOutcomes(ctx.platform, auth.id, outcome.response.summary); // usage statistics
-        await reportResends(auth.account_id, outcome.response); // expiry clock, returns (docs/lifecycle.md)
-        if (outcome.status === 400) {
-          throw noneAccepted('listing', outcome.response);
-        }
-        return { status: 201, body: outcome.response };
-      },
-    );
+  const createListings = idempotentPost(ctx, 'bulk', async (auth, body) => {
+    const outcome = await bulkCreate(deps, auth, body);
+    await countListingOutcomes(ctx.platform, auth.id, outcome.response.summary); // usage statistics
+    await reportResends(auth.account_id, outcome.response); // expiry clock, returns (docs/lifecycle.md)
+    if (outcome.status === 400) {
+      throw noneAccepted('listing', outcome.response);
+    }
+    return { status: 201, body: outcome.response };
   });
+  router.post('/listings/bulk', ...guard, ...createListings);
 
   router.get('/listings/batches/:batch_id', ...guard, async (req, res) => {
     const status = await batchStatus(

@@ -2,6 +2,8 @@
 // with them, and the OpenAPI document is generated from all of them (ingest/openapi.ts).
 import { z } from 'zod';
 import { listingSchema } from '../../common/domain/listing.ts';
+import { imageChecksSchema } from '../../common/photos/batch-image-checks.ts';
+import { photoSummarySchema } from '../../common/photos/batch-summary.ts';
 
 export const MAX_LISTINGS_PER_REQUEST = 100;
 
@@ -71,25 +73,10 @@ export const batchStatusSchema = z
     failed_indexes: z.array(z.number().int()),
     created_at: z.iso.datetime(),
     completed_at: z.iso.datetime().optional(),
-    images: z
-      .object({
-        checked: z.number().int(),
-        ok: z.number().int(),
-        failed: z.number().int(),
-        pending: z.number().int(),
-      })
+    images: imageChecksSchema
       .nullable()
       .meta({ description: 'Asynchronous image checks; null until the checker reported' }),
-    photos: z
-      .object({
-        analysed: z.number().int(),
-        decoded: z.number().int(),
-        undecodable: z.number().int(),
-        tagged: z.number().int(),
-        abstained: z.number().int(),
-        reused: z.number().int(),
-        tags: z.record(z.string(), z.number().int()).meta({ description: 'Photos per RESO ImageOf value' }),
-      })
+    photos: photoSummarySchema
       .nullable()
       .meta({ description: 'Photo analysis (decode, tags, reuse); null until the checker analysed one' }),
   })

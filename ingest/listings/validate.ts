@@ -12,6 +12,7 @@ import {
   type Listing,
   type PropertyType,
 } from '../../common/domain/listing.ts';
+import { parseListingFast } from '../../common/domain/listing-fast-parse.ts';
 import { implausibleRentLimit } from '../../common/domain/plausible-rent.ts';
 import type { FieldError } from '../validation/field-errors.ts';
 import { checkBatchItem } from '../validation/batch-item.ts';
@@ -30,6 +31,12 @@ export interface ValidationContext {
 }
 
 export function validateListing(raw: unknown, ctx: ValidationContext): ListingValidation {
+  // The common valid listing takes the shortcut; anything else (and any error) is the schema's.
+  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
+    const listing = parseListingFast(raw as Record<string, unknown>);
+    if (listing && !contextErrors(raw as Record<string, unknown>, ctx).length)
+      return { ok: true, listing, warnings: warningsOf(listing) };
+  }
   const item = checkBatchItem(raw, listingSchema, 'listing');
   if (!item.object) return { ok: false, errors: item.errors };
   const { parsed, errors } = item;

@@ -1,10 +1,9 @@
 // HTTP for POST /events/views (contract, "View events").
 import { Router } from 'express';
-import { authenticate, authOf, requirePermission } from '../../common/auth/authenticate.ts';
+import { authenticate, requirePermission } from '../../common/auth/authenticate.ts';
 import type { ViewMessage } from '../../common/domain/messages.ts';
-import { jsonBody } from '../../common/http/json-body.ts';
 import type { IngestContext } from '../context.ts';
-import { respond } from '../respond.ts';
+import { idempotentPost } from '../respond.ts';
 import { listingOwnership } from './ownership.ts';
 import { recordViews, type RecordViewsDeps } from './record-views.ts';
 import { viewGuard } from './view-guard.ts';
@@ -25,18 +24,11 @@ export function createViewsRouter(ctx: IngestContext): Router {
     },
   };
 
-  router.post('/events/views', ...guard, jsonBody(), async (req, res) => {
-    const auth = authOf(req);
-    await respond(
-      req,
-      res,
-      { store: ctx.idempotency, endpoint: 'views', logger: ctx.platform.logger },
-      async () => ({
-        status: 202,
-        body: await recordViews(deps, auth, req.body),
-      }),
-    );
-  });
+  const recordViewEvents = idempotentPost(ctx, 'views', async (auth, body) => ({
+    status: 202,
+    body: await recordViews(deps, auth, body),
+  }));
+  router.post('/events/views', ...guard, ...recordViewEvents);
 
   return router;
 }

@@ -2,27 +2,8 @@
 import { z } from 'zod';
 import type { OpenApiRegistry } from '../../common/openapi/registry.ts';
 import { registerBodySchema } from './service.ts';
-import { SUBSCRIBABLE_EVENTS } from '../../common/webhooks/store.ts';
+import { webhookRecordSchema } from '../../common/webhooks/store.ts';
 
-const nullableTime = z.string().nullable();
-export const webhookRecordSchema = z.object({
-  id: z.string().describe('wh_…'),
-  account_id: z.string(),
-  mode: z
-    .enum(['live', 'test'])
-    .describe('live webhooks get live events; test webhooks get test-mode events'),
-  url: z.string(),
-  events: z.array(z.enum(SUBSCRIBABLE_EVENTS)),
-  description: z.string(),
-  status: z.enum(['enabled', 'disabled']),
-  disabled_reason: z.string().nullable(),
-  disabled_at: nullableTime,
-  created_at: z.string(),
-  failing_since: nullableTime,
-  last_success_at: nullableTime,
-  last_failure_at: nullableTime,
-  last_failure_reason: z.string().nullable(),
-});
 const createdSchema = webhookRecordSchema.extend({
   secret: z.string().describe('whsec_<base64>; shown only in this response'),
 });

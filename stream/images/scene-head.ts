@@ -1,15 +1,20 @@
 // The learned part of the photo tagging: a multinomial logistic regression over the logarithms of
-// the scene model's 365 Places365 probabilities, one output per ImageOf value it was trained on
+// the scene model's 365 Places365 probabilities and, when the head was trained so, the 512 pooled
+// features those probabilities are computed from, one output per ImageOf value it was trained on
 // (the values of the labelled photos in eval/: rooms and house fronts). Trained by
 // `npm run train:photo-head` (eval/train-head.ts) on the calibration half of those photos only;
 // the weights, the abstain threshold chosen on that half and what they were trained on are in
 // scene-head.json, read here once (no download at run time).
 import head from './scene-head.json' with { type: 'json' };
 
+/** What the head reads: the logarithms of the 365 probabilities, then (`+features`) the 512 features. */
+export type HeadInputs = 'log-probabilities' | 'log-probabilities+features';
+
 export interface SceneHead {
   /** The ImageOf value of each output. */
   classes: string[];
-  /** classes × 365: the standardisation of the inputs is folded into these. */
+  inputs: HeadInputs;
+  /** classes × inputs (365 or 877): the standardisation of the inputs is folded into these. */
   weights: number[][];
   bias: number[];
   /** Below this probability of its best value the head abstains (chosen on the calibration half). */
@@ -29,23 +34,28 @@ export interface SceneHead {
   trained: Record<string, unknown>;
 }
 
-export const SCENE_HEAD: SceneHead = head;
+export const SCENE_HEAD = head as SceneHead;
+
+/** The scene model's answer for one photo (scene-model.ts). */
+export interface SceneScores {
+  probabilities: ArrayLike<number>;
+  features: ArrayLike<number>;
+}
 
 /** Smallest probability whose logarithm the head reads: the model's rounding noise stays flat below it. */
 const FLOOR = 1e-6;
 
-export function headFeatures(probabilities: ArrayLike<number>): Float64Array {
-  return Float64Array.from({ length: probabilities.length }, (_, i) =>
-    Math.log(Math.max(FLOOR, probabilities[i]!)),
-  );
+export function headFeatures({ probabilities, features }: SceneScores, inputs: HeadInputs): Float64Array {
+  const logs = probabilities.length;
+  const x = new Float64Array(logs + (inputs === 'log-probabilities' ? 0 : features.length));
+  for (let i = 0; i < logs; i++) x[i] = Math.log(Math.max(FLOOR, probabilities[i]!));
+  for (let i = logs; i < x.length; i++) x[i] = features[i - logs]!;
+  return x;
 }
 
 /** Probability per trained value, most likely first. */
-export function headScores(
-  probabilities: ArrayLike<number>,
-  model: SceneHead = SCENE_HEAD,
-): [string, number][] {
-  const x = headFeatures(probabilities);
+export function headScores(scene: SceneScores, model: SceneHead = SCENE_HEAD): [string, number][] {
+  const x = headFeatures(scene, model.inputs);
   const z = model.classes.map((_, c) => {
     const w = model.weights[c]!;
     let s = model.bias[c]!;

@@ -14,7 +14,7 @@
 //   FloorPlan.
 import { DARK_BELOW, type DecodedPhoto } from './decode.ts';
 import { floorPlanScore, isFloorPlan } from './floor-plan.ts';
-import { headScores, SCENE_HEAD, type SceneHead } from './scene-head.ts';
+import { headScores, SCENE_HEAD, type SceneHead, type SceneScores } from './scene-head.ts';
 import { SCENE_MODEL_ID, type SceneModel } from './scene-model.ts';
 
 export const ABSTAIN = 'Other';
@@ -137,12 +137,8 @@ export function sceneScores(probabilities: ArrayLike<number>): [string, number][
  * The tags of a photo the model has classified: the head's values at or above `threshold`, or a
  * value only the hand mapping knows when it leads there with the head's sceneOnlyThreshold.
  */
-export function sceneTags(
-  probabilities: ArrayLike<number>,
-  threshold: number,
-  head: SceneHead = SCENE_HEAD,
-): RoomTags {
-  return tagsFrom(probabilities, headScores(probabilities, head), threshold, head);
+export function sceneTags(scene: SceneScores, threshold: number, head: SceneHead = SCENE_HEAD): RoomTags {
+  return tagsFrom(scene.probabilities, headScores(scene, head), threshold, head);
 }
 
 /** sceneTags with the head's probabilities given (`ranked`, most likely first). */

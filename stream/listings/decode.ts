@@ -7,6 +7,7 @@ import {
   listingBatchHeaderSchema,
   listingBatchItemSchema,
   listingMessageSchema,
+  parseListingBatchItemFast,
   type ListingMessage,
 } from '../../common/domain/messages.ts';
 import { parseJson, validate } from '../parse.ts';
@@ -39,7 +40,9 @@ export function decodeListings(
   const out: DecodedItem[] = [];
   listings.forEach((raw, item) => {
     if (select && !select((raw as { listing?: unknown } | null)?.listing)) return;
-    const parsed = validate(listingBatchItemSchema, raw);
+    // The API's items take the listing's fast path (the schema's own output, a fraction of its CPU).
+    const fast = parseListingBatchItemFast(raw);
+    const parsed = fast ? { ok: true as const, value: fast } : validate(listingBatchItemSchema, raw);
     if (parsed.ok) out.push({ item, ok: true, value: { v: 1, ...header, ...parsed.value } });
     else {
       const standalone = raw && typeof raw === 'object' ? { v: 1, ...header, ...raw } : raw;

@@ -25,6 +25,7 @@ import { errorFields, type Logger } from '../../common/logger.ts';
 import { writerFlushDuration, writerFlushRows } from '../../common/metrics/registry.ts';
 import { columnList, type WarehouseTable } from '../../common/warehouse/table.ts';
 import { currentBatchFence, type BatchFence } from './batch-fence.ts';
+import { insertBody } from './insert-format.ts';
 import { insertDedupToken } from './insert-token.ts';
 
 export interface WriteResult<Row extends object> {
@@ -106,8 +107,7 @@ export function createClickHouseWriter<Row extends object>(
       try {
         await client.insert({
           table,
-          values: rows,
-          format: 'JSONEachRow',
+          ...insertBody(rows, columns),
           columns,
           clickhouse_settings: settings,
         });

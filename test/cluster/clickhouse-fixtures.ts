@@ -13,6 +13,8 @@ import { listingsTable, type ListingRow } from '../../common/warehouse/listings.
 import { insertRows } from '../../common/warehouse/table.ts';
 import { viewEventsTable, type ViewEventRow } from '../../common/warehouse/view-events.ts';
 import { repoRoot } from '../../infra/local/settings.mjs';
+import { storedListingRow } from '../support/listing-rows.ts';
+import { DAY_MS } from '../../common/domain/lifecycle.ts';
 
 interface Neighbourhood {
   city: string;
@@ -36,7 +38,6 @@ function random(seed: number) {
 }
 
 const iso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString();
-const DAY = 86_400_000;
 
 function uuid(next: () => number): string {
   const hex = Array.from({ length: 32 }, () => Math.floor(next() * 16).toString(16)).join('');
@@ -66,52 +67,37 @@ export function buildFixtures(own: string, now = Date.now(), count = 1500): Fixt
     const type = pick(fixtureTypes);
     const latitude = Math.round((place.latitude + (next() - 0.5) * 0.02) * 1e5) / 1e5;
     const longitude = Math.round((place.longitude + (next() - 0.5) * 0.02) * 1e5) / 1e5;
-    const listedAt = now - Math.floor(next() * 400 * DAY);
+    const listedAt = now - Math.floor(next() * 400 * DAY_MS);
     const bedrooms = Math.floor(next() * 6);
     const price = (200 + Math.floor(next() * 60) * 50) * 1000;
     const id = uuid(next);
     const account = next() < 0.1 ? own : pick(accounts.slice(1));
-    const row: ListingRow = {
+    const row = storedListingRow({
       listing_id: id,
       account_id: account,
       batch_id: uuid(next),
       is_test: 0,
       listed_at: iso(listedAt),
-      stored_at: iso(listedAt),
       title: `Fixture ${type} ${i}`,
       description: 'shard fixture',
       property_type: type,
-      price,
-      currency: 'TZS',
       price_tzs: price,
-      fx_rate_to_tzs: 1,
       bedrooms,
       bathrooms: 1 + (bedrooms > 2 ? 1 : 0),
       area_sqm: 30 + bedrooms * 25,
-      address: '',
       latitude,
       longitude,
-      amenities: [],
-      images: [],
-      video_url: '',
-      whatsapp_number: '',
-      location_id: null,
-      external_id: '',
       h3_index: BigInt(`0x${latLngToCell(latitude, longitude, 8)}`).toString(),
       city,
       neighbourhood: place.name,
-      neighbourhood_id: null,
       location_source: 'coordinates',
-      version: 1,
       _topic: 'fixture',
-      _partition: 0,
       _offset: String(i),
-      _item: 0,
-    };
+    });
     listings.push(row);
     const viewCount = Math.floor(next() * 5);
     for (let v = 0; v < viewCount; v++) {
-      const viewedAt = Math.min(now, listedAt + Math.floor(next() * 60 * DAY));
+      const viewedAt = Math.min(now, listedAt + Math.floor(next() * 60 * DAY_MS));
       views.push({
         event_id: uuid(next),
         listing_id: id,
@@ -132,7 +118,7 @@ export function buildFixtures(own: string, now = Date.now(), count = 1500): Fixt
     }
     const exit = next();
     const days = 1 + Math.floor(next() * 90);
-    const changedAt = listedAt + days * DAY;
+    const changedAt = listedAt + days * DAY_MS;
     if (exit < 0.45 && changedAt < now) {
       const status = exit < 0.35 ? 'rented' : 'withdrawn';
       changes.push({

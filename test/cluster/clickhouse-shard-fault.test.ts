@@ -9,6 +9,7 @@ import { clickhouseNodes, clickhousePidFiles, startClickHouseNode } from '../../
 import { readSettings } from '../../infra/local/settings.mjs';
 import { createClickHouse, queryRows } from '../../common/clients/clickhouse.ts';
 import { api, createTestKey, env, eventually, sampleListing } from '../support/api.ts';
+import { untilStopped } from '../support/background.ts';
 import { rows } from '../integration/stream-support.ts';
 import { expectExactlyOnce } from '../faults/stream-support.ts';
 
@@ -17,29 +18,22 @@ const nodes = clickhouseNodes(settings);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function ingestInBackground(key: string) {
-  let running = true;
   const ids: string[] = [];
   const statuses = new Map<number, number>();
-  const done = (async () => {
-    while (running) {
-      const listings = Array.from({ length: 50 }, () => sampleListing());
-      const response = await api('POST', '/api/v1/listings/bulk', { key, body: { listings } }).catch(
-        (error: unknown) => ({ status: 0, body: String(error) }),
-      );
-      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-      if (response.status === 201)
-        for (const r of response.body.results) if (r.success) ids.push(r.listing_id as string);
-      await sleep(200);
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await done;
-      console.log(`bulk answers by status: ${JSON.stringify(Object.fromEntries(statuses))}`);
-      return ids;
-    },
+  const post = async () => {
+    const listings = Array.from({ length: 50 }, () => sampleListing());
+    const response = await api('POST', '/api/v1/listings/bulk', { key, body: { listings } }).catch(
+      (error: unknown) => ({ status: 0, body: String(error) }),
+    );
+    statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+    if (response.status === 201)
+      for (const r of response.body.results) if (r.success) ids.push(r.listing_id as string);
+    await sleep(200);
   };
+  return untilStopped(post, () => {
+    console.log(`bulk answers by status: ${JSON.stringify(Object.fromEntries(statuses))}`);
+    return ids;
+  });
 }
 
 const alive = (pid: number) => {

@@ -9,6 +9,7 @@ import { createKeyStore } from '../../common/auth/key-store.ts';
 import { batchStore } from '../../common/batches.ts';
 import { clusterKeyPrefix, createRedis, redisReady, scanAll } from '../../common/clients/redis.ts';
 import { resendMarks } from '../../common/lifecycle/resend-marks.ts';
+import { readUsage, recordListingOutcomes } from '../../common/usage/counters.ts';
 import { workerRegistry } from '../../common/worker-registry.ts';
 import { admissionStore } from '../../ingest/listings/admission.ts';
 import { seenStore } from '../../ingest/listings/seen-store.ts';
@@ -90,6 +91,14 @@ async function exercise(prefix: string): Promise<void> {
   expect(admitted).toMatchObject({ kind: 'admitted', created: [bulk.candidates[0], bulk.candidates[2]] });
   await admission.abandon(bulk, [bulk.candidates[0]!, bulk.candidates[2]!]);
   await seen.release(ids.slice(0, 1));
+
+  // A bulk request's usage counters: three hashes and the day's dirty set, in one script.
+  await recordListingOutcomes(redis, prefix, admin.id, { created: 2, duplicates: 1, failed: 0 });
+  expect((await readUsage(redis, prefix, admin.id)).today.listings).toEqual({
+    created: 2,
+    duplicates: 1,
+    failed: 0,
+  });
 
   const idempotency = idempotencyStore(redis, prefix);
   const scope = { endpoint: 'bulk', accountId: admin.account_id, mode: 'live' } as const;

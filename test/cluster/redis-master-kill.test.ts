@@ -4,6 +4,7 @@
 // node rejoins as a replica.
 import { afterAll, describe, expect, it } from 'vitest';
 import { api, createTestKey, env } from '../support/api.ts';
+import { untilStopped } from '../support/background.ts';
 import { closeProducer } from '../integration/stream-support.ts';
 import { expectExactlyOnce } from '../faults/stream-support.ts';
 import {
@@ -27,32 +28,22 @@ afterAll(closeProducer);
 
 /** Requests of a key limited to `limit` per minute, `perSecond` a second, until stopped. */
 function limitedTraffic(key: string, perSecond: number) {
-  let running = true;
   const answers: (Answer & { retryAfter: string | null })[] = [];
-  const loop = (async () => {
-    while (running) {
-      const sentAt = Date.now();
-      const r = await api('GET', `/api/v1/listings/batches/${crypto.randomUUID()}`, { key }).catch(
-        () => undefined,
-      );
-      answers.push({
-        sentAt,
-        at: Date.now(),
-        status: r?.status ?? -1,
-        ids: [],
-        retryAfter: r?.headers.get('retry-after') ?? null,
-      });
-      await sleep(Math.max(0, sentAt + 1000 / perSecond - Date.now()));
-    }
-  })();
-  return {
-    answers,
-    async stop() {
-      running = false;
-      await loop;
-      return answers;
-    },
+  const request = async () => {
+    const sentAt = Date.now();
+    const r = await api('GET', `/api/v1/listings/batches/${crypto.randomUUID()}`, { key }).catch(
+      () => undefined,
+    );
+    answers.push({
+      sentAt,
+      at: Date.now(),
+      status: r?.status ?? -1,
+      ids: [],
+      retryAfter: r?.headers.get('retry-after') ?? null,
+    });
+    await sleep(Math.max(0, sentAt + 1000 / perSecond - Date.now()));
   };
+  return { answers, stop: untilStopped(request, () => answers).stop };
 }
 
 describe('Redis Cluster: a master killed during ingest and rate-limited traffic', () => {

@@ -11,6 +11,7 @@ import { redisCommand, startRedis } from '../../infra/local/redis.mjs';
 import { pidFile } from '../../infra/local/settings.mjs';
 import { topicDefinitions } from '../../common/topics.ts';
 import { api, createTestKey, env, eventually, sampleListing, testRedis } from '../support/api.ts';
+import { untilStopped } from '../support/background.ts';
 import { rows } from '../integration/stream-support.ts';
 import { expectExactlyOnce } from '../faults/stream-support.ts';
 import { stackSettings as settings } from '../faults/stack-settings.ts';
@@ -120,35 +121,24 @@ export interface Answer {
  * acknowledged and must be stored exactly once.
  */
 export function steadyIngest(key: string, { clients = 2, perRequest = 50, pauseMs = 150 } = {}) {
-  let running = true;
   const answers: Answer[] = [];
-  const loops = Array.from({ length: clients }, async () => {
-    while (running) {
-      const listings = Array.from({ length: perRequest }, () => sampleListing());
-      const sentAt = Date.now();
-      let status = 0;
-      let ids: string[] = [];
-      try {
-        const r = await api('POST', '/api/v1/listings/bulk', { key, body: { listings } });
-        status = r.status;
-        if (r.status === 201)
-          ids = r.body.results.filter((x: any) => x.success).map((x: any) => x.listing_id);
-      } catch {
-        status = -1; // connection error: the API process itself is gone
-      }
-      answers.push({ sentAt, at: Date.now(), status, ids });
-      await sleep(pauseMs);
+  const post = async () => {
+    const listings = Array.from({ length: perRequest }, () => sampleListing());
+    const sentAt = Date.now();
+    let status = 0;
+    let ids: string[] = [];
+    try {
+      const r = await api('POST', '/api/v1/listings/bulk', { key, body: { listings } });
+      status = r.status;
+      if (r.status === 201) ids = r.body.results.filter((x: any) => x.success).map((x: any) => x.listing_id);
+    } catch {
+      status = -1; // connection error: the API process itself is gone
     }
-  });
-  return {
-    answers,
-    acknowledged: () => answers.flatMap((a) => a.ids),
-    async stop() {
-      running = false;
-      await Promise.all(loops);
-      return answers;
-    },
+    answers.push({ sentAt, at: Date.now(), status, ids });
+    await sleep(pauseMs);
   };
+  const { stop } = untilStopped(post, () => answers, clients);
+  return { answers, acknowledged: () => answers.flatMap((a) => a.ids), stop };
 }
 
 /**

@@ -4,6 +4,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startClickHouse, stopClickHouse } from '../../infra/local/clickhouse.mjs';
 import { api, createTestKey, eventually } from '../support/api.ts';
+import { untilStopped } from '../support/background.ts';
 import { closeProducer, createListings, rows } from '../integration/stream-support.ts';
 import {
   exited,
@@ -21,22 +22,12 @@ afterAll(closeProducer);
 
 /** Posts listings in the background until stopped; returns the accepted ids. */
 function ingestInBackground(key: string, perRequest = 50, pauseMs = 200) {
-  let running = true;
   const ids: string[] = [];
-  const done = (async () => {
-    while (running) {
-      ids.push(...(await createListings(key, perRequest).catch(() => [])));
-      await sleep(pauseMs);
-    }
-  })();
-  return {
-    ids,
-    async stop() {
-      running = false;
-      await done;
-      return ids;
-    },
+  const post = async () => {
+    ids.push(...(await createListings(key, perRequest).catch(() => [])));
+    await sleep(pauseMs);
   };
+  return { ids, stop: untilStopped(post, () => ids).stop };
 }
 
 describe('stream faults', () => {

@@ -4,10 +4,11 @@
 // releaseYear() drops exactly that year's partitions again, so reruns and parallel files never meet.
 import { randomUUID } from 'node:crypto';
 import { afterAll } from 'vitest';
-import { listingsTable, type ListingRow as StoredListingRow } from '../../common/warehouse/listings.ts';
+import { listingsTable } from '../../common/warehouse/listings.ts';
 import { insertRows } from '../../common/warehouse/table.ts';
 import { viewEventsTable, type ViewEventRow } from '../../common/warehouse/view-events.ts';
 import { env, testClickHouse, testRedis } from '../support/api.ts';
+import { storedListingRow } from '../support/listing-rows.ts';
 
 const FIRST_YEAR = 1975;
 const LAST_YEAR = 2005;
@@ -130,43 +131,24 @@ export async function insertListings(rows: ListingRow[]): Promise<string[]> {
   await insertRows(
     testClickHouse(),
     listingsTable,
-    rows.map((row, i): StoredListingRow => ({
-      listing_id: ids[i]!,
-      account_id: row.account_id ?? 'analytics-test',
-      batch_id: randomUUID(),
-      is_test: row.is_test,
-      listed_at: row.listed_at,
-      stored_at: row.listed_at,
-      title: 'analytics fixture',
-      description: 'analytics fixture',
-      property_type: row.property_type,
-      price: row.price_tzs,
-      currency: 'TZS',
-      price_tzs: row.price_tzs,
-      fx_rate_to_tzs: 1,
-      bedrooms: row.bedrooms ?? null,
-      bathrooms: null,
-      area_sqm: null,
-      address: '',
-      latitude: null,
-      longitude: null,
-      amenities: [],
-      images: [],
-      video_url: '',
-      whatsapp_number: '',
-      location_id: null,
-      external_id: '',
-      h3_index: row.h3_index ?? '0',
-      city: row.city,
-      neighbourhood: row.neighbourhood,
-      neighbourhood_id: null,
-      location_source: row.h3_index ? 'coordinates' : 'none',
-      version: 1,
-      _topic: 'analytics-test',
-      _partition: 0,
-      _offset: '0',
-      _item: 0,
-    })),
+    rows.map((row, i) =>
+      storedListingRow({
+        listing_id: ids[i]!,
+        account_id: row.account_id ?? 'analytics-test',
+        is_test: row.is_test,
+        listed_at: row.listed_at,
+        title: 'analytics fixture',
+        description: 'analytics fixture',
+        property_type: row.property_type,
+        price_tzs: row.price_tzs,
+        bedrooms: row.bedrooms ?? null,
+        h3_index: row.h3_index ?? '0',
+        city: row.city,
+        neighbourhood: row.neighbourhood,
+        location_source: row.h3_index ? 'coordinates' : 'none',
+        _topic: 'analytics-test',
+      }),
+    ),
   );
   return ids;
 }

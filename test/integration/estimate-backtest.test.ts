@@ -15,8 +15,8 @@ import { estimateBacktestJob } from '../../stream/jobs/estimate-backtest.ts';
 import { jobLockKey, scheduleJob } from '../../stream/jobs/schedule.ts';
 import { claimYear, medianOf } from './analytics-fixtures.ts';
 import { emptySpot, insertEstimateListings, offset, type EstimateListing } from './estimate-fixtures.ts';
+import { DAY_MS } from '../../common/domain/lifecycle.ts';
 
-const DAY = 86_400_000;
 /** Deterministic uniforms and standard normals (Irwin–Hall of four), so failures repeat. */
 const fraction = (i: number, k: number) => (Math.abs(Math.sin(i * 12.9898 + k * 78.233)) * 43_758.5453) % 1;
 const normal = (i: number) =>
@@ -42,7 +42,7 @@ describe('rent estimate backtest', () => {
       const rent = (1_000_000 * (1 + east / 6) * Math.exp(0.12 * normal(i))) / (bedrooms === 2 ? 1.15 : 1);
       listings.push({
         at,
-        listedAt: new Date(Date.UTC(year, 0, 3) + Math.floor((i / 480) * 720 * DAY) + (i % 7) * 3_600_000),
+        listedAt: new Date(Date.UTC(year, 0, 3) + Math.floor((i / 480) * 720 * DAY_MS) + (i % 7) * 3_600_000),
         priceTzs: Math.round(rent / 1000) * 1000,
         type: 'house',
         bedrooms,
@@ -102,7 +102,7 @@ describe('rent estimate backtest', () => {
       subjects += inMonth.length;
       const before = market.filter(
         (l) =>
-          l.bedrooms === 3 && l.listedAt!.getTime() < origin && l.listedAt!.getTime() >= origin - 90 * DAY,
+          l.bedrooms === 3 && l.listedAt!.getTime() < origin && l.listedAt!.getTime() >= origin - 90 * DAY_MS,
       );
       const baseline = before.length >= 5 ? medianOf(before.map((l) => l.priceTzs)) : null;
       for (const l of inMonth) {

@@ -10,6 +10,7 @@ import { cityLocation, distanceKm } from '../../common/domain/locations.ts';
 import { listingsTable, type ListingRow } from '../../common/warehouse/listings.ts';
 import { insertRows } from '../../common/warehouse/table.ts';
 import { testClickHouse } from '../support/api.ts';
+import { storedListingRow } from '../support/listing-rows.ts';
 
 export interface Point {
   latitude: number;
@@ -76,13 +77,11 @@ const iso = (d: Date) => d.toISOString().slice(0, 19).replace('T', ' ');
 export function listingRow(l: EstimateListing): ListingRow {
   const listedAt = l.listedAt ?? new Date(Date.now() - (l.daysOld ?? 1) * 86_400_000);
   const price = l.price ?? l.priceTzs;
-  return {
+  return storedListingRow({
     listing_id: l.listingId ?? randomUUID(),
     account_id: l.accountId ?? 'estimate-test',
-    batch_id: randomUUID(),
     is_test: l.isTest ?? 0,
     listed_at: iso(listedAt),
-    stored_at: iso(listedAt),
     title: l.title ?? `Estimate fixture ${randomUUID()}`,
     description: 'estimate fixture',
     property_type: l.type ?? 'apartment',
@@ -96,23 +95,13 @@ export function listingRow(l: EstimateListing): ListingRow {
     address: l.address ?? '',
     latitude: l.unplaced ? null : l.at.latitude,
     longitude: l.unplaced ? null : l.at.longitude,
-    amenities: [],
-    images: [],
-    video_url: '',
-    whatsapp_number: '',
-    location_id: null,
     external_id: l.externalId ?? '',
     h3_index: l.unplaced ? '0' : BigInt(`0x${latLngToCell(l.at.latitude, l.at.longitude, 8)}`).toString(),
     city: '',
     neighbourhood: '',
-    neighbourhood_id: null,
     location_source: l.unplaced ? 'none' : 'coordinates',
-    version: 1,
     _topic: 'estimate-test',
-    _partition: 0,
-    _offset: '0',
-    _item: 0,
-  };
+  });
 }
 
 /** Inserts the listings; returns their ids in order. */

@@ -16,8 +16,7 @@ import {
   waitForStatus,
 } from './lifecycle-support.ts';
 import { listingMessage, publish } from './stream-support.ts';
-
-const DAY = 86_400_000;
+import { DAY_MS } from '../../common/domain/lifecycle.ts';
 
 async function snapshot(key: string, body: object) {
   return api('POST', '/api/v1/listings/snapshots', { key, body });
@@ -160,7 +159,7 @@ describe('expiry', () => {
         source: 'expiry',
         transition: 'exit',
         exit_days: 60,
-        changed_at: isoSeconds(new Date(Date.parse(stale) + 60 * DAY).toISOString()),
+        changed_at: isoSeconds(new Date(Date.parse(stale) + 60 * DAY_MS).toISOString()),
       }),
     ]);
     expect(await historyOf(freshId!)).toEqual([]);
@@ -185,7 +184,7 @@ describe('expiry', () => {
             {
               listing_id: id,
               status: 'expired',
-              at: new Date(Date.parse(stale) + 60 * DAY).toISOString(),
+              at: new Date(Date.parse(stale) + 60 * DAY_MS).toISOString(),
               unless_updated_after: stale,
             },
           ],

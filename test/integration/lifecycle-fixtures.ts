@@ -5,7 +5,7 @@
 // up every earlier day, so each test file also owns one city and type of one mode, and claims a
 // year before which that city and type hold nothing (and clears their stock-now rows, 0053).
 import { randomUUID } from 'node:crypto';
-import type { ListingStatus, StatusSource } from '../../common/domain/lifecycle.ts';
+import { DAY_MS, type ListingStatus, type StatusSource } from '../../common/domain/lifecycle.ts';
 import { afterAll } from 'vitest';
 import { api, eventually, testClickHouse } from '../support/api.ts';
 import { claimYear, insertListings, insertViews } from './analytics-fixtures.ts';
@@ -191,11 +191,10 @@ export async function analytics(key: string, path: string) {
   return res.body;
 }
 
-const DAY = 86_400_000;
 /** Days (YYYY-MM-DD, UTC) of [from, to] inclusive. */
 export function daysOf(from: string, to: string): string[] {
   const out: string[] = [];
-  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += DAY) {
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += DAY_MS) {
     out.push(new Date(t).toISOString().slice(0, 10));
   }
   return out;
@@ -204,5 +203,5 @@ export function daysOf(from: string, to: string): string[] {
 /** Whole UTC days from `from` (YYYY-MM-DD) to today. */
 export function daysSince(from: string): number {
   const today = Date.parse(new Date().toISOString().slice(0, 10));
-  return Math.round((today - Date.parse(`${from}T00:00:00Z`)) / DAY);
+  return Math.round((today - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
 }

@@ -15,6 +15,14 @@ import {
 
 const scope = { city: 'morogoro', type: 'commercial', isTest: 0 as const };
 
+/** A measure whose market figure is suppressed: the own count shows, the market figure and share do not. */
+const suppressed = (measure: 'new_listings' | 'rented' | 'views', own: number) => ({
+  [`own_${measure}`]: own,
+  [`market_${measure}`]: null,
+  [`${measure}_share`]: null,
+  [`${measure}_suppressed`]: true,
+});
+
 describe('GET /analytics/market-share', () => {
   let year: number;
   let own: TestKey;
@@ -101,18 +109,12 @@ describe('GET /analytics/market-share', () => {
         market_listings: 38,
         share: 0.1579,
         suppressed: false,
-        own_new_listings: 3,
-        market_new_listings: null,
-        new_listings_share: null,
-        new_listings_suppressed: true,
+        ...suppressed('new_listings', 3),
         own_rented: 1,
         market_rented: 6,
         rented_share: 0.1667,
         rented_suppressed: false,
-        own_views: 10,
-        market_views: null,
-        views_share: null,
-        views_suppressed: true,
+        ...suppressed('views', 10),
       },
       by_neighborhood: [
         {
@@ -121,10 +123,7 @@ describe('GET /analytics/market-share', () => {
           market_listings: 14,
           share: 0.1429,
           suppressed: false,
-          own_new_listings: 2,
-          market_new_listings: null, // no other account listed here in Q2
-          new_listings_share: null,
-          new_listings_suppressed: true,
+          ...suppressed('new_listings', 2), // no other account listed here in Q2
           own_rented: 1,
           market_rented: 6,
           rented_share: 0.1667,
@@ -140,18 +139,9 @@ describe('GET /analytics/market-share', () => {
           market_listings: null, // B5 holds 4 of the rest's 8
           share: null,
           suppressed: true,
-          own_new_listings: 0,
-          market_new_listings: null,
-          new_listings_share: null,
-          new_listings_suppressed: true,
-          own_rented: 0,
-          market_rented: null,
-          rented_share: null,
-          rented_suppressed: true,
-          own_views: 0,
-          market_views: null,
-          views_share: null,
-          views_suppressed: true,
+          ...suppressed('new_listings', 0),
+          ...suppressed('rented', 0),
+          ...suppressed('views', 0),
         },
         {
           name: 'Mafiga',
@@ -159,18 +149,9 @@ describe('GET /analytics/market-share', () => {
           market_listings: 11, // B7 holds 2 of 8: exactly 25 % is not above it
           share: 0.2727,
           suppressed: false,
-          own_new_listings: 0,
-          market_new_listings: null,
-          new_listings_share: null,
-          new_listings_suppressed: true,
-          own_rented: 0,
-          market_rented: null,
-          rented_share: null,
-          rented_suppressed: true,
-          own_views: 0,
-          market_views: null,
-          views_share: null,
-          views_suppressed: true,
+          ...suppressed('new_listings', 0),
+          ...suppressed('rented', 0),
+          ...suppressed('views', 0),
         },
         {
           name: 'Mji Mpya',
@@ -178,18 +159,9 @@ describe('GET /analytics/market-share', () => {
           market_listings: null, // 4 other accounts
           share: null,
           suppressed: true,
-          own_new_listings: 1,
-          market_new_listings: null,
-          new_listings_share: null,
-          new_listings_suppressed: true,
-          own_rented: 0,
-          market_rented: null,
-          rented_share: null,
-          rented_suppressed: true,
-          own_views: 0,
-          market_views: null,
-          views_share: null,
-          views_suppressed: true,
+          ...suppressed('new_listings', 1),
+          ...suppressed('rented', 0),
+          ...suppressed('views', 0),
         },
       ],
     });

@@ -14,9 +14,9 @@ import {
   insertViews,
   type TimelineListing,
 } from './lifecycle-fixtures.ts';
+import { DAY_MS } from '../../common/domain/lifecycle.ts';
 
 const scope = { city: 'bagamoyo', type: 'apartment', isTest: 0 as const };
-const DAY = 86_400_000;
 
 interface Spec {
   month: string; // YYYY-MM
@@ -78,7 +78,7 @@ describe('GET /analytics/seasonality', () => {
       }
     }
     const at = (listed: string, days: number) =>
-      new Date(Date.parse(`${listed.replace(' ', 'T')}Z`) + days * DAY)
+      new Date(Date.parse(`${listed.replace(' ', 'T')}Z`) + days * DAY_MS)
         .toISOString()
         .replace('T', ' ')
         .slice(0, 19);
@@ -113,7 +113,7 @@ describe('GET /analytics/seasonality', () => {
     const spells = specs.map((s) => {
       const from = s.listed.slice(0, 10);
       const to = s.rentedAfterDays
-        ? new Date(Date.parse(`${s.listed.replace(' ', 'T')}Z`) + s.rentedAfterDays * DAY)
+        ? new Date(Date.parse(`${s.listed.replace(' ', 'T')}Z`) + s.rentedAfterDays * DAY_MS)
             .toISOString()
             .slice(0, 10)
         : null;

@@ -3,12 +3,11 @@
 import { expect } from 'vitest';
 import { queryRows } from '../../common/clients/clickhouse.ts';
 import { api, eventually, sampleListing, testClickHouse } from '../support/api.ts';
-
-const DAY = 86_400_000;
+import { DAY_MS } from '../../common/domain/lifecycle.ts';
 
 /** An ISO instant `days` days (and `hours` hours) before now, whole seconds. */
 export function daysAgo(days: number, hours = 0): string {
-  return new Date(Math.floor((Date.now() - days * DAY - hours * 3_600_000) / 1000) * 1000).toISOString();
+  return new Date(Math.floor((Date.now() - days * DAY_MS - hours * 3_600_000) / 1000) * 1000).toISOString();
 }
 
 /** Creates listings (overrides per listing) and waits for their batch; returns their ids. */

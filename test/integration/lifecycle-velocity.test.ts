@@ -12,9 +12,9 @@ import {
   daysOf,
   type TimelineListing,
 } from './lifecycle-fixtures.ts';
+import { DAY_MS } from '../../common/domain/lifecycle.ts';
 
 const scope = { city: 'mbeya', type: 'house', isTest: 0 as const };
-const DAY = 86_400_000;
 
 /** On-market days [from, to) of one listing, written out by hand from its timeline. */
 interface Stock {
@@ -31,7 +31,7 @@ describe('GET /analytics/velocity', () => {
   const d = (mmdd: string) => `${year}-${mmdd}`;
   /** `days` whole days after `${year}-03-01 00:00`, plus `hours`. */
   const afterMar1 = (days: number, hours = 0) =>
-    new Date(Date.parse(`${year}-03-01T00:00:00Z`) + days * DAY + hours * 3_600_000)
+    new Date(Date.parse(`${year}-03-01T00:00:00Z`) + days * DAY_MS + hours * 3_600_000)
       .toISOString()
       .replace('T', ' ')
       .slice(0, 19);

@@ -8,7 +8,7 @@
 // the rest.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ListingStatus } from '../../common/domain/lifecycle.ts';
+import { DAY_MS, type ListingStatus } from '../../common/domain/lifecycle.ts';
 import type { PropertyType } from '../../common/domain/listing.ts';
 import type { ListingState } from '../../common/lifecycle/states.ts';
 import { listingStatusChangesTable, type ListingStatusChangeRow } from '../../common/warehouse/lifecycle.ts';
@@ -19,7 +19,6 @@ import { testClickHouse } from '../support/api.ts';
 import { claimYear, insertListings, type ListingRow } from './analytics-fixtures.ts';
 import { rows } from './stream-support.ts';
 
-const DAY = 86_400_000;
 const account = `cascade-${randomUUID()}`;
 const neighbourhoods = ['Mikocheni', 'Sinza', 'Kariakoo'];
 const types: PropertyType[] = ['apartment', 'house'];
@@ -104,7 +103,7 @@ describe('aggregates fed from aggregates (0100)', () => {
         version: 0,
       };
       for (const [status, days] of timelines[i % timelines.length]!) {
-        const at = listedAt + days * DAY + 3_600_000;
+        const at = listedAt + days * DAY_MS + 3_600_000;
         const change = { status, at, recordedAt: at, source: 'api' as const };
         const applied = applyChange(state, change);
         if (applied.kind !== 'changed') throw new Error(`timeline ${i % timelines.length} is not a change`);

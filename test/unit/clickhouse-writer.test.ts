@@ -90,7 +90,14 @@ function fakeClickHouse(failure: (rows: Row[], call: number) => unknown) {
   const inserts: number[] = [];
   const stored: Row[] = [];
   const client = {
-    async insert({ values }: { values: Row[] }) {
+    async insert(insert: { values: unknown[]; columns: string[]; format: string }) {
+      // The writer sends each row as an array in the insert's column order: back to rows.
+      const values =
+        insert.format === 'JSONCompactEachRow'
+          ? insert.values.map(
+              (v) => Object.fromEntries(insert.columns.map((c, i) => [c, (v as unknown[])[i]])) as Row,
+            )
+          : (insert.values as Row[]);
       inserts.push(values.length);
       const error = failure(values, inserts.length);
       if (error) throw error;

@@ -5,16 +5,7 @@ import { createOpenApiRegistry } from '../../common/openapi/registry.ts';
 import { listingFingerprint, listingIdFor } from '../../ingest/listings/fingerprint.ts';
 import { validateListing } from '../../ingest/listings/validate.ts';
 import { registerIngestPaths } from '../../ingest/openapi.ts';
-
-const now = Date.parse('2025-06-01T12:00:00Z');
-const valid = {
-  title: 'Two-bedroom flat',
-  description: 'Near the beach',
-  property_type: 'apartment',
-  price: 850_000,
-  latitude: -6.77,
-  longitude: 39.27,
-};
+import { minimalListing as valid, validationNow as now } from '../support/listing-input.ts';
 
 describe('validateListing', () => {
   it('accepts a minimal listing and defaults the currency to TZS (happy)', () => {

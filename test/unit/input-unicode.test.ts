@@ -10,16 +10,8 @@ import { validateListing } from '../../ingest/listings/validate.ts';
 import { fieldErrors } from '../../ingest/validation/field-errors.ts';
 import { viewEventSchema } from '../../ingest/views/schemas.ts';
 import { webhookService, type WebhookServiceDeps } from '../../ingest/webhooks/service.ts';
+import { minimalListing as valid, validationNow as now } from '../support/listing-input.ts';
 
-const now = Date.parse('2025-06-01T12:00:00Z');
-const valid = {
-  title: 'Two-bedroom flat',
-  description: 'Near the beach',
-  property_type: 'apartment',
-  price: 850_000,
-  latitude: -6.77,
-  longitude: 39.27,
-};
 const lone = ['\ud800', '\udc00']; // a high and a low surrogate without their pair
 
 function listingErrors(listing: object) {

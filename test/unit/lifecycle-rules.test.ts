@@ -10,8 +10,8 @@ import {
 } from '../../analytics-api/market-rules.ts';
 import { kaplanMeierMedian, median, nearestRank } from '../../analytics-api/stats.ts';
 import { applyChange, type StatusChange } from '../../stream/lifecycle/transition.ts';
+import { DAY_MS } from '../../common/domain/lifecycle.ts';
 
-const DAY = 86_400_000;
 const t0 = Date.parse('2025-03-01T00:00:00Z');
 const state: ListingState = {
   listing_id: '00000000-0000-4000-8000-000000000001',
@@ -32,8 +32,8 @@ const state: ListingState = {
 };
 const change = (status: StatusChange['status'], day: number, hours = 0): StatusChange => ({
   status,
-  at: t0 + day * DAY + hours * 3_600_000,
-  recordedAt: t0 + 400 * DAY,
+  at: t0 + day * DAY_MS + hours * 3_600_000,
+  recordedAt: t0 + 400 * DAY_MS,
   source: 'api',
 });
 
@@ -43,7 +43,11 @@ function walk(changes: StatusChange[]) {
     const applied = applyChange(current, c);
     if (applied.kind !== 'changed') return applied.kind;
     current = applied.state;
-    return [applied.effect.transition, applied.effect.exit_days, (applied.state.spell_started_at - t0) / DAY];
+    return [
+      applied.effect.transition,
+      applied.effect.exit_days,
+      (applied.state.spell_started_at - t0) / DAY_MS,
+    ];
   });
 }
 

@@ -25,6 +25,12 @@ function probabilities(values: Record<number, number>): Float32Array {
   return p;
 }
 
+/** The scene model's answer with these probabilities (the test head does not read the features). */
+const scene = (values: Record<number, number>) => ({
+  probabilities: probabilities(values),
+  features: new Float32Array(512),
+});
+
 describe('scene tags', () => {
   // A head over two values that reads only the logarithms of bedroom (52) and kitchen (203).
   const weights = (bedroom: number, kitchen: number) => {
@@ -36,6 +42,7 @@ describe('scene tags', () => {
   const head: SceneHead = {
     ...SCENE_HEAD,
     classes: ['Bedroom', 'Kitchen'],
+    inputs: 'log-probabilities',
     weights: [weights(1, -1), weights(-1, 1)],
     bias: [0, 0],
     sceneOnlyThreshold: 0.5,
@@ -43,16 +50,36 @@ describe('scene tags', () => {
 
   it("gives the head's values at or above the threshold, most likely first (happy)", () => {
     // log(0.6) − log(0.1) apart: Bedroom 0.973, Kitchen 0.027.
-    const result = sceneTags(probabilities({ 52: 0.6, 203: 0.1 }), 0.5, head);
+    const result = sceneTags(scene({ 52: 0.6, 203: 0.1 }), 0.5, head);
     expect(result).toEqual({ tags: [{ tag: 'Bedroom', confidence: 0.973 }], image_of: 'Bedroom' });
-    expect(sceneTags(probabilities({ 52: 0.3, 203: 0.3 }), 0.5, head).tags.map((t) => t.tag)).toEqual([
+    expect(sceneTags(scene({ 52: 0.3, 203: 0.3 }), 0.5, head).tags.map((t) => t.tag)).toEqual([
       'Bedroom',
       'Kitchen',
     ]);
   });
 
+  it("reads the model's pooled features after the 365 log-probabilities when trained so", () => {
+    // Feature 0 alone decides: the same probabilities give Kitchen with it and Bedroom without it.
+    const w = (feature: number) => [
+      ...new Array<number>(365).fill(0),
+      feature,
+      ...new Array<number>(511).fill(0),
+    ];
+    const featureHead: SceneHead = {
+      ...head,
+      inputs: 'log-probabilities+features',
+      weights: [w(-2), w(2)],
+      bias: [1, -1],
+    };
+    const features = new Float32Array(512);
+    const probabilities = scene({ 52: 0.5 }).probabilities;
+    expect(sceneTags({ probabilities, features }, 0.5, featureHead).image_of).toBe('Bedroom');
+    features[0] = 3;
+    expect(sceneTags({ probabilities, features }, 0.5, featureHead).image_of).toBe('Kitchen');
+  });
+
   it('abstains below the threshold: Other and no tags, never the best guess (error)', () => {
-    expect(sceneTags(probabilities({ 52: 0.3, 203: 0.2 }), 0.7, head)).toEqual({
+    expect(sceneTags(scene({ 52: 0.3, 203: 0.2 }), 0.7, head)).toEqual({
       tags: [],
       image_of: ABSTAIN,
     });
@@ -60,12 +87,12 @@ describe('scene tags', () => {
 
   it('gives a value the head was not trained on when the hand mapping leads with it', () => {
     // swimming_pool/outdoor 0.7 (outdoor side): Pool, which the head cannot say.
-    expect(sceneTags(probabilities({ 326: 0.7, 52: 0.05 }), 0.5, head)).toEqual({
+    expect(sceneTags(scene({ 326: 0.7, 52: 0.05 }), 0.5, head)).toEqual({
       tags: [{ tag: 'Pool', confidence: 0.7 }],
       image_of: 'Pool',
     });
     // Below the head's sceneOnlyThreshold the head decides.
-    expect(sceneTags(probabilities({ 326: 0.4, 52: 0.35, 203: 0.01 }), 0.5, head).image_of).toBe('Bedroom');
+    expect(sceneTags(scene({ 326: 0.4, 52: 0.35, 203: 0.01 }), 0.5, head).image_of).toBe('Bedroom');
   });
 
   it('sums the scenes of one value on the side where most of the probability is (hand mapping)', () => {
@@ -85,7 +112,8 @@ describe('scene tags', () => {
       expect.arrayContaining(['Bathroom', 'Bedroom', 'DiningRoom', 'Kitchen', 'LivingRoom']),
     );
     expect(SCENE_HEAD.weights).toHaveLength(SCENE_HEAD.classes.length);
-    for (const w of SCENE_HEAD.weights) expect(w).toHaveLength(365);
+    const inputs = SCENE_HEAD.inputs === 'log-probabilities' ? 365 : 365 + 512;
+    for (const w of SCENE_HEAD.weights) expect(w).toHaveLength(inputs);
     expect(photoEnvSchema.parse({}).PHOTO_TAG_THRESHOLD).toBe(SCENE_HEAD.threshold);
     expect(TAG_MODEL).toContain(SCENE_HEAD.version);
   });
@@ -106,7 +134,7 @@ describe('scene tags', () => {
       'utf8',
     );
     const sha = /PHOTO_MODEL_SHA256 = '([0-9a-f]{64})'/.exec(provisioning)?.[1];
-    expect(SCENE_MODEL_ID).toBe(`places365-wideresnet18@${sha!.slice(0, 12)}`);
+    expect(SCENE_MODEL_ID).toBe(`places365-wideresnet18-int8@${sha!.slice(0, 12)}`);
     expect(TAG_MODEL.startsWith(SCENE_MODEL_ID)).toBe(true);
   });
 });

@@ -7,7 +7,8 @@ read without torch: a pickle stream whose tensors point at raw storages appended
 unpickler admits only the classes a checkpoint needs. The network is CSAIL's "wideresnet18": a
 ResNet-18 without the stem's max-pool (224 -> 112 -> 56 -> 28 -> 14), BatchNorm folded into each
 conv. The graph takes RGB pixel values 0..255 (NCHW, 224x224, the whole photo squeezed), applies
-the ImageNet mean/std the model was trained with, and returns the 365 scene probabilities. The
+the ImageNet mean/std the model was trained with, and returns the 365 scene probabilities and the
+512 pooled features the last layer reads (`features`: inputs of the tagger's head). The
 optional labels file lists, per class index, the scene name and whether it is indoors (1) or
 outdoors (0), from categories_places365.txt and IO_places365.txt in the same wheel (what
 stream/images/scene-tags.ts holds).
@@ -112,7 +113,8 @@ nodes += [helper.make_node('GlobalAveragePool', [x], ['pooled']), helper.make_no
           helper.make_node('Gemm', ['features', const('fc.w', sd['fc.weight']), const('fc.b', sd['fc.bias'])], ['logits'], transB=1),
           helper.make_node('Softmax', ['logits'], ['probabilities'], axis=1)]
 graph = helper.make_graph(nodes, 'wideresnet18_places365', [helper.make_tensor_value_info('image', TensorProto.FLOAT, ['n', 3, 224, 224])],
-                          [helper.make_tensor_value_info('probabilities', TensorProto.FLOAT, ['n', 365])], inits)
+                          [helper.make_tensor_value_info('probabilities', TensorProto.FLOAT, ['n', 365]),
+                           helper.make_tensor_value_info('features', TensorProto.FLOAT, ['n', 512])], inits)
 model = helper.make_model(graph, opset_imports=[helper.make_opsetid('', 13)], producer_name='rls-photo-model')
 model.ir_version = 8  # onnxruntime-node 1.30 refuses onnx 1.19's default IR version
 onnx.checker.check_model(model)
