@@ -7,6 +7,7 @@ import { dailyQuota } from '../../common/auth/tiers.ts';
 import type { ViewMessage } from '../../common/domain/messages.ts';
 import { AppError, dependencyUnavailable } from '../../common/errors.ts';
 import { newId } from '../../common/ids.ts';
+import { errorFields, type Logger } from '../../common/logger.ts';
 import { isTestMode } from '../listings/bulk-create.ts';
 import { CLOCK_SKEW_MS } from '../listings/validate.ts';
 import { fieldErrors, type FieldError } from '../validation/field-errors.ts';
@@ -26,6 +27,7 @@ export interface RecordViewsDeps {
   guard: ViewGuard;
   ownership: ListingOwnership;
   publish(messages: ViewMessage[]): Promise<void>;
+  logger: Logger;
   now?: () => number;
 }
 
@@ -179,7 +181,8 @@ async function publishOrRelease(deps: RecordViewsDeps, request: ViewsRequest, ad
   try {
     await deps.publish(admitted.map((c) => c.message));
   } catch (error) {
-    // Forget them again, so the client's retry of these event ids is not taken for duplicates.
+    // Forget them again, so the client's retry of these event ids is not taken for duplicates. If
+    // that fails too, the retry is answered "duplicate" for events never stored: log which.
     await deps.guard
       .release(
         ownerOf(request),
@@ -187,7 +190,13 @@ async function publishOrRelease(deps: RecordViewsDeps, request: ViewsRequest, ad
         dailyQuota(request.auth, 'viewEventsPerDay'),
         new Date(request.now),
       )
-      .catch(() => undefined);
+      .catch((releaseError: unknown) =>
+        deps.logger.error('view event claims not released after a failed publish', {
+          account_id: request.auth.account_id,
+          event_ids: admitted.map((c) => c.message.event_id),
+          ...errorFields(releaseError),
+        }),
+      );
     throw dependencyUnavailable('kafka', error);
   }
 }

@@ -22,6 +22,7 @@ export function createViewsRouter(ctx: IngestContext): Router {
         messages.map((m) => ({ key: m.listing_id, value: JSON.stringify(m) })),
       );
     },
+    logger: ctx.platform.logger,
   };
 
   const recordViewEvents = idempotentPost(ctx, 'views', async (auth, body) => ({

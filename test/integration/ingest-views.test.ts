@@ -194,6 +194,7 @@ describe('view events when Kafka fails (error)', () => {
       guard: viewGuard(redis, env.REDIS_KEY_PREFIX),
       ownership: listingOwnership({ clickhouse: testClickHouse(), redis, prefix: env.REDIS_KEY_PREFIX }),
       publish,
+      logger: createLogger('error', {}, () => undefined),
     });
     const body = { events: [{ listing_id: randomUUID(), event_id: 'once', viewer_id: 'v' }] };
     const failed = recordViews(
@@ -210,6 +211,41 @@ describe('view events when Kafka fails (error)', () => {
       body,
     );
     expect(retried).toMatchObject({ accepted: 1, duplicates: 0, rejected: [] });
+  });
+
+  it('logs the event ids whose claims could not be given back after a failed publish', async () => {
+    const { id } = await createTestKey({ role: 'portal' });
+    const redis = await testRedis();
+    const auth = (await createKeyStore(redis, env.REDIS_KEY_PREFIX).findById(id))!;
+    const lines: string[] = [];
+    const guard = viewGuard(redis, env.REDIS_KEY_PREFIX);
+    const failed = recordViews(
+      {
+        guard: {
+          admit: guard.admit,
+          release: async () => {
+            throw new Error('redis down');
+          },
+        },
+        ownership: listingOwnership({ clickhouse: testClickHouse(), redis, prefix: env.REDIS_KEY_PREFIX }),
+        publish: async () => {
+          throw new Error('broker down');
+        },
+        logger: createLogger('warn', {}, (line) => lines.push(line)),
+      },
+      auth,
+      { events: [{ listing_id: randomUUID(), event_id: 'lost-claim', viewer_id: 'v' }] },
+    );
+    await expect(failed).rejects.toMatchObject({ code: 'dependency_unavailable' });
+    const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(logged).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        msg: 'view event claims not released after a failed publish',
+        account_id: auth.account_id,
+        event_ids: ['lost-claim'],
+      }),
+    );
   });
 });
 
