@@ -1,8 +1,8 @@
 // Rate limiting (spec §8: 60 requests per minute per key): per key, across endpoints and
 // processes, atomic in Redis. A second gateway process shares the limit through Redis.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { api, baseUrl, createTestKey } from '../support/api.ts';
-import { keysCli, startGateway, type ExtraGateway } from './auth-support.ts';
+import { gatewayForFile, keysCli } from './auth-support.ts';
 
 const usagePath = '/api/v1/listings/bulk';
 const analyticsPath = '/api/v1/analytics/pricing?city=dar_es_salaam&type=apartment';
@@ -12,13 +12,7 @@ async function get(base: string, path: string, key: string) {
   return { status: response.status, headers: response.headers, body: (await response.json()) as any };
 }
 
-let second: ExtraGateway;
-beforeAll(async () => {
-  second = await startGateway();
-});
-afterAll(async () => {
-  await second?.stop();
-});
+const second = gatewayForFile();
 
 describe('rate limit (happy + error)', () => {
   it('admits 60 requests of one key across endpoints, then 429 with Retry-After; another key is unaffected', async () => {
@@ -40,7 +34,7 @@ describe('rate limit (happy + error)', () => {
     expect(Number(limited.headers.get('ratelimit-reset'))).toBe(retryAfter);
     // Still limited on the other API and on the other process.
     expect((await api('GET', analyticsPath, { key })).status).toBe(429);
-    expect((await get(second.baseUrl, usagePath, key)).status).toBe(429);
+    expect((await get(second().baseUrl, usagePath, key)).status).toBe(429);
 
     const unaffected = await api('GET', usagePath, { key: other.key });
     expect(unaffected.status).toBe(200);
@@ -49,7 +43,7 @@ describe('rate limit (happy + error)', () => {
 
   it('admits exactly 60 of 200 concurrent requests on one key across two processes', async () => {
     const { key } = await createTestKey();
-    const bases = [baseUrl(), second.baseUrl];
+    const bases = [baseUrl(), second().baseUrl];
     const responses = await Promise.all(
       Array.from({ length: 200 }, (_, i) => get(bases[i % 2]!, i % 3 ? usagePath : analyticsPath, key)),
     );
@@ -81,7 +75,7 @@ describe('revocation (security)', () => {
       key: string;
     };
     expect((await get(baseUrl(), usagePath, created.key)).status).toBe(200);
-    expect((await get(second.baseUrl, usagePath, created.key)).status).toBe(200);
+    expect((await get(second().baseUrl, usagePath, created.key)).status).toBe(200);
     await keysCli('revoke', created.id);
     for (const base of bases()) {
       const response = await get(base, analyticsPath, created.key);
@@ -92,5 +86,5 @@ describe('revocation (security)', () => {
 });
 
 function bases() {
-  return [baseUrl(), second.baseUrl];
+  return [baseUrl(), second().baseUrl];
 }

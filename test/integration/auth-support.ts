@@ -3,6 +3,7 @@
 import { execFile, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll } from 'vitest';
 import { spawnService, stopChildren } from '../../infra/local/services.mjs';
 
 export async function freePort(): Promise<number> {
@@ -51,6 +52,18 @@ export async function startGateway(
     }
   }
   return { port: at, baseUrl, child, output: () => output, stop: () => stopChildren([child]) };
+}
+
+/** One more gateway process for a whole test file: started before its tests, stopped after them. */
+export function gatewayForFile(...options: Parameters<typeof startGateway>): () => ExtraGateway {
+  let gateway: ExtraGateway | undefined;
+  beforeAll(async () => {
+    gateway = await startGateway(...options);
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+  });
+  return () => gateway!;
 }
 
 /** `npm run --silent keys -- <args>` with the test environment; stdout lines parsed as JSON. */

@@ -1,46 +1,34 @@
 // Key management over the API (security): a plaintext key appears in its create or roll answer
 // only — never in lists, usage or any log line of an API process at debug level; /keys requests
 // are rate-limited like every endpoint and documented in the OpenAPI document.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { api, eventually } from '../support/api.ts';
-import { startGateway, type ExtraGateway } from './auth-support.ts';
-import { usagePath, expectError, admin, revokeKey } from './keys-api-support.ts';
+import { gatewayForFile } from './auth-support.ts';
+import { usagePath, expectError, admin, getOn, revokeKey } from './keys-api-support.ts';
 
-/** GET on another gateway process. */
-async function getOn(base: string, path: string, key: string) {
-  const response = await fetch(`${base}${path}`, { headers: { 'X-API-Key': key } });
-  return { status: response.status, body: (await response.json()) as any };
-}
-
-let second: ExtraGateway;
-beforeAll(async () => {
-  // A second API process at debug level, so the test can search everything it logged.
-  second = await startGateway({ LOG_LEVEL: 'debug' }, undefined, { captureOutput: true });
-});
-afterAll(async () => {
-  await second?.stop();
-});
+// A second API process at debug level, so the test can search everything it logged.
+const second = gatewayForFile({ LOG_LEVEL: 'debug' }, undefined, { captureOutput: true });
 
 describe('key management (security)', () => {
   it('shows a plaintext key in its create or roll response only: never in lists, usage or logs', async () => {
     const boss = await admin();
-    const created = await fetch(`${second.baseUrl}/api/v1/keys`, {
+    const created = await fetch(`${second().baseUrl}/api/v1/keys`, {
       method: 'POST',
       headers: { 'X-API-Key': boss.key, 'Content-Type': 'application/json' },
       body: JSON.stringify({ mode: 'live', name: 'secret keeper' }),
     });
     expect(created.status).toBe(201);
     const { id, key } = (await created.json()) as { id: string; key: string };
-    const rolled = await fetch(`${second.baseUrl}/api/v1/keys/${id}/roll`, {
+    const rolled = await fetch(`${second().baseUrl}/api/v1/keys/${id}/roll`, {
       method: 'POST',
       headers: { 'X-API-Key': boss.key, 'Content-Type': 'application/json' },
       body: '{}',
     });
     const newKey = ((await rolled.json()) as { key: string }).key;
     for (const secret of [key, newKey]) {
-      expect((await getOn(second.baseUrl, usagePath, secret)).status).toBe(200);
-      const listed = await getOn(second.baseUrl, '/api/v1/keys', boss.key);
-      const usage = await getOn(second.baseUrl, usagePath, secret);
+      expect((await getOn(second().baseUrl, usagePath, secret)).status).toBe(200);
+      const listed = await getOn(second().baseUrl, '/api/v1/keys', boss.key);
+      const usage = await getOn(second().baseUrl, usagePath, secret);
       for (const body of [listed.body, usage.body]) {
         expect(JSON.stringify(body)).not.toContain(secret);
         expect(JSON.stringify(body)).not.toContain(secret.slice(9, 41));
@@ -48,9 +36,9 @@ describe('key management (security)', () => {
     }
     await revokeKey(boss, id);
     // The second process logged at debug level through all of it.
-    await eventually(async () => (second.output().length > 0 ? true : undefined), 5_000, 'log output');
-    expect(second.output()).not.toContain(key.slice(9, 41));
-    expect(second.output()).not.toContain(newKey.slice(9, 41));
+    await eventually(async () => (second().output().length > 0 ? true : undefined), 5_000, 'log output');
+    expect(second().output()).not.toContain(key.slice(9, 41));
+    expect(second().output()).not.toContain(newKey.slice(9, 41));
   });
 
   it('counts /keys requests against the rate limit like every endpoint', async () => {

@@ -22,6 +22,12 @@ export const revokeKey = (by: TestKey, id: string) => api('DELETE', `/api/v1/key
 export const rollKey = (by: TestKey, id: string, body: unknown = {}) =>
   api('POST', `/api/v1/keys/${id}/roll`, { key: by.key, body });
 
+/** GET on another gateway process. */
+export async function getOn(base: string, path: string, key: string) {
+  const response = await fetch(`${base}${path}`, { headers: { 'X-API-Key': key } });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
 /** Key ids, sorted (list order between keys created in the same millisecond is not defined). */
 export const ids = (keys: { id: string }[]) => keys.map((k) => k.id).sort();
 

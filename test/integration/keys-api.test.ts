@@ -3,11 +3,11 @@
 // role), the no-lock-out rule, and revocation seen by a second API process on its next request.
 // Secrets in answers and logs: keys-api-security.test.ts; bounded key sets: keys-api-bounded.test.ts.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_KEY_CHANGES_PER_DAY } from '../../ingest/keys/service.ts';
 import { quotaKey, utcDay } from '../../ingest/quota.ts';
 import { api, createTestKey, env, testRedis } from '../support/api.ts';
-import { startGateway, type ExtraGateway } from './auth-support.ts';
+import { gatewayForFile } from './auth-support.ts';
 import {
   usagePath,
   expectError,
@@ -17,24 +17,13 @@ import {
   revokeKey,
   rollKey,
   ids,
+  getOn,
 } from './keys-api-support.ts';
 
 const analyticsPath = '/api/v1/analytics/pricing?city=dar_es_salaam&type=apartment';
 
-/** GET on another gateway process. */
-async function getOn(base: string, path: string, key: string) {
-  const response = await fetch(`${base}${path}`, { headers: { 'X-API-Key': key } });
-  return { status: response.status, body: (await response.json()) as any };
-}
-
-let second: ExtraGateway;
-beforeAll(async () => {
-  // A second API process: a revocation or roll must be seen there on its next request.
-  second = await startGateway();
-});
-afterAll(async () => {
-  await second?.stop();
-});
+// A second API process: a revocation or roll must be seen there on its next request.
+const second = gatewayForFile();
 
 describe('key management by an admin key (happy)', () => {
   it('creates a key shown once, lists the account keys without secrets, revokes it', async () => {
@@ -104,14 +93,14 @@ describe('key management by an admin key (happy)', () => {
     const boss = await admin();
     const a = (await createKey(boss, { mode: 'live' })).body;
     const b = (await createKey(boss, { mode: 'live' })).body;
-    expect((await getOn(second.baseUrl, usagePath, a.key)).status).toBe(200);
+    expect((await getOn(second().baseUrl, usagePath, a.key)).status).toBe(200);
     expect((await revokeKey(boss, a.id)).status).toBe(200); // on the main process
-    const refused = await getOn(second.baseUrl, usagePath, a.key);
+    const refused = await getOn(second().baseUrl, usagePath, a.key);
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('revoked_api_key');
 
     expect((await api('GET', usagePath, { key: b.key })).status).toBe(200);
-    const viaSecond = await fetch(`${second.baseUrl}/api/v1/keys/${b.id}`, {
+    const viaSecond = await fetch(`${second().baseUrl}/api/v1/keys/${b.id}`, {
       method: 'DELETE',
       headers: { 'X-API-Key': boss.key },
     });
@@ -144,7 +133,7 @@ describe('key management by an admin key (happy)', () => {
     const usage = await api('GET', usagePath, { key: old.key });
     expect(usage.status).toBe(200);
     expect(usage.body.key).toMatchObject({ role: 'standard', expires_at: rolled.body.replaces.expires_at });
-    expect((await getOn(second.baseUrl, usagePath, old.key)).status).toBe(200);
+    expect((await getOn(second().baseUrl, usagePath, old.key)).status).toBe(200);
     expect((await api('GET', usagePath, { key: rolled.body.key })).status).toBe(200);
     const listed = (await listKeys(boss)).find((k) => k.id === old.id)!;
     expect(listed).toMatchObject({
@@ -158,7 +147,7 @@ describe('key management by an admin key (happy)', () => {
     const refused = await api('GET', usagePath, { key: old.key });
     expectError(refused, 403, 'revoked_api_key');
     expect(refused.body.error.message).toContain('rolled');
-    expect((await getOn(second.baseUrl, usagePath, old.key)).status).toBe(403);
+    expect((await getOn(second().baseUrl, usagePath, old.key)).status).toBe(403);
     expect((await api('GET', usagePath, { key: rolled.body.key })).status).toBe(200);
     expect((await listKeys(boss)).find((k) => k.id === old.id)).toMatchObject({
       status: 'revoked',
