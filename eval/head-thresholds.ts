@@ -7,7 +7,9 @@
 //   fall (probability on the scenes of a property; below it a photo shows nothing the tagger knows);
 // - threshold: the one with the fewest wrong answers plus half the abstentions, with at most 10 %
 //   abstaining (a wrong label misleads where Other only says nothing, so abstaining pays when at
-//   least two of three photos it turns into Other were wrong); the lowest of equals.
+//   least two of three photos it turns into Other were wrong); the lowest of equals, raised as long
+//   as every photo keeps its answer (a head that abstaining never helps still lists only values
+//   that could be a photo's answer in `tags`).
 import { ABSTAIN, sceneMass, tagsFrom } from '../stream/images/scene-tags.ts';
 import type { Scored } from './samples.ts';
 
@@ -36,13 +38,17 @@ export function chooseThresholds(rows: Scored[], headProbabilities: ArrayLike<nu
   }
   let threshold = 0;
   let bestCost = Number.POSITIVE_INFINITY;
+  let bestVerdicts = '';
   for (let t = 0; t <= 0.95001; t += 0.01) {
     const v = verdicts(t, sceneOnlyThreshold);
     const abstained = v.filter((x) => x === ABSTAIN).length;
     const wrong = v.filter((x, i) => x !== ABSTAIN && x !== rows[i]!.expected).length;
     const cost = wrong + abstained / 2;
-    if (abstained <= MAX_ABSTAIN * rows.length && cost < bestCost) {
+    // The same answers at a higher threshold: `tags` then lists fewer values no photo was given.
+    const same = v.join() === bestVerdicts;
+    if (abstained <= MAX_ABSTAIN * rows.length && (cost < bestCost || same)) {
       bestCost = cost;
+      bestVerdicts = v.join();
       threshold = Math.round(t * 100) / 100;
     }
   }
@@ -50,6 +56,6 @@ export function chooseThresholds(rows: Scored[], headProbabilities: ArrayLike<nu
     threshold,
     sceneOnlyThreshold,
     minSceneMass,
-    rule: `threshold: fewest wrong + abstained/2 with ≤ ${MAX_ABSTAIN * 100} % abstaining; scene-only: lowest with ≤ ${MAX_SCENE_ONLY * 100} % of photos given such a value; scene mass: highest with ≤ ${MAX_SCENELESS * 100} % of photos under it (out-of-fold, calibration half)`,
+    rule: `threshold: fewest wrong + abstained/2 with ≤ ${MAX_ABSTAIN * 100} % abstaining, the highest with the same answers; scene-only: lowest with ≤ ${MAX_SCENE_ONLY * 100} % of photos given such a value; scene mass: highest with ≤ ${MAX_SCENELESS * 100} % of photos under it (out-of-fold, calibration half)`,
   };
 }

@@ -10,7 +10,9 @@
 // - houses, optional (EVAL_HOUSES_DIR=<checkout of the Houses dataset>): bathroom, bedroom,
 //   kitchen and frontal photos of each house (real listing photos, cited not shipped:
 //   docs/webhooks.md), the front photos expected FrontOfStructure; EVAL_HOUSES_LIMIT=<n> takes
-//   houses 1..n.
+//   houses 1..n;
+// - rooms-train, for training only (eval/rooms-train.ts): the training split of the dataset
+//   eval/rooms/ comes from, all in the calibration half.
 // Halves: every set's photos in the order of the SHA-256 of their names, alternating within each
 // expected value; the first of each pair is calibration (what the head is trained on and the
 // threshold chosen on), the second held out (what is reported).
@@ -30,6 +32,8 @@ export interface Sample {
   set: string;
   name: string;
   expected: string;
+  /** Calibration half always, outside the alternation (eval/rooms-train.ts). */
+  trainingOnly?: boolean;
   bytes: () => Promise<Buffer>;
 }
 
@@ -158,8 +162,8 @@ export async function scoreSamples(
       if (++fresh % 50 === 0) save(cacheFile, cache);
     }
     const key = `${sample.set}/${sample.expected}`;
-    const n = halves.get(key) ?? 0;
-    halves.set(key, n + 1);
+    const n = sample.trainingOnly ? 0 : (halves.get(key) ?? 0);
+    if (!sample.trainingOnly) halves.set(key, n + 1);
     if (scored.length % 200 === 199) process.stderr.write(`${scored.length + 1}/${order.length} photos\n`);
     scored.push({
       set: sample.set,

@@ -11,6 +11,8 @@ export interface SoftmaxModel {
 export interface FitOptions {
   /** L2 penalty on the weights (not the bias), per photo. */
   lambda: number;
+  /** Weight of each row in the loss (default 1 each); normalised to sum 1, as the mean is. */
+  rowWeights?: number[];
   steps?: number;
   rate?: number;
 }
@@ -35,6 +37,8 @@ export function predict(model: SoftmaxModel, x: ArrayLike<number>): Float64Array
 export function fitSoftmax(x: Float64Array[], labels: number[], classes: number, options: FitOptions) {
   const { lambda, steps = 400, rate = 0.05 } = options;
   const n = x.length;
+  const total = options.rowWeights?.reduce((a, b) => a + b, 0) ?? n;
+  const share = x.map((_, i) => (options.rowWeights?.[i] ?? 1) / total);
   const d = x[0]!.length;
   const model: SoftmaxModel = {
     weights: Array.from({ length: classes }, () => new Float64Array(d)),
@@ -51,7 +55,7 @@ export function fitSoftmax(x: Float64Array[], labels: number[], classes: number,
       const p = predict(model, x[i]!);
       const row = x[i]!;
       for (let c = 0; c < classes; c++) {
-        const err = (p[c]! - (labels[i] === c ? 1 : 0)) / n;
+        const err = (p[c]! - (labels[i] === c ? 1 : 0)) * share[i]!;
         if (err === 0) continue;
         const g = grad[c]!;
         for (let j = 0; j < d; j++) g[j]! += err * row[j]!;
