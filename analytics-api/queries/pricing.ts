@@ -57,7 +57,8 @@ export type PricingRow = z.output<typeof pricingRow>;
  * grouped by (quarter, neighbourhood) and by quarter alone; the quarter before's city-wide row is
  * computed there too and dropped (HAVING). Views per neighbourhood of the city and the market's
  * totals come from one scan of every city's rows of the type: grouped by (city, neighbourhood), of
- * which the city's are kept, and the grand total. An empty period has no 'total' or 'market' row.
+ * which the city's are kept, and the grand total. An empty period has no 'total' row; an empty
+ * market may have a 'market' row of zeros or none.
  */
 export const pricingStatement = defineQuery({
   name: 'pricing.parts',
