@@ -3,10 +3,11 @@
 // aggregate (migration 0012: listings per distinct price), read through its sort key (is_test, city,
 // property_type, quarter) for the period and the quarter before in one pass; view counts and the
 // market's totals come from the neighbourhood_quarter_stats aggregate (migration 0010), also in one
-// pass. Each statement costs a fixed ~3 ms of server CPU before its first row here, more than
-// most of these reads: one statement instead of four (prices with totals, medians of the quarter
-// before, views, market totals) is ~5–8 ms of CPU less per request. Values are `{name:Type}` query
-// parameters; `exactMedian` is a constant SQL fragment (interpolated, never carrying a value).
+// pass. Each statement costs a fixed ~3 ms of server CPU here before its first row, more than most
+// of these reads, so the parts share one statement rather than one each (~6–9 ms of ClickHouse CPU
+// less per answer than four; docs/performance.md, "Pricing in one statement"). Values are
+// `{name:Type}` query parameters; `exactMedian` is a constant SQL fragment (interpolated, never
+// carrying a value).
 import { z } from 'zod';
 import { citySlugs } from '../../common/domain/cities.ts';
 import { propertyTypes } from '../../common/domain/listing.ts';
