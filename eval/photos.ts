@@ -1,7 +1,8 @@
 // `npm run eval:photos`: the photo tagging (decode → floor-plan rule → Places365 scene model →
 // learned head → ImageOf, stream/images/) against the labelled photos of eval/samples.ts, through
-// the code the image process runs. The head (stream/images/scene-head.json) was trained and its
-// threshold chosen on the calibration half (`npm run train:photo-head`); every figure here is
+// the code the image process runs. The head (stream/images/scene-head.json) was trained on the
+// calibration half and the training split of eval/rooms' dataset, its threshold chosen on the
+// calibration half (`npm run train:photo-head`); every figure here is
 // reported on the held-out half: confusion matrix, per-tag precision and recall, abstain rate,
 // beside the hand mapping alone (the tagger before the head) for comparison. EVAL_THRESHOLD=<x>
 // reports the head at x instead of its threshold; EVAL_VERBOSE=1 lists the held-out photos it

@@ -2,8 +2,9 @@
 // the scene model's 365 Places365 probabilities and, when the head was trained so, the 512 pooled
 // features those probabilities are computed from, one output per ImageOf value it was trained on
 // (the values of the labelled photos in eval/: rooms and house fronts). Trained by
-// `npm run train:photo-head` (eval/train-head.ts) on the calibration half of those photos only;
-// the weights, the abstain threshold chosen on that half and what they were trained on are in
+// `npm run train:photo-head` (eval/train-head.ts) on the calibration half of those photos only
+// and the training split of the room photos' dataset (never evaluated); the weights, the abstain
+// threshold chosen on the calibration half and what they were trained on are in
 // scene-head.json, read here once (no download at run time).
 import head from './scene-head.json' with { type: 'json' };
 
