@@ -26,6 +26,8 @@ export interface MemorySample {
   heapTotalKb: number;
   heapUsedKb: number;
   externalKb: number;
+  /** Garbage collections so far by kind (major, minor, incremental, weakcb): count and main-thread seconds. */
+  gc: Record<string, { count: number; seconds: number }>;
 }
 
 function statusFields(pid: number) {
@@ -108,7 +110,15 @@ async function v8Memory(metricsUrl: string) {
   )) {
     heapSpacesKb[space!] = Number(bytes) / 1024;
   }
+  const gc: MemorySample['gc'] = {};
+  for (const [, part, kind, amount] of text.matchAll(
+    /^nodejs_gc_duration_seconds_(sum|count)\{kind="(\w+)"\} (\S+)$/gm,
+  )) {
+    gc[kind!] ??= { count: 0, seconds: 0 };
+    gc[kind!]![part === 'sum' ? 'seconds' : 'count'] = Number(amount);
+  }
   return {
+    gc,
     heapSpacesKb,
     heapTotalKb: value(/^nodejs_heap_size_total_bytes (\S+)$/m),
     heapUsedKb: value(/^nodejs_heap_size_used_bytes (\S+)$/m),
@@ -188,8 +198,14 @@ export function printMemoryBreakdown(name: string, samples: MemorySample[]): voi
     ].map((kb) => mb(kb).padStart(6));
     console.log(`  ${phase.padEnd(14)} ${cells.join(' ')} ${`${s.threadArenas}/${s.threads}`.padStart(6)}`);
   }
-  const last = samples.at(-1)!;
+  const [first, last] = [samples[0]!, samples.at(-1)!];
   console.log(
-    `  (arenas: resident kB of glibc's thread arenas, thr: arenas/threads; [heap]: the main arena; other: the remaining anonymous memory, V8's heap among it) peak VmHWM ${mb(last.hwmKb)} MB`,
+    `  (arenas: resident MB of glibc's thread arenas, thr: arenas/threads; [heap]: the main arena; other: the remaining anonymous memory, V8's heap among it) peak VmHWM ${mb(last.hwmKb)} MB`,
   );
+  // Main-thread pauses only: concurrent marking on V8's helper threads is in the CPU tables.
+  const collections = Object.entries(last.gc).map(([kind, { count, seconds }]) => {
+    const before = first.gc[kind] ?? { count: 0, seconds: 0 };
+    return `${kind} ${count - before.count} (${(seconds - before.seconds).toFixed(2)} s)`;
+  });
+  console.log(`  garbage collections between the first and last sample: ${collections.join(', ')}`);
 }
