@@ -11,11 +11,7 @@ import { parentsForBounds } from '../analytics-api/geo/h3-ranges.ts';
 import { previousQuarter, quarterOf, quarterStart, type Quarter } from '../analytics-api/period.ts';
 import { cellStats } from '../analytics-api/queries/heatmap.ts';
 import { marketTotals } from '../analytics-api/queries/market.ts';
-import {
-  neighbourhoodMedians,
-  neighbourhoodPrices,
-  neighbourhoodViews,
-} from '../analytics-api/queries/pricing.ts';
+import { pricingStatement } from '../analytics-api/queries/pricing.ts';
 import { propertyTypes } from '../common/domain/listing.ts';
 import { cityLocation } from '../common/domain/locations.ts';
 import { baseEnvSchema, parseEnv } from '../common/env.ts';
@@ -70,6 +66,7 @@ const scopes = propertyTypes.flatMap((type) =>
     city: 'dar_es_salaam' as const,
     type,
     quarterStart: quarterStart(p),
+    previousStart: quarterStart(previousQuarter(p)),
   })),
 );
 const heatmapScopes = [undefined, ...propertyTypes].flatMap((type) =>
@@ -84,10 +81,8 @@ const heatmapScopes = [undefined, ...propertyTypes].flatMap((type) =>
 
 const statements: [string, NamedQuery<any, any>, Record<string, unknown>[]][] = [
   ['SELECT 1 (floor)', { sql: 'SELECT 1', queryParams: () => ({}) } as never, [{}]],
-  ['pricing: prices of the quarter (with totals)', neighbourhoodPrices, scopes],
-  ['pricing: medians of the quarter before', neighbourhoodMedians, scopes],
-  ['pricing: views per neighbourhood', neighbourhoodViews, scopes],
-  ['market totals', marketTotals, scopes],
+  ['pricing: the whole answer (one statement)', pricingStatement, scopes],
+  ['heatmap: market totals', marketTotals, scopes],
   [
     `heatmap: cells of the Dar es Salaam box (${darCovering.parents.length} parents)`,
     cellStats,

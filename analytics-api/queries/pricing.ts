@@ -1,11 +1,13 @@
-// SQL of the pricing endpoint (spec §2.4). Exact medians, averages and extremes come from the
-// neighbourhood_quarter_prices aggregate (migration 0012: listings per distinct price), read through
-// its sort key (is_test, city, property_type, quarter); view counts come from the
-// neighbourhood_quarter_stats aggregate (migration 0010). The period and the quarter before (for
-// the trend) are two statements the service runs in parallel: one pass over both quarters with -If
-// combinators measured slower, because WITH TOTALS then merges the previous quarter's states too.
-// Values are `{name:Type}` query parameters; `exactMedian` and `prices` below are constant SQL
-// fragments shared by the statements (interpolated into their text, never carrying a value).
+// SQL of the pricing endpoint (spec §2.4): one statement returns every part of the answer, each row
+// tagged by `part`. Exact medians, averages and extremes come from the neighbourhood_quarter_prices
+// aggregate (migration 0012: listings per distinct price), read through its sort key (is_test, city,
+// property_type, quarter) for the period and the quarter before in one pass; view counts and the
+// market's totals come from the neighbourhood_quarter_stats aggregate (migration 0010), also in one
+// pass. Each statement costs a fixed ~3 ms of server CPU here before its first row, more than most
+// of these reads, so the parts share one statement rather than one each (~6–9 ms of ClickHouse CPU
+// less per answer than four; docs/performance.md, "Pricing in one statement"). Values are
+// `{name:Type}` query parameters; `exactMedian` is a constant SQL fragment (interpolated, never
+// carrying a value).
 import { z } from 'zod';
 import { citySlugs } from '../../common/domain/cities.ts';
 import { propertyTypes } from '../../common/domain/listing.ts';
@@ -14,22 +16,6 @@ import {
   neighbourhoodQuarterPricesTable,
   neighbourhoodQuarterStatsTable,
 } from '../../common/warehouse/aggregates.ts';
-
-const quarterParams = z.object({
-  isTest: z.boolean(),
-  city: z.enum(citySlugs),
-  type: z.enum(propertyTypes),
-  /** First day of the quarter to read. */
-  quarterStart: isoDate,
-});
-
-/** The values of the placeholders all three statements share. */
-const quarterQueryParams = (p: z.output<typeof quarterParams>) => ({
-  isTest: flag(p.isTest),
-  city: p.city,
-  type: p.type,
-  quarterStart: p.quarterStart,
-});
 
 /**
  * Exact median in one pass over (price, listings) rows. quantileExactWeighted returns the first
@@ -41,73 +27,90 @@ const quarterQueryParams = (p: z.output<typeof quarterParams>) => ({
  */
 export const exactMedian = `arrayReduce('avg', quantilesExactWeighted(0.5, 0.500000001)(price_tzs, n))`;
 
-/** (neighbourhood, price_tzs, n = listings at that price) of one city, type and quarter. */
-const prices = `(
-      SELECT neighbourhood, price_tzs, listings AS n
-      FROM ${neighbourhoodQuarterPricesTable.name}
-      WHERE is_test = {isTest:UInt8}
-        AND city = {city:String}
-        AND property_type = {type:String}
-        AND quarter = {quarterStart:Date}
-    )`;
+/** What a row of the pricing statement is. */
+export const pricingParts = [
+  /** One named (or '') neighbourhood's prices in the period. */
+  'current',
+  /** The whole city's prices in the period (every neighbourhood, '' included). */
+  'total',
+  /** One neighbourhood's listing count and median in the quarter before (the trend). */
+  'previous',
+  /** One neighbourhood's views in the period (`views`). */
+  'views',
+  /** Listings and views of the whole market (all cities) of the type in the period. */
+  'market',
+] as const;
 
-const priceRow = z.object({
+const pricingRow = z.object({
+  part: z.enum(pricingParts),
   neighbourhood: z.string(),
   listings: count,
   median_price: nullableNumber,
   avg_price: nullableNumber,
   min_price: nullableNumber,
   max_price: nullableNumber,
+  views: count,
 });
-export type PriceRow = z.output<typeof priceRow>;
+export type PricingRow = z.output<typeof pricingRow>;
 
-/** Per neighbourhood (and, as the totals row, the whole city) for one quarter. */
-export const neighbourhoodPrices = defineQuery({
-  name: 'pricing.neighbourhood_prices',
-  params: quarterParams,
-  row: priceRow,
-  totals: true,
-  queryParams: quarterQueryParams,
+/**
+ * Every part of one pricing answer. Rows of the quarter before and of the period come from one scan
+ * grouped by (quarter, neighbourhood) and by quarter alone; the quarter before's city-wide row is
+ * computed there too and dropped (HAVING). Views per neighbourhood of the city and the market's
+ * totals come from one scan of every city's rows of the type: grouped by (city, neighbourhood), of
+ * which the city's are kept, and the grand total. An empty period has no 'total' row; an empty
+ * market may have a 'market' row of zeros or none.
+ */
+export const pricingStatement = defineQuery({
+  name: 'pricing.parts',
+  params: z.object({
+    isTest: z.boolean(),
+    city: z.enum(citySlugs),
+    type: z.enum(propertyTypes),
+    /** First day of the period's quarter. */
+    quarterStart: isoDate,
+    /** First day of the quarter before. */
+    previousStart: isoDate,
+  }),
+  row: pricingRow,
+  queryParams: (p) => ({
+    isTest: flag(p.isTest),
+    city: p.city,
+    type: p.type,
+    quarterStart: p.quarterStart,
+    previousStart: p.previousStart,
+  }),
   sql: `
     SELECT
+      multiIf(quarter != {quarterStart:Date}, 'previous', grouping(neighbourhood) = 1, 'total', 'current') AS part,
       neighbourhood,
       sum(n) AS listings,
       ${exactMedian} AS median_price,
       sum(price_tzs * n) / sum(n) AS avg_price,
       min(price_tzs) AS min_price,
-      max(price_tzs) AS max_price
-    FROM ${prices}
-    GROUP BY neighbourhood WITH TOTALS`,
-});
-
-const medianRow = z.object({ neighbourhood: z.string(), listings: count, median_price: nullableNumber });
-
-/** Per-neighbourhood listing count and median of one quarter (the trend's previous quarter). */
-export const neighbourhoodMedians = defineQuery({
-  name: 'pricing.neighbourhood_medians',
-  params: quarterParams,
-  row: medianRow,
-  queryParams: quarterQueryParams,
-  sql: `
-    SELECT neighbourhood, sum(n) AS listings, ${exactMedian} AS median_price
-    FROM ${prices}
-    GROUP BY neighbourhood`,
-});
-
-const viewsRow = z.object({ neighbourhood: z.string(), views: count });
-
-/** Views per neighbourhood of one city in the period (views belong to the quarter of viewed_at). */
-export const neighbourhoodViews = defineQuery({
-  name: 'pricing.neighbourhood_views',
-  params: quarterParams,
-  row: viewsRow,
-  queryParams: quarterQueryParams,
-  sql: `
-    SELECT neighbourhood, sum(views) AS views
+      max(price_tzs) AS max_price,
+      toUInt64(0) AS views
+    FROM (
+      SELECT quarter, neighbourhood, price_tzs, listings AS n
+      FROM ${neighbourhoodQuarterPricesTable.name}
+      WHERE is_test = {isTest:UInt8}
+        AND city = {city:String}
+        AND property_type = {type:String}
+        AND quarter IN ({quarterStart:Date}, {previousStart:Date})
+    )
+    GROUP BY GROUPING SETS ((quarter, neighbourhood), (quarter))
+    HAVING grouping(neighbourhood) = 0 OR quarter = {quarterStart:Date}
+    UNION ALL
+    SELECT
+      if(grouping(city) = 1, 'market', 'views'),
+      neighbourhood,
+      sum(listings),
+      NULL, NULL, NULL, NULL,
+      sum(views)
     FROM ${neighbourhoodQuarterStatsTable.name}
     WHERE is_test = {isTest:UInt8}
       AND quarter = {quarterStart:Date}
       AND property_type = {type:String}
-      AND city = {city:String}
-    GROUP BY neighbourhood`,
+    GROUP BY GROUPING SETS ((city, neighbourhood), ())
+    HAVING grouping(city) = 1 OR city = {city:String}`,
 });

@@ -5,8 +5,7 @@ import { cities } from '../../common/domain/cities.ts';
 import type { PricingAnswer } from '../answers/pricing.ts';
 import type { PricingParams } from '../params.ts';
 import { periodLabel, previousQuarter, quarterStart } from '../period.ts';
-import { marketTotals } from '../queries/market.ts';
-import { neighbourhoodMedians, neighbourhoodPrices, neighbourhoodViews } from '../queries/pricing.ts';
+import { pricingStatement, type PricingRow } from '../queries/pricing.ts';
 import { demandScore, round2, round3, trendOf } from '../rules.ts';
 
 export async function pricingAnswer(
@@ -14,24 +13,21 @@ export async function pricingAnswer(
   params: PricingParams,
   isTest: boolean,
 ): Promise<PricingAnswer> {
-  const quarter = quarterStart(params.period);
-  const scope = { isTest, city: params.city, type: params.type, quarterStart: quarter };
-  // Four small independent statements at once: the latency is the slowest, not the sum.
-  const [prices, previous, views, market] = await Promise.all([
-    neighbourhoodPrices.run(clickhouse, scope),
-    neighbourhoodMedians.run(clickhouse, {
-      ...scope,
-      quarterStart: quarterStart(previousQuarter(params.period)),
-    }),
-    neighbourhoodViews.run(clickhouse, scope),
-    marketTotals.run(clickhouse, { isTest, quarterStart: quarter, type: params.type }),
-  ]);
-  const previousBy = new Map(previous.rows.map((row) => [row.neighbourhood, row]));
-  const viewsBy = new Map(views.rows.map((row) => [row.neighbourhood, row.views]));
-  const marketRow = market.rows[0] ?? { listings: 0, views: 0 };
-  const total = prices.totals?.listings ?? 0;
+  const { rows } = await pricingStatement.run(clickhouse, {
+    isTest,
+    city: params.city,
+    type: params.type,
+    quarterStart: quarterStart(params.period),
+    previousStart: quarterStart(previousQuarter(params.period)),
+  });
+  const part = (name: PricingRow['part']) => rows.filter((row) => row.part === name);
+  const previousBy = new Map(part('previous').map((row) => [row.neighbourhood, row]));
+  const viewsBy = new Map(part('views').map((row) => [row.neighbourhood, row.views]));
+  const marketRow = part('market')[0] ?? { listings: 0, views: 0 };
+  const totals = part('total')[0];
+  const total = totals?.listings ?? 0;
 
-  const byNeighbourhood = prices.rows
+  const byNeighbourhood = part('current')
     // Listings without a neighbourhood count in the summary only.
     .filter((row) => row.neighbourhood !== '' && row.listings > 0 && row.median_price !== null)
     .map((row) => ({
@@ -51,7 +47,6 @@ export async function pricingAnswer(
     }))
     .sort((a, b) => b.listing_count - a.listing_count || a.name.localeCompare(b.name));
 
-  const totals = prices.totals;
   return {
     city: cities[params.city],
     property_type: params.type,

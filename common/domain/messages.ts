@@ -52,6 +52,30 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 export type ListingBatchHeader = Omit<z.infer<typeof listingBatchHeaderSchema>, 'v' | 'listings'>;
 
+/**
+ * A header the ingest API puts on listings messages none of whose listings has an image URL. The
+ * image process consumes the whole topic but works on images only, so it skips such a message
+ * without parsing it (parsing was most of its CPU per listing). Without the header (other producers,
+ * or a message with images) the message is read as before: the header may only ever skip work.
+ */
+export const NO_IMAGES_HEADER = 'rls-images';
+const NO_IMAGES_VALUE = '0';
+
+/** The headers of the messages of a request whose listings are `items`. */
+export function listingMessageHeaders(
+  items: readonly { listing: Listing }[],
+): Record<string, string> | undefined {
+  return items.some((item) => item.listing.images?.length)
+    ? undefined
+    : { [NO_IMAGES_HEADER]: NO_IMAGES_VALUE };
+}
+
+/** False only when the producer said that no listing of the message has an image. */
+export function mayHaveImages(message: { headers?: Record<string, unknown> }): boolean {
+  const value = message.headers?.[NO_IMAGES_HEADER];
+  return !(Buffer.isBuffer(value) ? value.toString() === NO_IMAGES_VALUE : value === NO_IMAGES_VALUE);
+}
+
 /** Kafka's default message.max.bytes is 1 MiB; stay below it with room for the record overhead. */
 export const MAX_LISTING_MESSAGE_BYTES = 900_000;
 

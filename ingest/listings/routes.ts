@@ -1,7 +1,7 @@
 // HTTP for the listing endpoints: POST /listings/bulk and GET /listings/batches/{id}.
 import { Router } from 'express';
 import { authenticate, authOf, requirePermission } from '../../common/auth/authenticate.ts';
-import { encodeListingBatch } from '../../common/domain/messages.ts';
+import { encodeListingBatch, listingMessageHeaders } from '../../common/domain/messages.ts';
 import type { IngestContext } from '../context.ts';
 import { resendReporter } from '../lifecycle/resends.ts';
 import { idempotentPost, noneAccepted } from '../respond.ts';
@@ -18,9 +18,10 @@ export function createListingsRouter(ctx: IngestContext): Router {
     admission: ctx.admission,
     logger: ctx.platform.logger,
     async publish(head, items) {
+      const headers = listingMessageHeaders(items);
       await ctx.listingPublisher.publish(
         topic,
-        encodeListingBatch(head, items).map((value) => ({ key: head.batch_id, value })),
+        encodeListingBatch(head, items).map((value) => ({ key: head.batch_id, value, headers })),
       );
     },
   };

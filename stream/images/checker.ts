@@ -3,7 +3,7 @@
 // one row per image in ClickHouse `image_checks` with the listing message's Kafka provenance (so a
 // replayed range is skipped). Runs beside the listings sink; it never delays storing listings.
 // Each checked image is then analysed (photos.ts: decode, hash, tags, reuse) into `listing_images`.
-import type { ListingMessage } from '../../common/domain/messages.ts';
+import { mayHaveImages, type ListingMessage } from '../../common/domain/messages.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { OutboundEnv, SharedEnv } from '../../common/env.ts';
 import { createOutboundClient, outboundPolicy } from '../../common/outbound/index.ts';
@@ -109,6 +109,7 @@ export async function startImageChecker(
     async handle(messages, context) {
       const checks: Promise<{ check: ImageCheckRow; photo: ListingImageRow }[]>[] = [];
       for (const message of messages) {
+        if (!mayHaveImages(message)) continue;
         for (const decoded of decodeListings(message, hasImages)) {
           // Bad listings are the listings sink's to quarantine; stored ones were checked before.
           if (!decoded.ok || context.isStored(message, decoded.item)) continue;

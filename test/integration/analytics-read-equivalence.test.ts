@@ -1,13 +1,16 @@
-// The heatmap's read answers exactly what its former definition answered, on random listings of a
-// year of this file's own: the parent-cell filter against the test of every h3_index range (the
-// former statement is kept here verbatim).
+// The heatmap's and the pricing's reads answer exactly what their former definitions answered, on
+// random listings and views of years of this file's own (the former statements are kept here
+// verbatim): the heatmap's parent-cell filter against the test of every h3_index range, and the
+// pricing's one statement against the four it replaced (prices of the period with totals, medians
+// of the quarter before, views per neighbourhood, market totals).
 import { latLngToCell } from 'h3-js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Bounds } from '../../analytics-api/geo/bounds.ts';
 import { parentsForBounds, rangesForBounds } from '../../analytics-api/geo/h3-ranges.ts';
 import { cellStats, coveringSpans, INDEX_SPANS } from '../../analytics-api/queries/heatmap.ts';
+import { pricingStatement, type PricingRow } from '../../analytics-api/queries/pricing.ts';
 import { testClickHouse } from '../support/api.ts';
-import { claimYear, insertListings, type ListingRow } from './analytics-fixtures.ts';
+import { claimYear, insertListings, insertViews, type ListingRow } from './analytics-fixtures.ts';
 
 const formerCells = `
   SELECT toUInt32(intDiv(h3_index, 4294967296)) AS cell_high, toUInt32(h3_index % 4294967296) AS cell_low,
@@ -23,6 +26,44 @@ const formerCells = `
   GROUP BY h3_index
   HAVING listings > 0`;
 
+const formerPrices = `
+  SELECT
+    neighbourhood,
+    sum(n) AS listings,
+    arrayReduce('avg', quantilesExactWeighted(0.5, 0.500000001)(price_tzs, n)) AS median_price,
+    sum(price_tzs * n) / sum(n) AS avg_price,
+    min(price_tzs) AS min_price,
+    max(price_tzs) AS max_price
+  FROM (
+    SELECT neighbourhood, price_tzs, listings AS n
+    FROM neighbourhood_quarter_prices
+    WHERE is_test = {isTest:UInt8} AND city = {city:String} AND property_type = {type:String}
+      AND quarter = {quarterStart:Date}
+  )
+  GROUP BY neighbourhood WITH TOTALS`;
+const formerMedians = `
+  SELECT neighbourhood, sum(n) AS listings,
+    arrayReduce('avg', quantilesExactWeighted(0.5, 0.500000001)(price_tzs, n)) AS median_price
+  FROM (
+    SELECT neighbourhood, price_tzs, listings AS n
+    FROM neighbourhood_quarter_prices
+    WHERE is_test = {isTest:UInt8} AND city = {city:String} AND property_type = {type:String}
+      AND quarter = {previousStart:Date}
+  )
+  GROUP BY neighbourhood`;
+const formerViews = `
+  SELECT neighbourhood, sum(views) AS views
+  FROM neighbourhood_quarter_stats
+  WHERE is_test = {isTest:UInt8} AND quarter = {quarterStart:Date} AND property_type = {type:String}
+    AND city = {city:String}
+  GROUP BY neighbourhood`;
+const formerMarket = `
+  SELECT sum(listings) AS listings, sum(views) AS views
+  FROM neighbourhood_quarter_stats
+  WHERE is_test = {isTest:UInt8} AND quarter = {quarterStart:Date}
+    AND ((isNull({type:Nullable(String)}) AND property_type != 'unknown')
+      OR property_type = {type:Nullable(String)})`;
+
 // A seeded generator, so a failure can be replayed (the seed is printed with it).
 const seed = Date.now() % 1_000_000;
 let state = seed;
@@ -33,6 +74,8 @@ const sameSum = (value: number) => expect.closeTo(value, 9 - Math.ceil(Math.log1
 
 const types = ['apartment', 'house', 'studio'] as const;
 const neighbourhoods = ['', 'Iyunga', 'Forest', 'Sisimba', 'Mwanjelwa'];
+// Arusha: the market beyond Mbeya, with a name Mbeya has too and one that has views only.
+const arushaNeighbourhoods = ['', 'Njiro', 'Forest', 'Sakina'];
 const quarters = ['01-01', '04-01', '07-01', '10-01'];
 // Around Mbeya: boxes from a few streets to the whole town, and points in and around them.
 const boxes: Bounds[] = [
@@ -50,35 +93,62 @@ function price(): number {
   return pick([1, 2, 999, 1e9, 123_456_789_012]);
 }
 
-describe('the heatmap read against its former definition', () => {
-  let year: number;
-  const clickhouse = testClickHouse();
+/** `${year}-MM-DD 12:00:00` on a random day of the quarter starting at `quarter` (MM-DD). */
+const dayOf = (year: number, quarter: string) =>
+  `${year}-${quarter.slice(0, 2)}-${String(1 + Math.floor(random() * 28)).padStart(2, '0')} 12:00:00`;
 
-  beforeAll(async () => {
-    year = await claimYear();
-    // Several inserts: the aggregates then hold several parts whose rows of one key are not yet
-    // summed, as between merges in production.
-    for (let batch = 0; batch < 4; batch++) {
-      const rows: ListingRow[] = [];
-      // A few hundred listings per type and quarter in batch 0, then sparse ones (1–2 per group).
-      const count = batch === 0 ? 3_000 : 40;
-      for (let i = 0; i < count; i++) {
-        const lat = -9.25 + random() * 0.7;
-        const lng = 33.05 + random() * 0.8;
-        rows.push({
-          is_test: random() < 0.1 ? 1 : 0,
-          listed_at: `${year}-${pick(quarters).slice(0, 2)}-${String(1 + Math.floor(random() * 28)).padStart(2, '0')} 12:00:00`,
-          property_type: pick(types),
-          price_tzs: price(),
-          city: 'mbeya',
-          neighbourhood: pick(neighbourhoods),
-          h3_index: BigInt(`0x${latLngToCell(lat, lng, 8)}`).toString(),
-        });
-      }
-      await insertListings(rows);
+let year: number;
+const clickhouse = testClickHouse();
+
+beforeAll(async () => {
+  // Two years: the data's, and the year before for the quarter before its Q1.
+  year = (await claimYear(undefined, 2)) + 1;
+  // Several inserts: the aggregates then hold several parts whose rows of one key are not yet
+  // summed, as between merges in production.
+  for (let batch = 0; batch < 4; batch++) {
+    const rows: ListingRow[] = [];
+    // A few hundred listings per type and quarter in batch 0, then sparse ones (1–2 per group).
+    const count = batch === 0 ? 3_000 : 40;
+    for (let i = 0; i < count; i++) {
+      const lat = -9.25 + random() * 0.7;
+      const lng = 33.05 + random() * 0.8;
+      rows.push({
+        is_test: random() < 0.1 ? 1 : 0,
+        listed_at: dayOf(year, pick(quarters)),
+        property_type: pick(types),
+        price_tzs: price(),
+        city: 'mbeya',
+        neighbourhood: pick(neighbourhoods),
+        h3_index: BigInt(`0x${latLngToCell(lat, lng, 8)}`).toString(),
+      });
     }
-  });
+    // Outside Mbeya's period: the year before's last quarter, and Arusha (the market).
+    for (let i = 0; i < count / 10; i++) {
+      rows.push({
+        is_test: random() < 0.1 ? 1 : 0,
+        listed_at: random() < 0.5 ? dayOf(year - 1, '10-01') : dayOf(year, pick(quarters)),
+        property_type: pick(types),
+        price_tzs: price(),
+        city: random() < 0.5 ? 'mbeya' : 'arusha',
+        neighbourhood: pick(arushaNeighbourhoods.slice(0, 3)),
+      });
+    }
+    await insertListings(rows);
+    await insertViews(
+      Array.from({ length: count / 20 }, () => ({
+        is_test: random() < 0.1 ? (1 as const) : (0 as const),
+        viewed_at: dayOf(year, pick(quarters)),
+        property_type: pick(types),
+        ...(random() < 0.6
+          ? { city: 'mbeya', neighbourhood: pick(neighbourhoods) }
+          : { city: 'arusha', neighbourhood: pick(arushaNeighbourhoods) }),
+        count: 1 + Math.floor(random() * 4),
+      })),
+    );
+  }
+});
 
+describe('the heatmap read against its former definition', () => {
   it(`heatmap: the same cells of boxes of every size (happy; seed ${seed})`, async () => {
     let cells = 0;
     for (const box of boxes) {
@@ -125,5 +195,92 @@ describe('the heatmap read against its former definition', () => {
       }
     }
     expect(cells).toBeGreaterThan(1_000);
+  });
+});
+
+/** The rows of a former statement, its numbers as numbers (the server may quote 64-bit ones). */
+async function formerRows(query: string, params: Record<string, unknown>) {
+  const body = await (
+    await clickhouse.query({ query, query_params: params, format: 'JSON' })
+  ).json<{
+    data: Record<string, unknown>[];
+    totals?: Record<string, unknown>;
+  }>();
+  const numbers = (row: Record<string, unknown>) =>
+    Object.fromEntries(
+      Object.entries(row).map(([key, value]) => [
+        key,
+        key === 'neighbourhood' || value === null ? value : Number(value),
+      ]),
+    );
+  return { rows: body.data.map(numbers), totals: body.totals && numbers(body.totals) };
+}
+
+/** What a row of the new statement carries for its part: the former statement's columns. */
+function formerColumns(row: PricingRow): Record<string, unknown> {
+  const { part, neighbourhood, listings, views } = row;
+  const prices = { median_price: row.median_price, min_price: row.min_price, max_price: row.max_price };
+  switch (part) {
+    case 'current':
+    case 'total':
+      return { part, neighbourhood, listings, ...prices, avg_price: row.avg_price };
+    case 'previous':
+      return { part, neighbourhood, listings, median_price: row.median_price };
+    case 'views':
+      return { part, neighbourhood, views };
+    case 'market':
+      return { part, listings, views };
+  }
+}
+
+describe('the pricing read against its four former statements', () => {
+  it(`pricing: the same prices, totals, medians before, views and market (happy; seed ${seed})`, async () => {
+    let rows = 0;
+    for (const isTest of [false, true]) {
+      for (const city of ['mbeya', 'arusha', 'dodoma'] as const) {
+        for (const type of [...types, 'land'] as const) {
+          for (const [i, quarter] of quarters.entries()) {
+            const params = {
+              isTest: isTest ? 1 : 0,
+              city,
+              type,
+              quarterStart: `${year}-${quarter}`,
+              previousStart: i === 0 ? `${year - 1}-10-01` : `${year}-${quarters[i - 1]}`,
+            };
+            const [prices, previous, views, market] = await Promise.all([
+              formerRows(formerPrices, params),
+              formerRows(formerMedians, params),
+              formerRows(formerViews, params),
+              formerRows(formerMarket, params),
+            ]);
+            const { totals } = prices;
+            const parts: Record<string, unknown>[] = [
+              ...prices.rows.map((row) => ({ part: 'current', ...row })),
+              // WITH TOTALS answers an empty period with a row of zeros; the new statement without.
+              ...(totals && totals.listings !== 0 ? [{ part: 'total', ...totals, neighbourhood: '' }] : []),
+              ...previous.rows.map((row) => ({ part: 'previous', ...row })),
+              ...views.rows.map((row) => ({ part: 'views', ...row })),
+              ...(market.rows[0]!.listings !== 0 || market.rows[0]!.views !== 0
+                ? [{ part: 'market', ...market.rows[0] }]
+                : []),
+            ];
+            const expected = parts.map((row) =>
+              typeof row.avg_price === 'number' ? { ...row, avg_price: sameSum(row.avg_price) } : row,
+            );
+            const now = await pricingStatement.run(clickhouse, { ...params, isTest });
+            const order = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+              `${a.part}/${a.neighbourhood}`.localeCompare(`${b.part}/${b.neighbourhood}`);
+            // A market of no listings and no views may come as a row of zeros or none: the answer
+            // reads both as zero.
+            const nonZero = now.rows.filter((r) => r.part !== 'market' || r.listings > 0 || r.views > 0);
+            expect(nonZero.map(formerColumns).sort(order), JSON.stringify(params)).toEqual(
+              expected.sort(order),
+            );
+            rows += now.rows.length;
+          }
+        }
+      }
+    }
+    expect(rows).toBeGreaterThan(300);
   });
 });

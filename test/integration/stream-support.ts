@@ -9,7 +9,10 @@ import { topicName, type TopicName } from '../../common/topics.ts';
 import { api, env, sampleListing, testClickHouse } from '../support/api.ts';
 
 let producer: Producer | undefined;
-export async function publish(topic: TopicName, messages: { key: string; value: string | Buffer }[]) {
+export async function publish(
+  topic: TopicName,
+  messages: { key: string; value: string | Buffer; headers?: Record<string, string> }[],
+) {
   producer ??= await createProducer(createKafka(env.KAFKA_BROKERS, 'stream-tests', createLogger('error')));
   await producer.send({ topic: topicName(env.KAFKA_TOPIC_PREFIX, topic), messages });
 }

@@ -2,7 +2,13 @@
 // Kafka's message size, several (in order, each under it) when they do not.
 import { describe, expect, it } from 'vitest';
 import type { Listing } from '../../common/domain/listing.ts';
-import { encodeListingBatch, MAX_LISTING_MESSAGE_BYTES } from '../../common/domain/messages.ts';
+import {
+  encodeListingBatch,
+  listingMessageHeaders,
+  MAX_LISTING_MESSAGE_BYTES,
+  mayHaveImages,
+  NO_IMAGES_HEADER,
+} from '../../common/domain/messages.ts';
 
 const head = {
   account_id: 'acct_1',
@@ -45,5 +51,29 @@ describe('encodeListingBatch', () => {
       expect(Buffer.byteLength(value)).toBeLessThanOrEqual(MAX_LISTING_MESSAGE_BYTES);
     for (const message of decoded) expect(message).toMatchObject({ v: 2, ...head });
     expect(decoded.flatMap((m) => m.listings)).toEqual(batch);
+  });
+});
+
+describe('the no-images header', () => {
+  it('marks a request without image URLs, and only such a request (happy)', () => {
+    const plain = items(3, 'No photos');
+    expect(listingMessageHeaders(plain)).toEqual({ [NO_IMAGES_HEADER]: '0' });
+    const empty = items(2, 'Empty list').map((i) => ({ ...i, listing: { ...i.listing, images: [] } }));
+    expect(listingMessageHeaders(empty)).toEqual({ [NO_IMAGES_HEADER]: '0' });
+    const oneWithImage = [
+      ...plain,
+      { ...plain[0]!, listing: { ...plain[0]!.listing, images: ['https://x.example/a.jpg'] } },
+    ];
+    expect(listingMessageHeaders(oneWithImage)).toBeUndefined();
+  });
+
+  it('skips a message only when its producer said it has no images (edge)', () => {
+    // kafkajs hands headers over as Buffers; other producers may send none, or other values.
+    expect(mayHaveImages({ headers: { [NO_IMAGES_HEADER]: Buffer.from('0') } })).toBe(false);
+    expect(mayHaveImages({ headers: { [NO_IMAGES_HEADER]: '0' } })).toBe(false);
+    expect(mayHaveImages({ headers: {} })).toBe(true);
+    expect(mayHaveImages({})).toBe(true);
+    expect(mayHaveImages({ headers: { [NO_IMAGES_HEADER]: Buffer.from('1') } })).toBe(true);
+    expect(mayHaveImages({ headers: { [NO_IMAGES_HEADER]: Buffer.from('') } })).toBe(true);
   });
 });

@@ -1,0 +1,36 @@
+// The batch record's completion (common/batches.ts markStored) against the real Redis: stored ids
+// leave the pending set in groups of up to 1,000 per SREM, so a batch of a few thousand ids must
+// complete exactly when its last id is marked, once, whatever the grouping.
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { batchStore } from '../../common/batches.ts';
+import { env, testRedis } from '../support/api.ts';
+
+describe('marking stored listings of a batch (edge)', () => {
+  it('completes a batch of 2,501 ids only when every one is marked, across the SREM groups', async () => {
+    const redis = await testRedis();
+    const batches = batchStore(redis, env.REDIS_KEY_PREFIX);
+    const batchId = randomUUID();
+    const ids = Array.from({ length: 2_501 }, () => randomUUID());
+    await batches.create({
+      batch_id: batchId,
+      account_id: `acct_mark_${batchId.slice(0, 8)}`,
+      is_test: true,
+      total: ids.length,
+      duplicates: 0,
+      failed_indexes: [],
+      created_ids: ids,
+    });
+
+    // All but the last, in one call spanning three groups (1,000 + 1,000 + 500).
+    expect(await batches.markStored(batchId, ids.slice(0, -1))).toBe(false);
+    const halfway = await batches.get(batchId);
+    expect(halfway?.status).toBe('processing');
+    expect(await redis.scard(`${env.REDIS_KEY_PREFIX}batch:${batchId}:pending`)).toBe(1);
+
+    expect(await batches.markStored(batchId, ids.slice(-1))).toBe(true);
+    expect((await batches.get(batchId))?.status).toBe('completed');
+    // Marked again (a replay): completed once, not again.
+    expect(await batches.markStored(batchId, ids)).toBe(false);
+  });
+});
