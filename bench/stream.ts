@@ -5,9 +5,11 @@
 //
 // Runs against the stack of the environment (npm start's by default; RLS_PORT_BASE / RLS_STATE_DIR /
 // *_URL select another). Starts its own gateway (BENCH_PORT, default 28191), one stream worker and
-// one image process unless BENCH_BASE_URL points at running services. Knobs: BENCH_SECONDS (15),
-// BENCH_CONCURRENCY (8).
+// one image process unless BENCH_BASE_URL points at running services; the worker it starts is
+// sampled every second for where its memory is (worker-memory.ts).
+// Knobs: BENCH_SECONDS (15), BENCH_CONCURRENCY (8).
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import { createKafka, createProducer } from '../common/clients/kafka.ts';
 import type { Listing } from '../common/domain/listing.ts';
 import { encodeListingBatch, listingMessageHeaders } from '../common/domain/messages.ts';
@@ -17,6 +19,7 @@ import { queryRows } from '../common/clients/clickhouse.ts';
 import { workerRegistry } from '../common/worker-registry.ts';
 import { cpuSnapshot, printCpuTable, residentMemory, residentMemoryWithChildren } from './process-stats.ts';
 import { benchEnv, LOAD_GENERATOR, startBenchStack } from './support.ts';
+import { printMemoryBreakdown, startMemorySampler } from './worker-memory.ts';
 import { nextListingsBody } from './listing-bodies.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
@@ -30,6 +33,11 @@ const env = benchEnv;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const body = () => nextListingsBody('Stream bench', { withAddress: true });
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 async function main() {
   const {
@@ -40,6 +48,9 @@ async function main() {
     key: created,
     close,
   } = await startBenchStack('bench-stream', port, { STREAM_METRICS_PORT: String(workerMetricsPort) });
+  console.log(`load average at the start: ${loadAverage()}`);
+  const worker = process.env.BENCH_BASE_URL ? undefined : processes.find((p) => p.name === 'stream worker');
+  const sampler = worker && startMemorySampler(worker.pid, `http://127.0.0.1:${workerMetricsPort}/metrics`);
   const account = created.account_id;
   const posted = new Map<string, number>(); // batch_id → time of the 201
 
@@ -66,6 +77,7 @@ async function main() {
   // Phase 0: the stream alone. Publish `direct` listing messages straight to the topic (as the API
   // would), then time how long the worker needs to store them: the stream's own capacity.
   if (direct > 0) {
+    sampler?.phase('stream alone');
     const producer = await createProducer(
       createKafka(env.KAFKA_BROKERS, 'bench-stream', createLogger('error')),
     );
@@ -124,6 +136,7 @@ async function main() {
   }
 
   // Phase 1: saturate the API for `seconds`, then wait until everything accepted is stored.
+  sampler?.phase('saturated');
   const t0 = Date.now();
   const cpuBefore = cpuSnapshot(processes);
   const insertsBefore = await listingInserts();
@@ -164,6 +177,7 @@ async function main() {
 
   // Phase 2: paced at half the sustained rate; freshness from the batch-completed outbox events.
   posted.clear();
+  sampler?.phase('paced');
   const requestsPerSecond = sustained / 2 / 100;
   const t1 = Date.now();
   const inflight: Promise<unknown>[] = [];
@@ -194,6 +208,8 @@ async function main() {
       `p50 ${pct(50)} ms, p95 ${pct(95)} ms, max ${freshness.at(-1)} ms`,
   );
 
+  if (sampler) printMemoryBreakdown('stream worker', await sampler.stop());
+  console.log(`load average at the end: ${loadAverage()}`);
   // Resident memory of the stream workers and image processes (Linux /proc), by the pids they
   // report; an image process's decoder children counted with it.
   for (const beat of await workerRegistry(redis, env.REDIS_KEY_PREFIX).live()) {

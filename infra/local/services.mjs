@@ -12,12 +12,19 @@ const entryPoints = {
   images: 'dist/stream/images/main.js',
 };
 /**
- * Node flags per service. The stream worker's young generation is capped at 8 MB per semi-space:
- * V8 grows it to 64 MB on a machine with this much memory, 128 MB of garbage between collections
- * that the worker's short-lived batch objects never need (docs/performance.md, "Memory of the
- * stream worker"). The same flag is in package.json, compose.yaml and the systemd unit.
+ * Node flags per service, sizing the stream worker's V8 heap for its short-lived batch objects
+ * (docs/performance.md, "Memory of the stream worker"). The young generation is capped at 8 MB per
+ * semi-space: V8 grows it to 64 MB on a machine with this much memory, 128 MB of garbage between
+ * collections. The old generation may grow to 2.5× what survived the last full collection before
+ * the next one, not V8's ~3.6×: the batches promoted there are dead long before, and at 3.6× about
+ * 120 MB of them (and the Kafka buffers they still reference) are resident at the peak. The same
+ * flags are in package.json, compose.yaml and the systemd unit.
  */
-export const serviceFlags = { gateway: [], stream: ['--max-semi-space-size=8'], images: [] };
+export const serviceFlags = {
+  gateway: [],
+  stream: ['--max-semi-space-size=8', '--heap-growing-percent=150'],
+  images: [],
+};
 /** Listeners of workers started here without a port of their own: any free one, never the defaults. */
 const anyMetricsPort = { stream: { STREAM_METRICS_PORT: '0' }, images: { IMAGES_METRICS_PORT: '0' } };
 
