@@ -15,8 +15,11 @@ describe('stream worker launchers', () => {
     expect(serviceFlags.stream).toContain(flag);
     const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
     expect(scripts['start:stream']).toMatch(new RegExp(`^node .*${flag}.*dist/stream/main\\.js$`));
-    const compose = read('infra/deploy/compose.yaml');
-    expect(compose.split('\n').find((line) => line.includes('dist/stream/main.js'))).toContain(`'${flag}'`);
+    // The stream service's command, from its `command:` to the entry point (one item per line).
+    const compose = /\n {2}stream:\n[\s\S]*?command:[\s\S]*?dist\/stream\/main\.js/.exec(
+      read('infra/deploy/compose.yaml'),
+    );
+    expect(compose?.[0].split('\n').map((line) => line.trim())).toContain(`- ${flag}`);
     expect(read('infra/deploy/systemd/rls-stream@.service')).toMatch(
       new RegExp(`ExecStart=.*${flag}.*dist/stream/main\\.js`),
     );
