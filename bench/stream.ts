@@ -26,8 +26,8 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const port = Number(process.env.BENCH_PORT ?? 28191);
 const direct = Number(process.env.BENCH_DIRECT_MESSAGES ?? 200_000);
-// The worker started here listens for /metrics on a known port, so the size of its inserts can be
-// read (ClickHouse's CPU is mostly a cost per insert: docs/performance.md).
+// The worker started here listens for /metrics on a known port, for its memory samples and the size
+// of its inserts (ClickHouse's CPU is mostly a cost per insert: docs/performance.md).
 const workerMetricsPort = port + 10;
 const env = benchEnv;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

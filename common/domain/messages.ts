@@ -55,8 +55,9 @@ export type ListingBatchHeader = Omit<z.infer<typeof listingBatchHeaderSchema>, 
 /**
  * A header the ingest API puts on listings messages none of whose listings has an image URL. The
  * image process consumes the whole topic but works on images only, so it skips such a message
- * without parsing it (parsing was most of its CPU per listing). Without the header (other producers,
- * or a message with images) the message is read as before: the header may only ever skip work.
+ * without parsing it (3–4.5 µs per listing; fetching the topic, which it still does, is the larger
+ * part of its CPU). Without the header (other producers, or a message with images) the message is
+ * read as before: the header may only ever skip work.
  */
 export const NO_IMAGES_HEADER = 'rls-images';
 const NO_IMAGES_VALUE = '0';
