@@ -24,6 +24,7 @@ import { errorFields, type Logger } from '../common/logger.ts';
 import { defineQuery } from '../common/warehouse/query.ts';
 import type { TableRef } from '../common/warehouse/table.ts';
 import { watchAssignment, type AssignmentWatch } from './assignment-watch.ts';
+import { commitPacer } from './commit-pacer.ts';
 import { retryWhileRunning } from './retry.ts';
 import { BatchFence, BatchRevokedError, runInBatch } from './sink/batch-fence.ts';
 import type { ClickHouseWriter } from './sink/clickhouse-writer.ts';
@@ -72,10 +73,23 @@ export interface OffsetConsumerOptions {
   partitionsConsumedConcurrently?: number;
   /** Bytes per partition per fetch (STREAM_FETCH_MAX_BYTES_PER_PARTITION); default 1 MiB. */
   maxBytesPerPartition?: number;
+  /**
+   * Fetch until this many bytes arrived or `fetchWaitMs` passed (default: 1 byte, i.e. at once).
+   * A consumer that does little per message asks the broker less often this way.
+   */
+  fetchMinBytes?: number;
+  /** How long the broker holds a fetch short of `fetchMinBytes` (default IDLE_FETCH_WAIT_MS). */
+  fetchWaitMs?: number;
   /** Test hook (STREAM_CRASH_AFTER_INSERT): SIGKILL this process after its first handled batch, before the commit. */
   crashAfterInsert?: boolean;
   /** Group members to run in this process (default 1); see startOffsetConsumer. */
   members?: number;
+  /**
+   * Commit a partition at most this often (default 0: after every batch). Only for handlers whose
+   * stored items the replay guard recognises and whose other items are cheap to see again: a crash
+   * replays up to this long of the partition. See "Commits, coalesced" below.
+   */
+  commitIntervalMs?: number;
   /** Group timing (tests shorten it); defaults: session 30 s, rebalance 60 s, heartbeat 3 s. */
   timing?: { sessionTimeoutMs: number; rebalanceTimeoutMs: number; heartbeatIntervalMs: number };
 }
@@ -99,8 +113,10 @@ export async function startOffsetConsumer(options: OffsetConsumerOptions): Promi
     assigned: () => members.flatMap((m) => m.assigned()).sort((a, b) => a - b),
     lag: () => Object.assign({}, ...members.map((m) => m.lag())) as Record<string, number>,
     async stop() {
-      // kafkajs' stop() waits for the running batches (which await their flush and commit), so
-      // what was handed to the writers is stored and committed before we leave the group.
+      // Paced commits first, while still a member; kafkajs' stop() then waits for the running
+      // batches (which await their flush and commit), so what was handed to the writers is stored
+      // and committed before we leave the group.
+      await Promise.all(members.map((m) => m.pacer.flush()));
       await Promise.all(members.map((m) => m.consumer.stop()));
       for (const writer of options.writers) await writer.drain();
       await Promise.all(members.map((m) => m.consumer.disconnect()));
@@ -145,7 +161,8 @@ async function startMember(options: OffsetConsumerOptions) {
     rebalanceTimeout: timing.rebalanceTimeoutMs,
     heartbeatInterval: timing.heartbeatIntervalMs,
     maxBytesPerPartition: options.maxBytesPerPartition ?? 1024 * 1024,
-    maxWaitTimeInMs: IDLE_FETCH_WAIT_MS,
+    minBytes: options.fetchMinBytes ?? 1,
+    maxWaitTimeInMs: options.fetchWaitMs ?? IDLE_FETCH_WAIT_MS,
     allowAutoTopicCreation: false,
   });
   // Per partition: "offset:item" positions at or after `from` that were already stored when checked.
@@ -155,11 +172,17 @@ async function startMember(options: OffsetConsumerOptions) {
   /** Batches being stored, per partition: revoked when a new assignment leaves their partition out. */
   const running = new Map<number, AssignmentWatch>();
   const storedQuery = storedPositionsQuery(options.provenanceTables);
+  const pacer = commitPacer({
+    intervalMs: options.commitIntervalMs ?? 0,
+    commitLater: (partition, offset) => consumer.commitOffsets([{ topic, partition, offset }]),
+    logger,
+  });
 
   consumer.on(consumer.events.GROUP_JOIN, (event) => {
     // Another worker may have stored more of a partition since we last held it: check again.
     guards.clear();
     assigned = event.payload.memberAssignment[topic] ?? [];
+    pacer.retain(assigned);
     for (const [partition, watch] of running)
       if (!assigned.includes(partition))
         watch.revoke(new BatchRevokedError(`partition ${partition} is no longer assigned to this member`));
@@ -233,9 +256,9 @@ async function startMember(options: OffsetConsumerOptions) {
       for (const position of stored)
         if (BigInt(position.slice(0, position.indexOf(':'))) <= BigInt(last)) stored.delete(position);
     resolveOffset(last);
-    await commitOffsetsIfNecessary({
-      topics: [{ topic, partitions: [{ partition, offset: (BigInt(last) + 1n).toString() }] }],
-    });
+    await pacer.commit(partition, (BigInt(last) + 1n).toString(), (offset) =>
+      commitOffsetsIfNecessary({ topics: [{ topic, partitions: [{ partition, offset }] }] }),
+    );
     lagByPartition[String(partition)] = Math.max(0, Number(batch.highWatermark) - Number(last) - 1);
   }
 
@@ -261,5 +284,5 @@ async function startMember(options: OffsetConsumerOptions) {
     },
   });
 
-  return { consumer, assigned: () => assigned, lag: () => ({ ...lagByPartition }) };
+  return { consumer, pacer, assigned: () => assigned, lag: () => ({ ...lagByPartition }) };
 }

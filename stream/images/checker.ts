@@ -29,6 +29,19 @@ function hasImages(rawListing: unknown): boolean {
   return Array.isArray(images) && images.length > 0;
 }
 
+/** The image processes' consumer group on the listings topic. */
+export const imageCheckerGroupId = (env: { STREAM_GROUP_PREFIX: string; KAFKA_TOPIC_PREFIX: string }) =>
+  `${env.STREAM_GROUP_PREFIX}${env.KAFKA_TOPIC_PREFIX}.image-checker`;
+
+/** How often the image process commits a partition (offset-consumer.ts, commit-pacer.ts). */
+const IMAGE_COMMIT_INTERVAL_MS = 1_000;
+/**
+ * Its fetches wait for 1 MiB or 250 ms, whichever comes first: a fetch per message or two would
+ * cost Kafka and this process more than the messages, and a photo check may start 250 ms later.
+ */
+const IMAGE_FETCH_MIN_BYTES = 1024 * 1024;
+const IMAGE_FETCH_WAIT_MS = 250;
+
 export async function startImageChecker(
   platform: Platform,
   env: ImageCheckerEnv &
@@ -127,10 +140,15 @@ export async function startImageChecker(
   const consumer = await startOffsetConsumer({
     kafka: platform.kafka,
     clickhouse: platform.clickhouse,
-    groupId: `${env.STREAM_GROUP_PREFIX}${env.KAFKA_TOPIC_PREFIX}.image-checker`,
+    groupId: imageCheckerGroupId(env),
     topic: platform.topic('rls.listings.v1'),
     provenanceTables: [imageChecksTable],
     maxBytesPerPartition: fetchLimits.maxBytesPerPartition,
+    // Most of its batches are listings without images, skipped unread: committing each cost Kafka
+    // more than reading them. What it stores, the replay guard recognises after a crash.
+    commitIntervalMs: IMAGE_COMMIT_INTERVAL_MS,
+    fetchMinBytes: IMAGE_FETCH_MIN_BYTES,
+    fetchWaitMs: IMAGE_FETCH_WAIT_MS,
     handler,
     writers: [writer, photoWriter],
     logger: logger.child({ consumer: 'image-checker' }),

@@ -144,8 +144,9 @@ describe('expiry', () => {
     const due = await runExpiry({
       clickhouse: testClickHouse(),
       accountId: account,
-      publish: (message) =>
-        publish('rls.listing-status.v1', [{ key: message.account_id, value: JSON.stringify(message) }]),
+      publish: async (message) => {
+        await publish('rls.listing-status.v1', [{ key: message.account_id, value: JSON.stringify(message) }]);
+      },
     });
     expect(due).toBe(1);
     let rows: Awaited<ReturnType<typeof historyOf>> = [];

@@ -14,7 +14,7 @@ export async function publish(
   messages: { key: string; value: string | Buffer; headers?: Record<string, string> }[],
 ) {
   producer ??= await createProducer(createKafka(env.KAFKA_BROKERS, 'stream-tests', createLogger('error')));
-  await producer.send({ topic: topicName(env.KAFKA_TOPIC_PREFIX, topic), messages });
+  return producer.send({ topic: topicName(env.KAFKA_TOPIC_PREFIX, topic), messages });
 }
 
 export async function closeProducer() {
