@@ -3,7 +3,8 @@
 // the step-by-step sequence it replaced (claim, quota, batch record, confirm: four round trips), in
 // the same run and alternating, so the ratio holds on a loaded machine. Prints, per listing, the
 // CPU of Redis (/proc) and of this client, and the wall time per request at concurrency 16; and the
-// script without its confirm, to show what rewriting each claimed key after the publish costs.
+// script without its confirm, to show what the confirm costs (one write per request since the
+// claims of a batch count by its claims key: seen-store.ts).
 // Knobs: BENCH_REQUESTS (2000 per variant), BENCH_CONCURRENCY (16). Uses the environment's Redis.
 import { randomUUID } from 'node:crypto';
 import { batchStore } from '../common/batches.ts';
@@ -62,7 +63,7 @@ const variants = {
     const admitted = await admission.admit(r);
     if (admitted.kind === 'admitted') await admission.confirm(admitted.created, r.batch.batch_id);
   },
-  // Not a way to run (a claim must be confirmed): what the confirm's rewrite of each key costs.
+  // Not a way to run (a claim must be confirmed): what the confirm costs.
   async 'the script alone, without the confirm'() {
     await admission.admit(request());
   },

@@ -2,7 +2,8 @@
 // - admit: claims the request's listing ids, reserves the daily quota for those that are new and
 //   records the batch, atomically — or leaves nothing behind when an id is still being published
 //   by another request (a retriable 409) or the quota has no room (429);
-// - confirm (after the broker acknowledged): the claims become the batch's, for the duplicate window;
+// - confirm (after the broker acknowledged): the batch's claims count, for the duplicate window
+//   (one write for the whole batch: seen-store.ts);
 // - abandon (the publish failed): claims, quota and batch record are given back, so a retry is not
 //   told "duplicate" of listings that were never stored.
 // Every key shares the prefix's hash tag, so the multi-key scripts also run on Redis Cluster. The
@@ -14,28 +15,33 @@ import type { KeyMode } from '../../common/auth/api-key-format.ts';
 import { quotaExceeded, quotaKey, reserveQuotaLua, utcDay } from '../quota.ts';
 import {
   CLAIM_TTL_SECONDS,
+  claimSeenLua,
   PENDING_PREFIX,
+  claimsKey,
   pendingClaim,
+  SEEN_TTL_SECONDS,
   seenHolder,
   seenKey,
   seenStore,
+  startClaimsLua,
   type SeenHolder,
 } from './seen-store.ts';
 
-const FIXED_KEYS = 4;
+const FIXED_KEYS = 5;
 
-// KEYS[1] quota hash, KEYS[2] batch record, KEYS[3] its pending set, KEYS[4] outbox, KEYS[5..] the
-// candidates' seen keys. ARGV[1] pending claim, ARGV[2] claim ttl, ARGV[3] quota field, ARGV[4] quota
-// limit, ARGV[5] batch ttl, ARGV[6] duplicates within the request, ARGV[7] created_at, ARGV[8] the
-// seen keys' common start (a listing id is its seen key without it), ARGV[9..] the batch header's
+// KEYS[1] quota hash, KEYS[2] batch record, KEYS[3] its pending set, KEYS[4] outbox, KEYS[5] the
+// batch's claims key, KEYS[6..] the candidates' seen keys. ARGV[1] claim, ARGV[2] seen ttl, ARGV[3]
+// quota field, ARGV[4] quota limit, ARGV[5] batch ttl, ARGV[6] duplicates within the request,
+// ARGV[7] created_at, ARGV[8] the seen keys' common start (a listing id is its seen key without
+// it), ARGV[9] the claims keys' common start, ARGV[10] claims ttl, ARGV[11..] the batch header's
 // field/value pairs. The ids are not sent again: the arguments are most of what the client writes.
 // Returns {'in_flight', {positions}}, {'quota', used, requested} or {'ok', holder or false, ...}.
-const admitScript = redisScript(`${reserveQuotaLua}
+const admitScript = redisScript(`${reserveQuotaLua}${claimSeenLua}${startClaimsLua}
 local n = #KEYS - ${FIXED_KEYS}
 local holders, claimed, busy = {}, {}, {}
--- One command per id: claims it when free, else answers who holds it.
+-- One claim per id: takes it when free (or its holder died), else says who holds it.
 for i = 1, n do
-  local v = redis.call('SET', KEYS[${FIXED_KEYS} + i], ARGV[1], 'NX', 'GET', 'EX', ARGV[2])
+  local v = claim_seen(KEYS[${FIXED_KEYS} + i], ARGV[1], ARGV[2], ARGV[9])
   holders[i] = v
   if not v then claimed[#claimed + 1] = i
   elseif string.sub(v, 1, ${PENDING_PREFIX.length}) == '${PENDING_PREFIX}' then busy[#busy + 1] = i end
@@ -47,9 +53,10 @@ if #busy > 0 then unclaim() return {'in_flight', busy} end
 if #claimed > 0 then
   local quota = reserve_quota(KEYS[1], ARGV[3], #claimed, tonumber(ARGV[4]))
   if quota[1] == 0 then unclaim() return {'quota', quota[2], #claimed} end
+  start_claims(KEYS[5], ARGV[10])
 end
 local fields = {}
-for i = 9, #ARGV do fields[#fields + 1] = ARGV[i] end
+for i = 11, #ARGV do fields[#fields + 1] = ARGV[i] end
 local at = ARGV[7]
 local status = 'processing'
 if #claimed == 0 then status = 'completed' end
@@ -72,8 +79,9 @@ for i = 1, n do out[i + 1] = holders[i] end
 return out
 `);
 
-// KEYS[1] quota hash, KEYS[2] batch record, KEYS[3] its pending set, KEYS[4..] claimed seen keys.
-// ARGV[1] quota field, ARGV[2] amount reserved. Only gives back, so it runs at the memory ceiling too.
+// KEYS[1] quota hash, KEYS[2] batch record, KEYS[3] its pending set, KEYS[4] its claims key,
+// KEYS[5..] claimed seen keys. ARGV[1] quota field, ARGV[2] amount reserved. Only gives back, so it
+// runs at the memory ceiling too.
 const abandonScript = redisScript(
   `
 for i = 4, #KEYS do redis.call('DEL', KEYS[i]) end
@@ -106,6 +114,7 @@ export function admissionStore(redis: Redis, prefix: string) {
     return {
       quota: quotaKey(prefix, request.owner.accountId, request.owner.mode, utcDay(request.at)),
       ...batch,
+      claims: claimsKey(prefix, request.batch.batch_id),
     };
   };
   return {
@@ -124,15 +133,18 @@ export function admissionStore(redis: Redis, prefix: string) {
         keys.record,
         keys.pending,
         keys.outbox,
+        keys.claims,
         ...request.candidates.map((id) => seenKey(prefix, id)),
         pendingClaim(request.batch.batch_id),
-        CLAIM_TTL_SECONDS,
+        SEEN_TTL_SECONDS,
         'listings',
         request.limit,
         BATCH_TTL_SECONDS,
         request.batch.duplicates,
         request.at.toISOString(),
         seenKey(prefix, ''),
+        claimsKey(prefix, ''),
+        CLAIM_TTL_SECONDS,
         ...header,
       )) as [string, ...unknown[]];
       if (reply[0] === 'in_flight') {
@@ -142,14 +154,14 @@ export function admissionStore(redis: Redis, prefix: string) {
         const [, used, requested] = reply as [string, number, number];
         throw quotaExceeded('listings', { limit: request.limit, used, requested, at: request.at });
       }
-      const holders = request.candidates.map((_, i) => {
+      const holders = request.candidates.map((_, i): SeenHolder | null => {
         const value = reply[i + 1];
         return typeof value === 'string' ? seenHolder(value) : null;
       });
       return { kind: 'admitted', holders, created: request.candidates.filter((_, i) => !holders[i]) };
     },
 
-    /** The publish succeeded: the claims become the batch's for the duplicate window. */
+    /** The publish succeeded: the batch's claims count for the duplicate window. */
     confirm: (created: string[], batchId: string) => seen.confirm(created, batchId),
 
     /** The publish failed: gives back what admit took (claims, quota, the batch record). */
@@ -160,10 +172,11 @@ export function admissionStore(redis: Redis, prefix: string) {
       const keys = keysOf(request);
       await abandonScript.run(
         redis,
-        3 + created.length,
+        4 + created.length,
         keys.quota,
         keys.record,
         keys.pending,
+        keys.claims,
         ...created.map((id) => seenKey(prefix, id)),
         'listings',
         created.length,

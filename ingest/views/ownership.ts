@@ -2,7 +2,7 @@
 // own account's listings in the same mode, so no account can steer the market's demand figures
 // with views of other accounts' listings. A listing is known once stored (ClickHouse
 // `listing_lookup`, by primary key) or, in the seconds before that, from the ingest API's own
-// records (its `seen` key names the batch, whose record names the account and mode).
+// records (its claim names a published batch, whose record names the account and mode).
 //
 // Ownership of an id never changes (the id is derived from account and mode), so confirmed ids are
 // cached in the process; unknown ids are not (the listing may be stored a moment later).
@@ -11,7 +11,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { batchStore } from '../../common/batches.ts';
 import { dependencyUnavailable } from '../../common/errors.ts';
-import { seenHolder, seenKey } from '../listings/seen-store.ts';
+import { seenStore } from '../listings/seen-store.ts';
 import { listingLookupTable } from '../../common/warehouse/listing-lookup.ts';
 import { defineQuery } from '../../common/warehouse/query.ts';
 
@@ -34,6 +34,7 @@ export function listingOwnership(deps: OwnershipDeps) {
   const maxEntries = deps.cacheSize ?? 100_000;
   const known = new Map<string, string>(); // listing id → "account|0/1", insertion order = age
   const batchRecords = batchStore(deps.redis, deps.prefix);
+  const seen = seenStore(deps.redis, deps.prefix);
 
   function remember(id: string, owner: string) {
     known.delete(id);
@@ -52,10 +53,10 @@ export function listingOwnership(deps: OwnershipDeps) {
   async function fromRecentBatches(ids: string[]): Promise<Map<string, string>> {
     const found = new Map<string, string>();
     try {
-      const batches = await deps.redis.mget(ids.map((id) => seenKey(deps.prefix, id)));
+      const batches = await seen.publishedHolders(ids);
       const confirmed = ids
         .map((id, i) => ({ id, batch: batches[i] }))
-        .filter((e): e is { id: string; batch: string } => !!e.batch && !seenHolder(e.batch).inFlight);
+        .filter((e): e is { id: string; batch: string } => e.batch !== undefined);
       if (!confirmed.length) return found;
       const owners = await batchRecords.ownersOf(confirmed.map((e) => e.batch));
       confirmed.forEach((e, i) => {

@@ -2,6 +2,7 @@
 // by account, mode and endpoint; a listing still being created by another request is a retriable
 // 409, never a "duplicate"; the batch record exists before its listings are published; a batch is
 // visible to the keys of its mode (and to the key that created it) only.
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createKeyStore, type ApiKeyRecord } from '../../common/auth/key-store.ts';
 import { batchStore } from '../../common/batches.ts';
@@ -43,10 +44,14 @@ describe('listing still being created by another request (error)', () => {
     const { key, account_id } = await createTestKey();
     const busy = sampleListing();
     const other = sampleListing();
-    // The claim a concurrent request holds between its claim and its Kafka publish (seen-store.ts).
+    // The claims a concurrent request holds between its admission and its Kafka publish
+    // (seen-store.ts): the id's claim names the batch, whose claims key says it is still publishing.
     const redis = await testRedis();
+    const otherBatch = randomUUID();
     const seenKey = `${env.REDIS_KEY_PREFIX}seen:${listingIdOf(account_id, 'live', busy)}`;
-    await redis.set(seenKey, 'p:00000000-0000-4000-8000-000000000000', 'EX', 60);
+    const claimsKey = `${env.REDIS_KEY_PREFIX}claims:${otherBatch}`;
+    await redis.set(seenKey, `p:${otherBatch}`, 'EX', 60);
+    await redis.set(claimsKey, 'pending', 'EX', 60);
     const headers = { 'Idempotency-Key': `inflight-${Date.now()}` };
     const refused = await api('POST', '/api/v1/listings/bulk', {
       key,
@@ -61,9 +66,10 @@ describe('listing still being created by another request (error)', () => {
     });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
 
-    // The other request's publish failed, so its claim is gone: the retry (same Idempotency-Key,
-    // not a replay of the 409) creates both listings.
-    await redis.del(seenKey);
+    // The other request died before publishing: its claims key expired, so its claim no longer
+    // counts and the retry (same Idempotency-Key, not a replay of the 409) takes the id over and
+    // creates both listings.
+    await redis.del(claimsKey);
     const retried = await api('POST', '/api/v1/listings/bulk', {
       key,
       body: { listings: [other, busy] },

@@ -43,7 +43,7 @@ const families: Record<string, readonly string[]> = {
   'analytics-api/cache.ts': ['analytics:v1:*'],
   'ingest/idempotency.ts': ['idem:*:*:*:*'],
   'ingest/lifecycle/snapshot-store.ts': ['snapshot:*:*:*'],
-  'ingest/listings/seen-store.ts': ['seen:*'],
+  'ingest/listings/seen-store.ts': ['seen:*', 'claims:*'],
   'ingest/quota.ts': ['quota:*:*:*'],
   'ingest/views/view-guard.ts': ['vg:*:*:*:'],
   'stream/listings/owners.ts': ['owners:v2:', 'owners:rebuilding'],
