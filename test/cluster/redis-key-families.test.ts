@@ -86,6 +86,7 @@ async function exercise(prefix: string): Promise<void> {
     limit: 100,
     at: new Date(),
   };
+  await seen.claim(ids.slice(0, 1), batchA);
   await seen.confirm(ids.slice(0, 1), batchA);
   const admitted = await admission.admit(bulk);
   expect(admitted).toMatchObject({ kind: 'admitted', created: [bulk.candidates[0], bulk.candidates[2]] });
