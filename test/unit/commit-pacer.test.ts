@@ -6,19 +6,26 @@ import { commitPacer } from '../../stream/commit-pacer.ts';
 
 const logger = createLogger('error');
 
-function recorder() {
+/** A pacer of 1 s whose commits are recorded: `now` at once, `later` by its timer or flush. */
+function pacedRecorder(intervalMs = 1_000) {
   const now: string[] = [];
   const later: string[] = [];
+  const commitNow = (offset: string) => {
+    now.push(offset);
+    return Promise.resolve();
+  };
+  const commitLater = (partition: number, offset: string) => {
+    later.push(`${partition}@${offset}`);
+    return Promise.resolve();
+  };
+  const pacer = commitPacer({ intervalMs, commitLater, logger, now: Date.now });
   return {
     now,
     later,
-    commitNow: (offset: string) => {
-      now.push(offset);
-      return Promise.resolve();
-    },
-    commitLater: (partition: number, offset: string) => {
-      later.push(`${partition}@${offset}`);
-      return Promise.resolve();
+    pacer,
+    /** Batches of `partition` ending at each of `offsets`, one after the other. */
+    async batches(partition: number, ...offsets: string[]) {
+      for (const offset of offsets) await pacer.commit(partition, offset, commitNow);
     },
   };
 }
@@ -32,11 +39,8 @@ afterEach(() => {
 
 describe('commit pacer (happy)', () => {
   it('commits the first batch at once and the newest of the next ones when the interval ends', async () => {
-    const r = recorder();
-    const pacer = commitPacer({ intervalMs: 1_000, commitLater: r.commitLater, logger, now: Date.now });
-    await pacer.commit(0, '10', r.commitNow);
-    await pacer.commit(0, '11', r.commitNow);
-    await pacer.commit(0, '12', r.commitNow);
+    const r = pacedRecorder();
+    await r.batches(0, '10', '11', '12');
     expect(r.now).toEqual(['10']);
     expect(r.later).toEqual([]);
     await vi.advanceTimersByTimeAsync(1_000);
@@ -46,42 +50,35 @@ describe('commit pacer (happy)', () => {
   });
 
   it('paces each partition on its own', async () => {
-    const r = recorder();
-    const pacer = commitPacer({ intervalMs: 1_000, commitLater: r.commitLater, logger, now: Date.now });
-    await pacer.commit(0, '5', r.commitNow);
-    await pacer.commit(1, '7', r.commitNow);
+    const r = pacedRecorder();
+    await r.batches(0, '5');
+    await r.batches(1, '7');
     expect(r.now).toEqual(['5', '7']);
   });
 
   it('a batch after the interval commits at once and takes the pending offset with it', async () => {
-    const r = recorder();
-    const pacer = commitPacer({ intervalMs: 1_000, commitLater: r.commitLater, logger, now: Date.now });
-    await pacer.commit(0, '1', r.commitNow);
-    await pacer.commit(0, '2', r.commitNow);
+    const r = pacedRecorder();
+    await r.batches(0, '1', '2');
     vi.setSystemTime(Date.now() + 1_500); // the clock moves on, the timer has not run yet
-    await pacer.commit(0, '3', r.commitNow);
+    await r.batches(0, '3');
     expect(r.now).toEqual(['1', '3']);
     await vi.advanceTimersByTimeAsync(2_000);
     expect(r.later).toEqual([]);
   });
 
   it('interval 0 commits every batch at once', async () => {
-    const r = recorder();
-    const pacer = commitPacer({ intervalMs: 0, commitLater: r.commitLater, logger });
-    for (const offset of ['1', '2', '3']) await pacer.commit(0, offset, r.commitNow);
+    const r = pacedRecorder(0);
+    await r.batches(0, '1', '2', '3');
     expect(r.now).toEqual(['1', '2', '3']);
   });
 
   it('flush commits what is pending, and every later batch at once', async () => {
-    const r = recorder();
-    const pacer = commitPacer({ intervalMs: 1_000, commitLater: r.commitLater, logger, now: Date.now });
-    await pacer.commit(0, '1', r.commitNow);
-    await pacer.commit(0, '2', r.commitNow);
-    await pacer.commit(3, '9', r.commitNow);
-    await pacer.commit(3, '10', r.commitNow);
-    await pacer.flush();
+    const r = pacedRecorder();
+    await r.batches(0, '1', '2');
+    await r.batches(3, '9', '10');
+    await r.pacer.flush();
     expect(r.later.sort()).toEqual(['0@2', '3@10']);
-    await pacer.commit(0, '4', r.commitNow);
+    await r.batches(0, '4');
     expect(r.now).toEqual(['1', '9', '4']);
     await vi.advanceTimersByTimeAsync(2_000);
     expect(r.later).toHaveLength(2);
@@ -90,17 +87,14 @@ describe('commit pacer (happy)', () => {
 
 describe('commit pacer (edge, error)', () => {
   it('drops what is pending for a partition that moved to another member', async () => {
-    const r = recorder();
-    const pacer = commitPacer({ intervalMs: 1_000, commitLater: r.commitLater, logger, now: Date.now });
-    await pacer.commit(0, '1', r.commitNow);
-    await pacer.commit(0, '2', r.commitNow);
-    await pacer.commit(1, '1', r.commitNow);
-    await pacer.commit(1, '2', r.commitNow);
-    pacer.retain([1]);
+    const r = pacedRecorder();
+    await r.batches(0, '1', '2');
+    await r.batches(1, '1', '2');
+    r.pacer.retain([1]);
     await vi.advanceTimersByTimeAsync(1_000);
     expect(r.later).toEqual(['1@2']);
     // Assigned again later: its first batch commits at once (no memory of the old interval).
-    await pacer.commit(0, '8', r.commitNow);
+    await r.batches(0, '8');
     expect(r.now).toEqual(['1', '1', '8']);
   });
 
