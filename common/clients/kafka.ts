@@ -1,6 +1,7 @@
 import { Kafka, logLevel as kafkaLogLevel, Partitioners, type Producer } from 'kafkajs';
 import { coveredProducer, recordingPartitioner } from './kafka-covered-send.ts';
 import './kafkajs-timers.ts';
+import './kafkajs-request-queue.ts';
 import type { Logger } from '../logger.ts';
 
 export function createKafka(brokers: string[], clientId: string, logger: Logger): Kafka {

@@ -1,8 +1,9 @@
-// kafkajs 2.2.4 arms some timers with a delay it computed as negative (a deadline already passed,
-// e.g. its request queue's scheduled checks). Node ≥ 23 prints a TimeoutNegativeWarning for each
-// and, as older Node did silently, fires them after 1 ms: harmless, but it lands on stderr of every
-// process and CLI on the pinned Node 24, where a one-line error is the contract (npm run topics).
-// Only that warning is dropped; every other warning is printed as before.
+// kafkajs 2.2.4 arms timers with a delay it computed as negative (a deadline already passed). Node
+// ≥ 23 prints a TimeoutNegativeWarning for each and, as older Node did silently, fires them after
+// 1 ms. The worst of them, its request queue's endless 1 ms check, is gone (kafkajs-request-queue.ts);
+// this keeps any other such warning off the stderr of every process and CLI on the pinned Node 24,
+// where a one-line error is the contract (npm run topics). Only that warning is dropped; every other
+// warning is printed as before.
 const emitWarning = process.emitWarning.bind(process);
 
 process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
