@@ -7,6 +7,7 @@
 // partition moves is not lost data: the partition's next reader starts at the last commit and
 // sees those messages again, which is why only consumers that recognise what they already stored
 // (offset-consumer.ts, the replay guard) may pace their commits.
+import { inOrder } from '../common/in-order.ts';
 import { errorFields, type Logger } from '../common/logger.ts';
 
 export interface CommitPacer {
@@ -33,12 +34,7 @@ export function commitPacer(options: CommitPacerOptions): CommitPacer {
   const pending = new Map<number, { offset: string; timer: NodeJS.Timeout }>();
   let flushing = options.intervalMs <= 0;
   // One commit at a time, in order, so an older offset never lands after a newer one.
-  let tail: Promise<unknown> = Promise.resolve();
-  const inOrder = <T>(commit: () => Promise<T>): Promise<T> => {
-    const result = tail.then(commit);
-    tail = result.catch(() => undefined);
-    return result;
-  };
+  const oneAtATime = inOrder();
 
   function takePending(partition: number): string | undefined {
     const entry = pending.get(partition);
@@ -52,7 +48,7 @@ export function commitPacer(options: CommitPacerOptions): CommitPacer {
     const offset = takePending(partition);
     if (offset === undefined) return;
     try {
-      await inOrder(() => options.commitLater(partition, offset));
+      await oneAtATime(() => options.commitLater(partition, offset));
       lastCommitAt.set(partition, now());
     } catch (error) {
       // A rebalance or a broker failover: the partition's next reader starts at the last commit.
@@ -69,7 +65,7 @@ export function commitPacer(options: CommitPacerOptions): CommitPacer {
       const since = now() - (lastCommitAt.get(partition) ?? -Infinity);
       if (flushing || since >= options.intervalMs) {
         takePending(partition);
-        await inOrder(() => commitNow(offset));
+        await oneAtATime(() => commitNow(offset));
         lastCommitAt.set(partition, now());
         return;
       }

@@ -87,7 +87,7 @@ export interface OffsetConsumerOptions {
   /**
    * Commit a partition at most this often (default 0: after every batch). Only for handlers whose
    * stored items the replay guard recognises and whose other items are cheap to see again: a crash
-   * replays up to this long of the partition. See "Commits, coalesced" below.
+   * replays up to this long of the partition (commit-pacer.ts).
    */
   commitIntervalMs?: number;
   /** Group timing (tests shorten it); defaults: session 30 s, rebalance 60 s, heartbeat 3 s. */

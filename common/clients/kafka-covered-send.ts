@@ -11,6 +11,7 @@
 // broker drops them if a follower already had them.
 import type { Message, Partitioners, Producer, ProducerBatch, RecordMetadata, TopicMessages } from 'kafkajs';
 import { kafkaPartitionResends } from '../metrics/registry.ts';
+import { inOrder } from '../in-order.ts';
 
 type PartitionerFactory = typeof Partitioners.DefaultPartitioner;
 
@@ -132,14 +133,11 @@ export async function coveredProducer(
     else void disconnect(failed.producer);
   }
 
-  /** The end of the queue of sends of an idempotent producer (one at a time, see above). */
-  let previous: Promise<unknown> = Promise.resolve();
+  /** The sends of an idempotent producer go one at a time (see above). */
+  const oneAtATime = inOrder();
 
   function sendBatch(batch: ProducerBatch): Promise<RecordMetadata[]> {
-    if (!idempotent) return sendNow(batch);
-    const turn = previous.then(() => sendNow(batch));
-    previous = turn.catch(() => undefined); // the queue only orders; the caller gets turn's failure
-    return turn;
+    return idempotent ? oneAtATime(() => sendNow(batch)) : sendNow(batch);
   }
 
   async function sendNow(batch: ProducerBatch): Promise<RecordMetadata[]> {

@@ -29,7 +29,7 @@ const RequestQueue = require('kafkajs/src/network/requestQueue/index.js') as {
 };
 
 /** Whether `source` is kafkajs 2.2.4's scheduleCheckPendingRequests, the one this replaces. */
-export function isUnfixedScheduler(source: string): boolean {
+function isUnfixedScheduler(source: string): boolean {
   return (
     source.includes('let scheduleAt = this.throttledUntil - Date.now()') &&
     source.includes('if (this.pending.length > 0)') &&
