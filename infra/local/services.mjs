@@ -19,11 +19,18 @@ const entryPoints = {
  * the next one, not V8's ~3.6×: the batches promoted there are dead long before, and at 3.6× about
  * 120 MB of them (and the Kafka buffers they still reference) are resident at the peak. The same
  * flags are in package.json, compose.yaml and the systemd unit.
+ *
+ * The image process collects its old generation all at once, when it is full: with incremental
+ * marking, V8 kept starting a full collection every ~0.5 s on its ~22 MB heap while it skipped
+ * listings without images (~35 ms of CPU each), half of the process's CPU per listing
+ * (docs/performance.md, "The image process's garbage collection"). It has no request to answer
+ * quickly, so the longer pause costs nothing. The same flag is in package.json, compose.yaml and
+ * the systemd unit.
  */
 export const serviceFlags = {
   gateway: [],
   stream: ['--max-semi-space-size=8', '--heap-growing-percent=150'],
-  images: [],
+  images: ['--no-incremental-marking'],
 };
 /** Listeners of workers started here without a port of their own: any free one, never the defaults. */
 const anyMetricsPort = { stream: { STREAM_METRICS_PORT: '0' }, images: { IMAGES_METRICS_PORT: '0' } };
