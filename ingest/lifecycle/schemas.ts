@@ -8,11 +8,10 @@ import { text } from '../../common/domain/text.ts';
 import { fieldErrorSchema } from '../listings/schemas.ts';
 import { batchEnvelope } from '../validation/batch-envelope.ts';
 
-export const MAX_UPDATES_PER_REQUEST = 100;
-
+/** POST /listings/status: up to 100 updates a request. */
 export const statusEnvelope = batchEnvelope({
   field: 'updates',
-  max: MAX_UPDATES_PER_REQUEST,
+  max: 100,
   tooManyCode: 'too_many_listings',
   items: 'status updates',
 });

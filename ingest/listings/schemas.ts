@@ -8,6 +8,7 @@ import { batchEnvelope } from '../validation/batch-envelope.ts';
 
 export const MAX_LISTINGS_PER_REQUEST = 100;
 
+/** POST /listings/bulk: up to MAX_LISTINGS_PER_REQUEST listings a request. */
 export const bulkEnvelope = batchEnvelope({
   field: 'listings',
   max: MAX_LISTINGS_PER_REQUEST,

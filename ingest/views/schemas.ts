@@ -3,8 +3,6 @@ import { z } from 'zod';
 import { text } from '../../common/domain/text.ts';
 import { batchEnvelope } from '../validation/batch-envelope.ts';
 
-export const MAX_VIEW_EVENTS_PER_REQUEST = 1_000;
-
 export const viewEventSchema = z
   .strictObject({
     listing_id: text().check(z.uuid()),
@@ -29,9 +27,10 @@ export const viewEventSchema = z
   })
   .meta({ title: 'ViewEvent' });
 
+/** POST /events/views: up to 1,000 events a request. */
 export const viewsEnvelope = batchEnvelope({
   field: 'events',
-  max: MAX_VIEW_EVENTS_PER_REQUEST,
+  max: 1_000,
   tooManyCode: 'too_many_events',
   items: 'view events',
 });
