@@ -14,6 +14,7 @@ export const statusEnvelope = batchEnvelope({
   max: 100,
   tooManyCode: 'too_many_listings',
   items: 'status updates',
+  testModeDescription: "Address the account's test listings",
 });
 
 export const statusUpdateSchema = z
@@ -37,10 +38,7 @@ export const statusUpdateSchema = z
 export type StatusUpdate = z.infer<typeof statusUpdateSchema>;
 
 export const statusBodyDocSchema = statusEnvelope
-  .docSchema(
-    statusUpdateSchema,
-    z.boolean().optional().meta({ description: "Address the account's test listings" }),
-  )
+  .docSchema(statusUpdateSchema)
   .meta({ title: 'StatusUpdateRequest' });
 
 export const statusResultSchema = z

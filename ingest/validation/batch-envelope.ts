@@ -16,6 +16,8 @@ export interface BatchEnvelopeSpec<F extends string> {
   items: string;
   /** The same in the description of a valid body, where it differs ("listing objects"). */
   itemsInBody?: string;
+  /** What test_mode does here, for the OpenAPI document. */
+  testModeDescription?: string;
 }
 
 export type BatchBody<F extends string> = Record<F, unknown[]> & { test_mode?: boolean };
@@ -44,8 +46,14 @@ export function batchEnvelope<F extends string>(spec: BatchEnvelopeSpec<F>) {
       return parsed.data as BatchBody<F>;
     },
     /** The body as the OpenAPI document shows it: 1 to max items of `item`. */
-    docSchema(item: z.ZodType, testMode: z.ZodType = z.boolean().optional()) {
-      return z.strictObject({ [field]: z.array(item).min(1).max(max), test_mode: testMode });
+    docSchema(item: z.ZodType) {
+      const testMode = z.boolean().optional();
+      return z.strictObject({
+        [field]: z.array(item).min(1).max(max),
+        test_mode: spec.testModeDescription
+          ? testMode.meta({ description: spec.testModeDescription })
+          : testMode,
+      });
     },
   };
 }
