@@ -14,17 +14,12 @@ import { marketTotals } from '../analytics-api/queries/market.ts';
 import { pricingStatement } from '../analytics-api/queries/pricing.ts';
 import { propertyTypes } from '../common/domain/listing.ts';
 import { cityLocation } from '../common/domain/locations.ts';
-import { baseEnvSchema, parseEnv } from '../common/env.ts';
 import type { NamedQuery } from '../common/warehouse/query.ts';
+import { benchClickHouse } from './clickhouse-server.ts';
 
-const env = parseEnv(
-  baseEnvSchema.pick({ CLICKHOUSE_URL: true, CLICKHOUSE_USER: true, CLICKHOUSE_PASSWORD: true }),
-);
 const repeat = Number(process.env.BENCH_REPEAT ?? 3);
 const ch = createClient({
-  url: env.CLICKHOUSE_URL,
-  username: env.CLICKHOUSE_USER,
-  password: env.CLICKHOUSE_PASSWORD,
+  ...benchClickHouse,
   database: process.env.BENCH_DATABASE ?? 'rls_bench',
 });
 const log = (message: string) => process.stdout.write(`[statements] ${message}\n`);

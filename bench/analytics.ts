@@ -31,15 +31,13 @@ import { AppError } from '../common/errors.ts';
 import { createLogger } from '../common/logger.ts';
 import { migrate } from '../infra/clickhouse/migrate.ts';
 import { listingModel, LISTING_MODEL, reseedListings, seed } from './analytics-seed.ts';
+import { benchClickHouse } from './clickhouse-server.ts';
 import { seedLifecycle } from './lifecycle-seed.ts';
 import { tableOps } from './table-ops.ts';
 import { startHttpGateway } from './analytics-http.ts';
 
 const env = parseEnv(
   baseEnvSchema.pick({
-    CLICKHOUSE_URL: true,
-    CLICKHOUSE_USER: true,
-    CLICKHOUSE_PASSWORD: true,
     CLICKHOUSE_NODES: true,
     REDIS_URL: true,
     REDIS_CLUSTER_NODES: true,
@@ -55,17 +53,13 @@ const views = Number(process.env.BENCH_VIEWS ?? 100_000_000);
 const log = (message: string) => process.stdout.write(`[bench] ${message}\n`);
 
 await migrate({
-  url: env.CLICKHOUSE_URL,
-  username: env.CLICKHOUSE_USER,
-  password: env.CLICKHOUSE_PASSWORD,
+  ...benchClickHouse,
   database,
   log,
   cluster: shardUrls.length ? { name: 'rls', nodes: shardUrls, replicated: false } : undefined,
 });
 const ch = createClient({
-  url: env.CLICKHOUSE_URL,
-  username: env.CLICKHOUSE_USER,
-  password: env.CLICKHOUSE_PASSWORD,
+  ...benchClickHouse,
   database,
   request_timeout: 3_600_000,
   clickhouse_settings: {
@@ -77,9 +71,8 @@ const ch = createClient({
 });
 const shards = shardUrls.map((url) =>
   createClient({
+    ...benchClickHouse,
     url,
-    username: env.CLICKHOUSE_USER,
-    password: env.CLICKHOUSE_PASSWORD,
     database,
     request_timeout: 3_600_000, // OPTIMIZE … FINAL of a large table
     clickhouse_settings: { send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '10000' },

@@ -249,23 +249,23 @@ async function main() {
     console.log(
       `bench:ingest — ${LISTINGS_PER_REQUEST}-listing batches (${bodyTemplate().length} bytes), concurrency ${concurrency}, ${seconds} s each after ${warmupSeconds} s warm-up`,
     );
-    const baseline = summarize(
-      'baseline (bare JSON.parse)',
-      await load(
-        new URL(`http://127.0.0.1:${barePort}/`),
-        {},
-        (text) => (JSON.parse(text) as { accepted: number }).accepted,
-        [{ name: 'baseline server', pid: bare.pid! }, loadGenerator],
-      ),
-    );
-    const reference = summarize(
+    // Both comparison servers take the body without a key and answer {"accepted": n}.
+    const loadLocal = async (label: string, server: ChildProcess, serverPort: number, name: string) =>
+      summarize(
+        label,
+        await load(
+          new URL(`http://127.0.0.1:${serverPort}/`),
+          {},
+          (text) => (JSON.parse(text) as { accepted: number }).accepted,
+          [{ name, pid: server.pid! }, loadGenerator],
+        ),
+      );
+    const baseline = await loadLocal('baseline (bare JSON.parse)', bare, barePort, 'baseline server');
+    const reference = await loadLocal(
       'reference (Express + zod)',
-      await load(
-        new URL(`http://127.0.0.1:${expressPort}/`),
-        {},
-        (text) => (JSON.parse(text) as { accepted: number }).accepted,
-        [{ name: 'reference server', pid: expressZod.pid! }, loadGenerator],
-      ),
+      expressZod,
+      expressPort,
+      'reference server',
     );
     const service = summarize(
       'POST /api/v1/listings/bulk',

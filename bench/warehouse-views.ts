@@ -14,12 +14,9 @@
 // rewrite it a few times, so the merge column is a lower bound, comparable between views.
 // VIEWS_ONLY=<view names> measures only those (VIEWS_ONLY=none: only the baseline and the totals).
 import { createClient } from '@clickhouse/client';
-import { baseEnvSchema, parseEnv } from '../common/env.ts';
 import { migrate } from '../infra/clickhouse/migrate.ts';
+import { benchClickHouse } from './clickhouse-server.ts';
 
-const env = parseEnv(
-  baseEnvSchema.pick({ CLICKHOUSE_URL: true, CLICKHOUSE_USER: true, CLICKHOUSE_PASSWORD: true }),
-);
 const template = process.env.VIEWS_DATABASE ?? 'rls_viewcost';
 const scratch = `${template}_scratch`;
 const listings = Number(process.env.VIEWS_LISTINGS ?? 200_000);
@@ -28,16 +25,12 @@ const rounds = Number(process.env.VIEWS_ROUNDS ?? 3);
 const log = (message: string) => process.stdout.write(`[bench] ${message}\n`);
 
 await migrate({
-  url: env.CLICKHOUSE_URL,
-  username: env.CLICKHOUSE_USER,
-  password: env.CLICKHOUSE_PASSWORD,
+  ...benchClickHouse,
   database: template,
   log: () => {},
 });
 const ch = createClient({
-  url: env.CLICKHOUSE_URL,
-  username: env.CLICKHOUSE_USER,
-  password: env.CLICKHOUSE_PASSWORD,
+  ...benchClickHouse,
   request_timeout: 600_000,
 });
 const rows = async <T>(query: string, query_params: Record<string, unknown> = {}) =>

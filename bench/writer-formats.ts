@@ -11,29 +11,21 @@
 // BENCH_FORMATS (JSONEachRow,JSONCompactEachRow), BENCH_DATABASE (rls_writer_formats).
 import type { ClickHouseClient } from '@clickhouse/client';
 import { createClickHouse } from '../common/clients/clickhouse.ts';
-import { baseEnvSchema, parseEnv } from '../common/env.ts';
 import { listingsTable } from '../common/warehouse/listings.ts';
 import { columnList } from '../common/warehouse/table.ts';
 import { migrate } from '../infra/clickhouse/migrate.ts';
 import { insertDedupToken } from '../stream/sink/insert-token.ts';
 import { compactRows, type InsertFormat } from '../stream/sink/insert-format.ts';
+import { benchClickHouse } from './clickhouse-server.ts';
 import { benchListingRows } from './listing-rows.ts';
 import { cpuSnapshot, stackProcesses } from './process-stats.ts';
 
-const env = parseEnv(
-  baseEnvSchema.pick({ CLICKHOUSE_URL: true, CLICKHOUSE_USER: true, CLICKHOUSE_PASSWORD: true }),
-);
 const database = process.env.BENCH_DATABASE ?? 'rls_writer_formats';
 const rowsPerVariant = Number(process.env.BENCH_ROWS ?? 50_000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const sizes = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
 const formats = (process.env.BENCH_FORMATS ?? 'JSONEachRow,JSONCompactEachRow').split(',') as InsertFormat[];
 const settleMs = Number(process.env.BENCH_SETTLE_MS ?? 20_000);
-const connection = {
-  url: env.CLICKHOUSE_URL,
-  username: env.CLICKHOUSE_USER,
-  password: env.CLICKHOUSE_PASSWORD,
-};
 const server = stackProcesses().filter((p) => p.name.startsWith('clickhouse'));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const columns = columnList(listingsTable);
@@ -87,8 +79,8 @@ async function run(client: ClickHouseClient, format: InsertFormat, size: number)
   };
 }
 
-await migrate({ ...connection, database, log: () => undefined });
-const clickhouse = createClickHouse({ ...connection, database });
+await migrate({ ...benchClickHouse, database, log: () => undefined });
+const clickhouse = createClickHouse({ ...benchClickHouse, database });
 try {
   const results = new Map<string, { insert: number[]; total: number[] }>();
   for (let round = 1; round <= rounds; round++) {

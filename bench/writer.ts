@@ -5,28 +5,20 @@
 // the insert deduplication token as in production. Wall clock from the first write to the last
 // acknowledged insert; the scratch database is dropped at the end.
 import { createClickHouse } from '../common/clients/clickhouse.ts';
-import { baseEnvSchema, parseEnv } from '../common/env.ts';
 import { createLogger } from '../common/logger.ts';
 import { listingsTable } from '../common/warehouse/listings.ts';
 import { migrate } from '../infra/clickhouse/migrate.ts';
 import { createClickHouseWriter } from '../stream/sink/clickhouse-writer.ts';
+import { benchClickHouse } from './clickhouse-server.ts';
 import { benchListingRows } from './listing-rows.ts';
 
-const env = parseEnv(
-  baseEnvSchema.pick({ CLICKHOUSE_URL: true, CLICKHOUSE_USER: true, CLICKHOUSE_PASSWORD: true }),
-);
 const database = process.env.BENCH_DATABASE ?? 'rls_writer_bench';
 const rows = Number(process.env.BENCH_ROWS ?? 200_000);
 const batch = Number(process.env.SINK_MAX_ROWS ?? 10_000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const connection = {
-  url: env.CLICKHOUSE_URL,
-  username: env.CLICKHOUSE_USER,
-  password: env.CLICKHOUSE_PASSWORD,
-};
 
-await migrate({ ...connection, database, log: () => undefined });
-const clickhouse = createClickHouse({ ...connection, database });
+await migrate({ ...benchClickHouse, database, log: () => undefined });
+const clickhouse = createClickHouse({ ...benchClickHouse, database });
 const account = `writer-bench-${Date.now().toString(36)}`;
 
 const rowsOf = (round: number) =>

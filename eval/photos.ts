@@ -8,22 +8,21 @@
 // reports the head at x instead of its threshold; EVAL_VERBOSE=1 lists the held-out photos it
 // got wrong.
 import { FLOOR_PLAN, isFloorPlan } from '../stream/images/floor-plan.ts';
-import { photoEnvSchema } from '../stream/images/photo-env.ts';
 import { SCENE_HEAD } from '../stream/images/scene-head.ts';
 import { loadSceneModel } from '../stream/images/scene-model.ts';
 import { ABSTAIN, sceneScores, sceneTags, tagsBeforeModel, TAG_MODEL } from '../stream/images/scene-tags.ts';
 import { ensurePhotoModel } from '../infra/local/photo-model.mjs';
 import { readSettings } from '../infra/local/settings.mjs';
+import { evalEnv as env } from './env.ts';
 import { evaluationSamples, scoreSamples, type Scored } from './samples.ts';
 
-const env = photoEnvSchema.parse(process.env);
-const modelPath = env.PHOTO_MODEL_PATH ?? (await ensurePhotoModel(readSettings(process.env)));
+const modelPath = env.PHOTO_MODEL_PATH ?? (await ensurePhotoModel(readSettings()));
 const model = await loadSceneModel(modelPath);
-const { scored, seconds } = await scoreSamples(await evaluationSamples(process.env), {
+const { scored, seconds } = await scoreSamples(await evaluationSamples(env), {
   model,
   modelPath,
   env,
-  cachedOnly: process.env.EVAL_CACHED_ONLY === '1',
+  cachedOnly: env.EVAL_CACHED_ONLY,
 });
 await model.release();
 
@@ -98,7 +97,7 @@ function report(title: string, rows: Scored[], verdict: Verdict) {
   }
 }
 
-const threshold = process.env.EVAL_THRESHOLD ? Number(process.env.EVAL_THRESHOLD) : SCENE_HEAD.threshold;
+const threshold = env.EVAL_THRESHOLD ?? SCENE_HEAD.threshold;
 const calibration = scored.filter((s) => s.half === 'calibration' && s.set !== 'curated');
 const heldOut = scored.filter((s) => s.half === 'held-out');
 const before = handMappingThreshold(calibration);
@@ -112,7 +111,7 @@ console.log(
   `head: ${SCENE_HEAD.classes.join(', ')}; trained on ${String(SCENE_HEAD.trained.photos)} (${String(SCENE_HEAD.trained.houses)})`,
 );
 console.log(
-  `threshold ${threshold} ${process.env.EVAL_THRESHOLD ? '(EVAL_THRESHOLD)' : '(chosen on the calibration half by train:photo-head)'}; ` +
+  `threshold ${threshold} ${env.EVAL_THRESHOLD !== undefined ? '(EVAL_THRESHOLD)' : '(chosen on the calibration half by train:photo-head)'}; ` +
     `scene-only threshold ${SCENE_HEAD.sceneOnlyThreshold}; floor-plan rule ${JSON.stringify(FLOOR_PLAN)}`,
 );
 for (const set of sets)
@@ -149,7 +148,7 @@ for (const t of [0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]) {
     `${t.toFixed(2).padStart(28)}  ${pct(f.abstained / f.total).padStart(9)}  ${pct(f.right / f.total).padStart(7)}  ${pct((f.answered - f.rightAnswered) / f.total).padStart(6)}`,
   );
 }
-if (process.env.EVAL_VERBOSE)
+if (env.EVAL_VERBOSE)
   for (const s of heldOut) {
     const got = tagger(threshold)(s);
     if (got !== s.expected)

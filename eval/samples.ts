@@ -24,6 +24,7 @@ import sharp from 'sharp';
 import { decodePhoto, type DecodedPhoto } from '../stream/images/decode.ts';
 import type { PhotoEnv } from '../stream/images/photo-env.ts';
 import type { SceneModel } from '../stream/images/scene-model.ts';
+import type { EvalEnv } from './env.ts';
 import { drawnFloorPlans } from './floor-plans.ts';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
@@ -97,7 +98,9 @@ function housesSamples(dir: string, limit: number): Sample[] {
     }));
 }
 
-export async function evaluationSamples(env: NodeJS.ProcessEnv): Promise<Sample[]> {
+export async function evaluationSamples(
+  env: Pick<EvalEnv, 'EVAL_HOUSES_DIR' | 'EVAL_HOUSES_LIMIT'>,
+): Promise<Sample[]> {
   return [
     ...manifestSamples('rooms', path.join(root, 'rooms')),
     ...manifestSamples('curated', path.join(root, 'photos')),
@@ -108,7 +111,7 @@ export async function evaluationSamples(env: NodeJS.ProcessEnv): Promise<Sample[
       bytes: async () => plan,
     })),
     ...(env.EVAL_HOUSES_DIR
-      ? housesSamples(env.EVAL_HOUSES_DIR, Number(env.EVAL_HOUSES_LIMIT ?? Number.POSITIVE_INFINITY))
+      ? housesSamples(env.EVAL_HOUSES_DIR, env.EVAL_HOUSES_LIMIT ?? Number.POSITIVE_INFINITY)
       : []),
   ];
 }
@@ -126,7 +129,7 @@ type CacheEntry = Pick<DecodedPhoto, 'colour' | 'brightness'> & {
 const keep = (values: Float32Array) => Array.from(values, (p) => Number(p.toPrecision(4)));
 
 /**
- * Decodes and classifies every sample (or takes it from the cache file: EVAL_CACHE, default
+ * Decodes and classifies every sample (or takes it from the cache file, by default
  * .local/eval-photos-<model file>.json) and assigns its half. `cachedOnly`: the cached photos alone
  * (a preview while another run is still classifying; the halves then differ from a full run's).
  */

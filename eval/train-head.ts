@@ -18,10 +18,10 @@ import { fileURLToPath } from 'node:url';
 import * as prettier from 'prettier';
 import { ensurePhotoModel } from '../infra/local/photo-model.mjs';
 import { readSettings } from '../infra/local/settings.mjs';
-import { photoEnvSchema } from '../stream/images/photo-env.ts';
 import { headFeatures, type HeadInputs, type SceneHead } from '../stream/images/scene-head.ts';
 import { loadSceneModel } from '../stream/images/scene-model.ts';
 import { ABSTAIN, sceneTags } from '../stream/images/scene-tags.ts';
+import { evalEnv as env } from './env.ts';
 import { chooseThresholds } from './head-thresholds.ts';
 import { roomsTrainingSamples, withoutNearCopies } from './rooms-train.ts';
 import { evaluationSamples, scoreSamples, type Sample } from './samples.ts';
@@ -29,16 +29,15 @@ import { fitSoftmax, predict, type SoftmaxModel } from './softmax-regression.ts'
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 const target = path.join(root, '..', 'stream', 'images', 'scene-head.json');
-const env = photoEnvSchema.parse(process.env);
-if (!process.env.EVAL_HOUSES_DIR)
+if (!env.EVAL_HOUSES_DIR)
   process.stderr.write('EVAL_HOUSES_DIR is not set: training on eval/rooms alone (no house fronts)\n');
-const modelPath = env.PHOTO_MODEL_PATH ?? (await ensurePhotoModel(readSettings(process.env)));
+const modelPath = env.PHOTO_MODEL_PATH ?? (await ensurePhotoModel(readSettings()));
 const model = await loadSceneModel(modelPath);
-const evaluated = await evaluationSamples(process.env);
+const evaluated = await evaluationSamples(env);
 let training: Sample[] = [];
-if (process.env.EVAL_ROOMS_TRAIN_DIR) {
+if (env.EVAL_ROOMS_TRAIN_DIR) {
   const split = await withoutNearCopies(
-    roomsTrainingSamples(process.env.EVAL_ROOMS_TRAIN_DIR),
+    roomsTrainingSamples(env.EVAL_ROOMS_TRAIN_DIR),
     evaluated.filter((s) => s.set === 'rooms'),
   );
   training = split.kept;
@@ -50,7 +49,7 @@ const { scored } = await scoreSamples([...evaluated, ...training], {
   model,
   modelPath,
   env,
-  cachedOnly: process.env.EVAL_CACHED_ONLY === '1',
+  cachedOnly: env.EVAL_CACHED_ONLY,
 });
 await model.release();
 
@@ -175,9 +174,7 @@ const head: SceneHead = {
   trained: {
     by: 'npm run train:photo-head (eval/train-head.ts)',
     photos: `calibration half of eval/samples.ts: ${TRAINED_SETS.map((set) => `${set} ${calibration.filter((s) => s.set === set).length}`).join(', ')}`,
-    houses: process.env.EVAL_HOUSES_DIR
-      ? `Houses dataset, houses 1..${process.env.EVAL_HOUSES_LIMIT ?? 'all'}`
-      : 'not used',
+    houses: env.EVAL_HOUSES_DIR ? `Houses dataset, houses 1..${env.EVAL_HOUSES_LIMIT ?? 'all'}` : 'not used',
     roomsTraining: training.length
       ? `Rooms dataset training split (kidademoraisaly/house_room_classifier@e9d8095 data/train), ${training.length} photos`
       : 'not used',

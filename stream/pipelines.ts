@@ -7,6 +7,7 @@ import type { Producer } from 'kafkajs';
 import { batchStore } from '../common/batches.ts';
 import type { Logger } from '../common/logger.ts';
 import type { Platform } from '../common/platform.ts';
+import type { TopicName } from '../common/topics.ts';
 import { listingsTable } from '../common/warehouse/listings.ts';
 import { quarantineTable } from '../common/warehouse/quarantine.ts';
 import type { WarehouseTable } from '../common/warehouse/table.ts';
@@ -47,12 +48,19 @@ export async function startPipelines(
   const quarantineWriter = writer(quarantineTable);
   const deadLetters = platform.topic('rls.deadletter.v1');
   const batches = batchStore(platform.redis, env.REDIS_KEY_PREFIX);
-  const common = {
+  // A sink is named after what it stores: its consumer group, its log lines and the source of its
+  // quarantined messages all carry that name.
+  type Sink = 'listings' | 'views' | 'status';
+  const sink = (name: Sink, topic: TopicName) => ({
     kafka: platform.kafka,
     clickhouse: platform.clickhouse,
     partitionsConsumedConcurrently: env.STREAM_PARTITIONS_CONCURRENTLY,
     maxBytesPerPartition: env.STREAM_FETCH_MAX_BYTES_PER_PARTITION,
-  };
+    groupId: `${env.STREAM_GROUP_PREFIX}${env.KAFKA_TOPIC_PREFIX}.${name}-sink`,
+    topic: platform.topic(topic),
+    logger: logger.child({ consumer: name }),
+  });
+  const quarantine = (name: Sink) => createQuarantine(quarantineWriter, producer, deadLetters, name);
 
   const owners = listingOwners(platform.redis, env.REDIS_KEY_PREFIX);
   await ensureOwnersBuilt({
@@ -64,14 +72,12 @@ export async function startPipelines(
     logger,
   });
   const listings = await startOffsetConsumer({
-    ...common,
-    groupId: `${env.STREAM_GROUP_PREFIX}${env.KAFKA_TOPIC_PREFIX}.listings-sink`,
-    topic: platform.topic('rls.listings.v1'),
+    ...sink('listings', 'rls.listings.v1'),
     provenanceTables: [listingsTable, quarantineTable],
     handler: createListingsHandler({
       owners,
       writer: listingsWriter,
-      quarantine: createQuarantine(quarantineWriter, producer, deadLetters, 'listings'),
+      quarantine: quarantine('listings'),
       fx: fxTable(env.FX_USD_TZS),
       markStored: (batchId, ids) => batches.markStored(batchId, ids),
       reportRepushed: (repushed) =>
@@ -79,44 +85,37 @@ export async function startPipelines(
     }),
     // The quarantine writer is drained by the last consumer to stop (views).
     writers: [listingsWriter],
-    logger: logger.child({ consumer: 'listings' }),
     crashAfterInsert: env.STREAM_CRASH_AFTER_INSERT === '1',
     members: env.STREAM_LISTINGS_MEMBERS,
   });
   const views = await startOffsetConsumer({
-    ...common,
-    groupId: `${env.STREAM_GROUP_PREFIX}${env.KAFKA_TOPIC_PREFIX}.views-sink`,
-    topic: platform.topic('rls.views.v1'),
+    ...sink('views', 'rls.views.v1'),
     provenanceTables: [viewEventsTable, quarantineTable],
     handler: createViewsHandler({
       writer: viewsWriter,
-      quarantine: createQuarantine(quarantineWriter, producer, deadLetters, 'views'),
+      quarantine: quarantine('views'),
       listings: createListingCache(platform.clickhouse, env.STREAM_LISTING_CACHE_SIZE),
     }),
     writers: [viewsWriter, quarantineWriter],
-    logger: logger.child({ consumer: 'views' }),
   });
   // Status changes: small volumes, one writer per table; keyed by account, so each account's
   // changes are applied in order (stream/lifecycle/handler.ts).
   const changesWriter = writer(listingStatusChangesTable);
   const statesWriter = writer(listingStatesTable);
   const status = await startOffsetConsumer({
-    ...common,
-    groupId: `${env.STREAM_GROUP_PREFIX}${env.KAFKA_TOPIC_PREFIX}.status-sink`,
-    topic: platform.topic('rls.listing-status.v1'),
+    ...sink('status', 'rls.listing-status.v1'),
     provenanceTables: [listingStatusChangesTable, quarantineTable],
     handler: createStatusHandler({
       readStates: (ids) => readListingStates(platform.clickhouse, ids),
       changes: changesWriter,
       states: statesWriter,
-      quarantine: createQuarantine(quarantineWriter, producer, deadLetters, 'status'),
+      quarantine: quarantine('status'),
       fx: fxTable(env.FX_USD_TZS),
       logger,
       // A listing that left the market is news again when re-sent today (common/lifecycle/resend-marks.ts).
       onLeft: (ids) => resendMarks(platform.redis, env.REDIS_KEY_PREFIX).forget(ids),
     }),
     writers: [changesWriter, statesWriter],
-    logger: logger.child({ consumer: 'status' }),
   });
   return { listings, views, status };
 }

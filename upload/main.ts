@@ -21,7 +21,7 @@ async function main(): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    const config = readConfig(process.argv.slice(2), process.env);
+    const config = readConfig(process.argv.slice(2));
     if (config === 'help') {
       process.stdout.write(`${usage}\n`);
       return 0;

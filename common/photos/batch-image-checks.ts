@@ -5,9 +5,8 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { readCounterHash } from '../clients/redis-counters.ts';
+import { BATCH_TTL_SECONDS } from '../batches.ts';
 import { redisScript } from '../clients/redis-script.ts';
-
-const TTL_SECONDS = 7 * 24 * 3600; // as long as the batch record
 
 /** A batch's image checks so far, as GET /listings/batches/{id} shows them. */
 export const imageChecksSchema = z.object({
@@ -46,7 +45,7 @@ export function imageChecksStore(redis: Redis, prefix: string) {
   return {
     async started(batchId: string, listingId: string, images: number): Promise<void> {
       const key = imageChecksKey(prefix, batchId);
-      await startScript.run(redis, 2, key, `${key}:seen`, listingId, images, TTL_SECONDS);
+      await startScript.run(redis, 2, key, `${key}:seen`, listingId, images, BATCH_TTL_SECONDS);
     },
     async checked(batchId: string, listingId: string, index: number, ok: boolean): Promise<void> {
       const key = imageChecksKey(prefix, batchId);
@@ -57,7 +56,7 @@ export function imageChecksStore(redis: Redis, prefix: string) {
         `${key}:done`,
         `${listingId}|${index}`,
         ok ? '1' : '0',
-        TTL_SECONDS,
+        BATCH_TTL_SECONDS,
       );
     },
   };

@@ -5,9 +5,8 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { readCounterHash } from '../clients/redis-counters.ts';
+import { BATCH_TTL_SECONDS } from '../batches.ts';
 import { redisScript } from '../clients/redis-script.ts';
-
-const TTL_SECONDS = 7 * 24 * 3600; // as long as the batch record
 
 /** A batch's photo analysis so far, as GET /listings/batches/{id} shows it. */
 export const photoSummarySchema = z.object({
@@ -62,7 +61,7 @@ export async function countPhoto(
     if (photo.reused) fields.push('reused');
   } else if (photo.outcome !== 'not_checked') fields.push('undecodable');
   const key = photoSummaryKey(prefix, batchId);
-  await countScript.run(redis, 2, key, `${key}:done`, `${listingId}|${index}`, TTL_SECONDS, ...fields);
+  await countScript.run(redis, 2, key, `${key}:done`, `${listingId}|${index}`, BATCH_TTL_SECONDS, ...fields);
 }
 
 /** The summary as known now; null before the checker analysed any image of the batch. */

@@ -37,6 +37,16 @@ return 1
 `);
 
 /**
+ * The key's three counter hashes as of `now`: today's, this month's and the lifetime total, in the
+ * order the outcomes script takes them (KEYS[1..3]) and readUsage answers them.
+ */
+function countersAt(prefix: string, keyId: string, now: Date) {
+  const keys = usageKeys(prefix, keyId);
+  const { day, month } = bucketsOf(now);
+  return { day, month, hashes: [keys.day(day), keys.month(month), keys.total] as const };
+}
+
+/**
  * Adds the outcome of one accepted bulk request to the key's listing counters (today, this month,
  * total), atomically. Called by the ingest bulk-create service; rejects when Redis fails, so the
  * caller decides whether that matters (bulk-create logs it: the batch is already accepted).
@@ -48,14 +58,11 @@ export async function recordListingOutcomes(
   outcomes: ListingOutcomes,
   now = new Date(),
 ): Promise<void> {
-  const keys = usageKeys(prefix, keyId);
-  const { day, month } = bucketsOf(now);
+  const { day, hashes } = countersAt(prefix, keyId, now);
   await outcomesScript.run(
     redis,
     4,
-    keys.day(day),
-    keys.month(month),
-    keys.total,
+    ...hashes,
     dirtyKey(prefix, day),
     outcomes.created,
     outcomes.duplicates,
@@ -93,14 +100,10 @@ export async function readUsage(
   keyId: string,
   now = new Date(),
 ): Promise<UsageSnapshot> {
-  const keys = usageKeys(prefix, keyId);
-  const { day, month } = bucketsOf(now);
-  const replies = await redis
-    .pipeline()
-    .hgetall(keys.day(day))
-    .hgetall(keys.month(month))
-    .hgetall(keys.total)
-    .exec();
+  const { day, month, hashes } = countersAt(prefix, keyId, now);
+  const pipeline = redis.pipeline();
+  for (const hash of hashes) pipeline.hgetall(hash);
+  const replies = await pipeline.exec();
   const [today, thisMonth, total] = (replies ?? []).map(([error, value]) => {
     if (error) throw error;
     return value as Record<string, string>;

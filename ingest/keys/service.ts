@@ -25,6 +25,7 @@ import { tiers, type Tier } from '../../common/auth/tiers.ts';
 import { AppError, dependencyUnavailable } from '../../common/errors.ts';
 import type { QuotaStore } from '../quota.ts';
 import { fieldErrors } from '../validation/field-errors.ts';
+import { publicKey } from './public-key.ts';
 import {
   createKeyBodySchema,
   KEY_PAGE_MAX,
@@ -264,26 +265,6 @@ function checkScope(admin: ApiKeyRecord, wanted: { mode: KeyMode; tier: Tier; ro
   if (!tiersAllowed.includes(wanted.tier)) throw refuse('tier', wanted.tier, tiersAllowed);
   const rolesAllowed = grantableRoles[admin.role];
   if (!rolesAllowed.includes(wanted.role)) throw refuse('role', wanted.role, rolesAllowed);
-}
-
-/** The API's view of a record: every field present (null when unset), never the hash or key. */
-function publicKey(record: ApiKeyRecord): KeyRecordBody {
-  return {
-    id: record.id,
-    account_id: record.account_id,
-    prefix: record.prefix,
-    name: record.name,
-    mode: record.mode,
-    tier: record.tier,
-    role: record.role,
-    status: record.status,
-    rate_limit: record.rate_limit,
-    created_at: record.created_at,
-    last_used_at: record.last_used_at ?? null,
-    revoked_at: record.revoked_at ?? null,
-    expires_at: record.expires_at ?? null,
-    replaced_by: record.replaced_by ?? null,
-  };
 }
 
 async function redisCall<T>(fn: () => Promise<T>): Promise<T> {

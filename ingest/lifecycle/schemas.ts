@@ -6,13 +6,15 @@ import { listingStatuses, settableStatuses } from '../../common/domain/lifecycle
 import { currencies, externalIdPattern, propertyTypes } from '../../common/domain/listing.ts';
 import { text } from '../../common/domain/text.ts';
 import { fieldErrorSchema } from '../listings/schemas.ts';
+import { batchEnvelope } from '../validation/batch-envelope.ts';
 
-export const MAX_UPDATES_PER_REQUEST = 100;
-
-/** The envelope only; each update is validated on its own so errors are reported per index. */
-export const statusBodySchema = z.strictObject({
-  updates: z.array(z.unknown()).min(1),
-  test_mode: z.boolean().optional(),
+/** POST /listings/status: up to 100 updates a request. */
+export const statusEnvelope = batchEnvelope({
+  field: 'updates',
+  max: 100,
+  tooManyCode: 'too_many_listings',
+  items: 'status updates',
+  testModeDescription: "Address the account's test listings",
 });
 
 export const statusUpdateSchema = z
@@ -35,11 +37,8 @@ export const statusUpdateSchema = z
   .meta({ title: 'StatusUpdate', description: 'Exactly one of listing_id and external_id' });
 export type StatusUpdate = z.infer<typeof statusUpdateSchema>;
 
-export const statusBodyDocSchema = z
-  .strictObject({
-    updates: z.array(statusUpdateSchema).min(1).max(MAX_UPDATES_PER_REQUEST),
-    test_mode: z.boolean().optional().meta({ description: "Address the account's test listings" }),
-  })
+export const statusBodyDocSchema = statusEnvelope
+  .docSchema(statusUpdateSchema)
   .meta({ title: 'StatusUpdateRequest' });
 
 export const statusResultSchema = z

@@ -10,11 +10,9 @@ import { isTestMode } from '../listings/bulk-create.ts';
 import { externalIdFingerprint, listingIdFor } from '../listings/fingerprint.ts';
 import { CLOCK_SKEW_MS } from '../listings/validate.ts';
 import type { FieldError } from '../validation/field-errors.ts';
-import { parseBatchEnvelope } from '../validation/batch-envelope.ts';
 import { checkBatchItem } from '../validation/batch-item.ts';
 import {
-  MAX_UPDATES_PER_REQUEST,
-  statusBodySchema,
+  statusEnvelope,
   statusUpdateSchema,
   type StatusResponse,
   type StatusResult,
@@ -56,7 +54,7 @@ export async function updateStatuses(
   auth: ApiKeyRecord,
   body: unknown,
 ): Promise<StatusOutcome> {
-  const envelope = parseEnvelope(body);
+  const envelope = statusEnvelope.parse(body);
   const caller: Caller = {
     auth,
     isTest: isTestMode(auth, envelope.test_mode),
@@ -226,14 +224,4 @@ function validateUpdate(raw: unknown, now: number): Checked {
   }
   if (!parsed.success || errors.length) return { ok: false, errors };
   return { ok: true, update: parsed.data };
-}
-
-function parseEnvelope(body: unknown): { updates: unknown[]; test_mode?: boolean } {
-  return parseBatchEnvelope(body, {
-    field: 'updates',
-    max: MAX_UPDATES_PER_REQUEST,
-    tooManyCode: 'too_many_listings',
-    items: 'status updates',
-    schema: statusBodySchema,
-  });
 }

@@ -10,15 +10,9 @@ import type { Logger } from '../../common/logger.ts';
 import type { Listing } from '../../common/domain/listing.ts';
 import type { ListingBatchHeader } from '../../common/domain/messages.ts';
 import { newId } from '../../common/ids.ts';
-import { parseBatchEnvelope } from '../validation/batch-envelope.ts';
 import type { AdmissionRequest, AdmissionStore } from './admission.ts';
 import { listingFingerprint, listingIdFor } from './fingerprint.ts';
-import {
-  bulkBodySchema,
-  MAX_LISTINGS_PER_REQUEST,
-  type BulkCreateResponse,
-  type ListingResult,
-} from './schemas.ts';
+import { bulkEnvelope, type BulkCreateResponse, type ListingResult } from './schemas.ts';
 import { validateListing } from './validate.ts';
 
 export interface BulkCreateDeps {
@@ -62,7 +56,7 @@ export async function bulkCreate(
   auth: ApiKeyRecord,
   body: unknown,
 ): Promise<BulkOutcome> {
-  const envelope = parseEnvelope(body);
+  const envelope = bulkEnvelope.parse(body);
   const isTest = isTestMode(auth, envelope.test_mode);
   const now = deps.now?.() ?? Date.now();
   const request = validateAll(envelope.listings, { auth, isTest, now, batchId: newId() });
@@ -222,15 +216,4 @@ function outcomeOf(request: BulkRequest, created: number): BulkOutcome {
       results,
     },
   };
-}
-
-function parseEnvelope(body: unknown): { listings: unknown[]; test_mode?: boolean } {
-  return parseBatchEnvelope(body, {
-    field: 'listings',
-    max: MAX_LISTINGS_PER_REQUEST,
-    tooManyCode: 'too_many_listings',
-    items: 'listings',
-    itemsInBody: 'listing objects',
-    schema: bulkBodySchema,
-  });
 }

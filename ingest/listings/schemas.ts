@@ -4,21 +4,20 @@ import { z } from 'zod';
 import { listingSchema } from '../../common/domain/listing.ts';
 import { imageChecksSchema } from '../../common/photos/batch-image-checks.ts';
 import { photoSummarySchema } from '../../common/photos/batch-summary.ts';
+import { batchEnvelope } from '../validation/batch-envelope.ts';
 
 export const MAX_LISTINGS_PER_REQUEST = 100;
 
-/** The envelope only; each listing is validated on its own so errors are reported per index. */
-export const bulkBodySchema = z.strictObject({
-  listings: z.array(z.unknown()).min(1),
-  test_mode: z.boolean().optional(),
+/** POST /listings/bulk: up to MAX_LISTINGS_PER_REQUEST listings a request. */
+export const bulkEnvelope = batchEnvelope({
+  field: 'listings',
+  max: MAX_LISTINGS_PER_REQUEST,
+  tooManyCode: 'too_many_listings',
+  items: 'listings',
+  itemsInBody: 'listing objects',
 });
 
-export const bulkBodyDocSchema = z
-  .strictObject({
-    listings: z.array(listingSchema).min(1).max(MAX_LISTINGS_PER_REQUEST),
-    test_mode: z.boolean().optional(),
-  })
-  .meta({ title: 'BulkCreateRequest' });
+export const bulkBodyDocSchema = bulkEnvelope.docSchema(listingSchema).meta({ title: 'BulkCreateRequest' });
 
 export const fieldErrorSchema = z
   .object({

@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { ApiKeyRecord, RateLimitState } from '../../common/auth/key-store.ts';
 import { tierPolicies } from '../../common/auth/tiers.ts';
 import { RATE_WINDOW_MS } from '../../common/auth/access-check.ts';
+import { keyIdentity } from '../keys/public-key.ts';
 import { readUsage, type ListingOutcomes, type UsageCounts } from '../../common/usage/counters.ts';
 
 export interface KeyStatusResponse {
@@ -53,19 +54,7 @@ export async function keyStatus(
   const usage = await readUsage(deps.redis, deps.prefix, auth.id, now);
   const policy = tierPolicies[auth.tier];
   return {
-    key: {
-      id: auth.id,
-      prefix: auth.prefix,
-      name: auth.name,
-      mode: auth.mode,
-      tier: auth.tier,
-      role: auth.role,
-      status: auth.status,
-      account_id: auth.account_id,
-      created_at: auth.created_at,
-      last_used_at: auth.last_used_at ?? null,
-      expires_at: auth.expires_at ?? null,
-    },
+    key: keyIdentity(auth),
     limits: {
       requests_per_minute: auth.rate_limit,
       max_images_per_listing: policy.maxImagesPerListing,

@@ -1,12 +1,14 @@
 // The body of a batch endpoint: {"<field>": [1 to max items], "test_mode"?: boolean}. The item
 // count is checked before the schema, so a huge array is refused without validating anything in it.
-import type { z } from 'zod';
+// Only the envelope is parsed here: each item is validated on its own so errors are reported per
+// index. The OpenAPI document shows the same envelope with the items' schema (docSchema).
+import { z } from 'zod';
 import { AppError, type ErrorCode } from '../../common/errors.ts';
 import { fieldErrors } from './field-errors.ts';
 
-export interface BatchEnvelope<S extends z.ZodType> {
+export interface BatchEnvelopeSpec<F extends string> {
   /** The array's field in the body: listings, events, updates. */
-  field: string;
+  field: F;
   max: number;
   /** The error code of a request over max. */
   tooManyCode: ErrorCode;
@@ -14,29 +16,44 @@ export interface BatchEnvelope<S extends z.ZodType> {
   items: string;
   /** The same in the description of a valid body, where it differs ("listing objects"). */
   itemsInBody?: string;
-  schema: S;
+  /** What test_mode does here, for the OpenAPI document. */
+  testModeDescription?: string;
 }
 
-export function parseBatchEnvelope<S extends z.ZodType>(
-  body: unknown,
-  envelope: BatchEnvelope<S>,
-): z.output<S> {
-  const { field, max, items } = envelope;
-  const array = (body as Record<string, unknown> | null | undefined)?.[field];
-  if (Array.isArray(array) && array.length > max) {
-    throw new AppError(
-      envelope.tooManyCode,
-      `A request may hold at most ${max} ${items}; got ${array.length}. Split them into several requests.`,
-      { details: { max, got: array.length } },
-    );
-  }
-  const parsed = envelope.schema.safeParse(body);
-  if (!parsed.success) {
-    throw new AppError(
-      'validation_failed',
-      `The body must be {"${field}": [1 to ${max} ${envelope.itemsInBody ?? items}], "test_mode"?: boolean}`,
-      { details: fieldErrors(parsed.error.issues, body) },
-    );
-  }
-  return parsed.data;
+export type BatchBody<F extends string> = Record<F, unknown[]> & { test_mode?: boolean };
+
+export function batchEnvelope<F extends string>(spec: BatchEnvelopeSpec<F>) {
+  const { field, max, items } = spec;
+  const schema = z.strictObject({ [field]: z.array(z.unknown()).min(1), test_mode: z.boolean().optional() });
+  return {
+    parse(body: unknown): BatchBody<F> {
+      const array = (body as Record<string, unknown> | null | undefined)?.[field];
+      if (Array.isArray(array) && array.length > max) {
+        throw new AppError(
+          spec.tooManyCode,
+          `A request may hold at most ${max} ${items}; got ${array.length}. Split them into several requests.`,
+          { details: { max, got: array.length } },
+        );
+      }
+      const parsed = schema.safeParse(body);
+      if (!parsed.success) {
+        throw new AppError(
+          'validation_failed',
+          `The body must be {"${field}": [1 to ${max} ${spec.itemsInBody ?? items}], "test_mode"?: boolean}`,
+          { details: fieldErrors(parsed.error.issues, body) },
+        );
+      }
+      return parsed.data as BatchBody<F>;
+    },
+    /** The body as the OpenAPI document shows it: 1 to max items of `item`. */
+    docSchema(item: z.ZodType) {
+      const testMode = z.boolean().optional();
+      return z.strictObject({
+        [field]: z.array(item).min(1).max(max),
+        test_mode: spec.testModeDescription
+          ? testMode.meta({ description: spec.testModeDescription })
+          : testMode,
+      });
+    },
+  };
 }

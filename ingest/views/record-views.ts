@@ -11,14 +11,8 @@ import { errorFields, type Logger } from '../../common/logger.ts';
 import { isTestMode } from '../listings/bulk-create.ts';
 import { CLOCK_SKEW_MS } from '../listings/validate.ts';
 import { fieldErrors, type FieldError } from '../validation/field-errors.ts';
-import { parseBatchEnvelope } from '../validation/batch-envelope.ts';
 import type { ListingOwnership } from './ownership.ts';
-import {
-  MAX_VIEW_EVENTS_PER_REQUEST,
-  viewEventSchema,
-  viewsBodySchema,
-  type ViewsResponse,
-} from './schemas.ts';
+import { viewEventSchema, viewsEnvelope, type ViewsResponse } from './schemas.ts';
 import { VIEWS_PER_VIEWER_DAY, viewerOf, type GuardedEvent, type ViewGuard } from './view-guard.ts';
 
 export const VIEW_MAX_AGE_MS = 365 * 24 * 3600_000;
@@ -52,7 +46,7 @@ export async function recordViews(
   auth: ApiKeyRecord,
   body: unknown,
 ): Promise<ViewsResponse> {
-  const envelope = parseEnvelope(body);
+  const envelope = viewsEnvelope.parse(body);
   const isTest = isTestMode(auth, envelope.test_mode);
   const request = validateEvents(envelope.events, { auth, isTest, now: deps.now?.() ?? Date.now() });
   // Only the portal (the marketplace's own front end) may report views of any account's listings.
@@ -199,14 +193,4 @@ async function publishOrRelease(deps: RecordViewsDeps, request: ViewsRequest, ad
       );
     throw dependencyUnavailable('kafka', error);
   }
-}
-
-function parseEnvelope(body: unknown): { events: unknown[]; test_mode?: boolean } {
-  return parseBatchEnvelope(body, {
-    field: 'events',
-    max: MAX_VIEW_EVENTS_PER_REQUEST,
-    tooManyCode: 'too_many_events',
-    items: 'view events',
-    schema: viewsBodySchema,
-  });
 }

@@ -1,8 +1,7 @@
 // POST /events/views request and response (contract, "View events"), as zod schemas.
 import { z } from 'zod';
 import { text } from '../../common/domain/text.ts';
-
-export const MAX_VIEW_EVENTS_PER_REQUEST = 1_000;
+import { batchEnvelope } from '../validation/batch-envelope.ts';
 
 export const viewEventSchema = z
   .strictObject({
@@ -28,16 +27,16 @@ export const viewEventSchema = z
   })
   .meta({ title: 'ViewEvent' });
 
-export const viewsBodySchema = z.strictObject({
-  events: z.array(z.unknown()).min(1),
-  test_mode: z.boolean().optional(),
+/** POST /events/views: up to 1,000 events a request. */
+export const viewsEnvelope = batchEnvelope({
+  field: 'events',
+  max: 1_000,
+  tooManyCode: 'too_many_events',
+  items: 'view events',
 });
 
-export const viewsBodyDocSchema = z
-  .strictObject({
-    events: z.array(viewEventSchema).min(1).max(MAX_VIEW_EVENTS_PER_REQUEST),
-    test_mode: z.boolean().optional(),
-  })
+export const viewsBodyDocSchema = viewsEnvelope
+  .docSchema(viewEventSchema)
   .meta({ title: 'ViewEventsRequest' });
 
 export const viewsResponseSchema = z

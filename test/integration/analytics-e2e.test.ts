@@ -8,6 +8,7 @@ import { citySlugs } from '../../common/domain/cities.ts';
 import { propertyTypes } from '../../common/domain/listing.ts';
 import {
   api,
+  batchCompleted,
   createTestKey,
   env,
   eventually,
@@ -73,14 +74,7 @@ describe('analytics end to end', () => {
     });
     expect(created.status).toBe(201);
     expect(created.body.summary.succeeded).toBe(prices.length);
-    await eventually(
-      async () => {
-        const r = await api('GET', `/api/v1/listings/batches/${created.body.batch_id}`, { key });
-        return r.body?.status === 'completed' ? true : undefined;
-      },
-      60_000,
-      'batch completed',
-    );
+    await batchCompleted(key, created.body.batch_id, 60_000);
 
     const path = `/api/v1/analytics/pricing?city=${city}&type=${type}&period=${period}`;
     const answer = await eventually(

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, inject, it } from 'vitest';
-import { api, createTestKey, eventually, sampleListing } from '../support/api.ts';
+import { api, batchCompleted, createTestKey, eventually, sampleListing } from '../support/api.ts';
 import { artifacts, browserForFile } from '../support/browser.ts';
 
 const browser = browserForFile();
@@ -27,10 +27,7 @@ async function seed() {
   const created = await api('POST', '/api/v1/listings/bulk', { key, body: { listings } });
   expect(created.status).toBe(201);
   const ids = created.body.results.map((r: { listing_id: string }) => r.listing_id);
-  await eventually(async () => {
-    const batch = await api('GET', `/api/v1/listings/batches/${created.body.batch_id}`, { key });
-    return batch.body.status === 'completed' ? true : undefined;
-  }, 30_000);
+  await batchCompleted(key, created.body.batch_id);
   // Demand: more views on the first places.
   const events = ids.flatMap((id: string, i: number) =>
     Array.from({ length: 10 - i }, () => ({ listing_id: id })),

@@ -1,7 +1,14 @@
 // Batches (contract, "Batches"), test/live isolation and the OpenAPI document.
 import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../common/clients/clickhouse.ts';
-import { api, createTestKey, eventually, sampleListing, testClickHouse } from '../support/api.ts';
+import {
+  api,
+  batchCompleted,
+  createTestKey,
+  eventually,
+  sampleListing,
+  testClickHouse,
+} from '../support/api.ts';
 
 async function isTestFlags(ids: string[]): Promise<Record<string, number>> {
   const rows = await queryRows<{ id: string; t: number }>(
@@ -31,10 +38,7 @@ describe('batches (happy)', () => {
       failed: 1,
       failed_indexes: [2],
     });
-    const done = await eventually(async () => {
-      const now = await api('GET', `/api/v1/listings/batches/${batchId}`, { key });
-      return now.body.status === 'completed' ? now.body : undefined;
-    }, 30_000);
+    const done = await batchCompleted(key, batchId);
     expect(done).toMatchObject({ stored: 2, pending: 0, images: null, test_mode: false });
     expect(done.completed_at).toBeTruthy();
     const flags = await isTestFlags(

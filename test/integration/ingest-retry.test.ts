@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../common/clients/clickhouse.ts';
 import {
   api,
+  batchCompleted,
   createTestKey,
   env,
-  eventually,
   sampleListing,
   testClickHouse,
   testRedis,
@@ -23,17 +23,6 @@ async function storedRows(ids: string[]): Promise<number> {
   return Number(rows[0]!.c);
 }
 
-async function completed(key: string, batchId: string) {
-  return eventually(
-    async () => {
-      const batch = await api('GET', `/api/v1/listings/batches/${batchId}`, { key });
-      return batch.body.status === 'completed' ? batch.body : undefined;
-    },
-    30_000,
-    `batch ${batchId} completed`,
-  );
-}
-
 describe('retries and duplicates (happy)', () => {
   it('a retried whole batch creates nothing new: same ids, reported as duplicates, no new rows', async () => {
     const { key } = await createTestKey();
@@ -43,7 +32,7 @@ describe('retries and duplicates (happy)', () => {
     expect(first.body.summary).toMatchObject({ total: 20, succeeded: 20, created: 20, duplicates: 0 });
     const ids = first.body.results.map((r: { listing_id: string }) => r.listing_id);
     expect(new Set(ids).size).toBe(20);
-    await completed(key, first.body.batch_id);
+    await batchCompleted(key, first.body.batch_id);
     expect(await storedRows(ids)).toBe(20);
 
     const retry = await api('POST', '/api/v1/listings/bulk', { key, body: { listings } });
@@ -68,7 +57,7 @@ describe('retries and duplicates (happy)', () => {
     const third = await api('POST', '/api/v1/listings/bulk', { key, body: { listings } });
     expect(third.status).toBe(201);
     expect(third.body.results.map((r: { listing_id: string }) => r.listing_id)).toEqual(ids);
-    await completed(key, third.body.batch_id);
+    await batchCompleted(key, third.body.batch_id);
     expect(await storedRows(ids)).toBe(20);
   });
 

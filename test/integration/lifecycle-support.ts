@@ -2,7 +2,7 @@
 // until they are stored, post status updates, wait for the stream to apply them, read the history.
 import { expect } from 'vitest';
 import { queryRows } from '../../common/clients/clickhouse.ts';
-import { api, eventually, sampleListing, testClickHouse } from '../support/api.ts';
+import { api, batchCompleted, eventually, sampleListing, testClickHouse } from '../support/api.ts';
 import { DAY_MS } from '../../common/domain/lifecycle.ts';
 
 /** An ISO instant `days` days (and `hours` hours) before now, whole seconds. */
@@ -21,14 +21,7 @@ export async function pushListings(
     body: { listings: overrides.map((o) => sampleListing(o)), ...extra },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  await eventually(
-    async () => {
-      const batch = await api('GET', `/api/v1/listings/batches/${res.body.batch_id}`, { key });
-      return batch.body.status === 'completed' ? true : undefined;
-    },
-    30_000,
-    'batch completed',
-  );
+  await batchCompleted(key, res.body.batch_id);
   // The state rows come from materialized views of the same insert; wait until they are readable.
   const ids = res.body.results.map((r: { listing_id: string }) => r.listing_id);
   await eventually(

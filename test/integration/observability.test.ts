@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnService, stopChildren } from '../../infra/local/services.mjs';
-import { api, createTestKey, eventually, sampleListing } from '../support/api.ts';
+import { api, batchCompleted, createTestKey, eventually, sampleListing } from '../support/api.ts';
 import { closeProducer, publish } from './stream-support.ts';
 import { startReceiver } from './webhooks-receiver.ts';
 
@@ -117,10 +117,7 @@ describe('stream worker metrics listener', () => {
       body: { listings: [sampleListing()] },
     });
     expect(created.status).toBe(201);
-    await eventually(async () => {
-      const batch = await api('GET', `/api/v1/listings/batches/${created.body.batch_id}`, { key });
-      return batch.body.status === 'completed' ? true : undefined;
-    });
+    await batchCompleted(key, created.body.batch_id, 20_000);
     const { status, text } = await scrape(workerUrl());
     expect(status).toBe(200);
     expect(text).toMatch(/^kafka_consumer_lag\{consumer="listings",partition="\d+"\} \d+$/m);

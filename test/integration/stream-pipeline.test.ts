@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { neighbourhoodsOf } from '../../common/domain/locations.ts';
-import { api, createTestKey, eventually, sampleListing } from '../support/api.ts';
+import { api, batchCompleted, createTestKey, eventually, sampleListing } from '../support/api.ts';
 import { closeProducer, listingMessage, publish, rows, storedCounts } from './stream-support.ts';
 
 afterAll(closeProducer);
@@ -61,14 +61,7 @@ describe('stream: listings', () => {
       amenities: ['wifi', 'pool', 'generator'],
     });
     expect(row.h3_index).not.toBe('0');
-    const batch = await eventually(
-      async () => {
-        const r = await api('GET', `/api/v1/listings/batches/${created.body.batch_id}`, { key });
-        return r.body?.status === 'completed' ? r.body : undefined;
-      },
-      30_000,
-      'batch completed',
-    );
+    const batch = await batchCompleted(key, created.body.batch_id);
     expect(batch.status).toBe('completed');
   });
 

@@ -92,6 +92,21 @@ export async function eventually<T>(
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
 }
 
+/**
+ * Waits until GET /listings/batches/{id} says the batch is completed (every accepted listing
+ * stored) and returns that answer.
+ */
+export async function batchCompleted(key: string, batchId: string, timeoutMs = 30_000) {
+  return eventually(
+    async () => {
+      const batch = await api('GET', `/api/v1/listings/batches/${batchId}`, { key });
+      return batch.body?.status === 'completed' ? batch.body : undefined;
+    },
+    timeoutMs,
+    `batch ${batchId} completed`,
+  );
+}
+
 let counter = 0;
 /** A valid listing in Dar es Salaam; unique per call unless `overrides` fix the fingerprint fields. */
 export function sampleListing(overrides: Record<string, unknown> = {}) {
