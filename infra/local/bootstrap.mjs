@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { repoRoot } from './settings.mjs';
+import { inheritedEnvironment, repoRoot } from './settings.mjs';
 
 export async function ensureDependencies() {
   // A content hash, not mtimes: a checkout or touch of the lock file must not trigger `npm ci`.
@@ -21,7 +21,7 @@ export async function ensureDependencies() {
       stdio: 'inherit',
       // onnxruntime-node's postinstall would download GPU extras from outside the npm registry; the
       // CPU binaries the photo tagger uses are inside the package.
-      env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'skip' },
+      env: { ...inheritedEnvironment(), ONNXRUNTIME_NODE_INSTALL: 'skip' },
     });
     fs.writeFileSync(marker, `${lockHash}\n`);
   }

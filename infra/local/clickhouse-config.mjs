@@ -82,14 +82,11 @@ ${settings.clickhouse.extraConfig?.(node) ?? remoteServersXml(clickhouseNodes(se
 `;
 }
 
-export function analystPasswordSha256(env = process.env) {
-  // `analyst`: read-only login for data engineers (README, "Querying the warehouse").
-  return createHash('sha256')
-    .update(env.CLICKHOUSE_ANALYST_PASSWORD || 'analyst')
-    .digest('hex');
+export function analystPasswordSha256(password) {
+  return createHash('sha256').update(password).digest('hex');
 }
 
-export function usersXml() {
+export function usersXml(settings) {
   const localhost = '<networks><ip>::1</ip><ip>127.0.0.1</ip></networks>';
   // analyst: readonly=2 (no writes or DDL, but per-query settings such as output formats that
   // clients send), capped by constraints so a query cannot raise its own limits: each has a <min>
@@ -121,7 +118,7 @@ export function usersXml() {
       <quota>default</quota>
     </default>
     <analyst>
-      <password_sha256_hex>${analystPasswordSha256()}</password_sha256_hex>
+      <password_sha256_hex>${analystPasswordSha256(settings.clickhouse.analystPassword)}</password_sha256_hex>
       ${localhost}
       <profile>analyst</profile>
       <quota>default</quota>

@@ -172,7 +172,7 @@ async function startNode(settings, node, binary) {
     fs.mkdirSync(dir, { recursive: true });
   // Regenerated on every start so port or password changes apply; the data directory is kept.
   fs.writeFileSync(p.config, configXml(settings, node, p));
-  fs.writeFileSync(p.users, usersXml());
+  fs.writeFileSync(p.users, usersXml(settings));
   const pid = startDaemon({
     component: node.name,
     command: binary,

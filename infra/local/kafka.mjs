@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { pidFile, repoRoot } from './settings.mjs';
+import { inheritedEnvironment, pidFile, repoRoot } from './settings.mjs';
 import { ensureMavenJars } from './maven.mjs';
 import { isAlive, log, readPid, runCommand, startDaemon, stopPid, tcpOpen, waitUntil } from './processes.mjs';
 
@@ -138,7 +138,7 @@ function javaArgs(settings, p, mainClass, args) {
 }
 
 // glibc's per-thread malloc arenas inflate a JVM's RSS for nothing.
-const javaEnv = () => ({ ...process.env, MALLOC_ARENA_MAX: '2' });
+const javaEnv = () => ({ ...inheritedEnvironment(), MALLOC_ARENA_MAX: '2' });
 
 /** Broker metadata via kafkajs: the broker is ready when it answers describeCluster. */
 async function brokerAnswers(port) {

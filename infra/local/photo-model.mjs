@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { aptInstall, commandExists, log, runStep } from './processes.mjs';
 import { fileURLToPath } from 'node:url';
-import { readSettings, repoRoot } from './settings.mjs';
+import { inheritedEnvironment, readSettings, repoRoot } from './settings.mjs';
 
 export const PHOTO_MODEL_SHA256 = '73c473cc62e6da1cc732f8e896848890d646628f409eb04aa8a0ad6e78aec6d8';
 const conf = path.join(repoRoot, 'infra/local/photo-model');
@@ -102,7 +102,7 @@ export async function ensurePhotoModel(settings) {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   try {
-    process.stdout.write(`${await ensurePhotoModel(readSettings(process.env))}\n`);
+    process.stdout.write(`${await ensurePhotoModel(readSettings(inheritedEnvironment()))}\n`);
   } catch (error) {
     process.stderr.write(`${error.message}\n`);
     process.exit(1);

@@ -3,6 +3,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { inheritedEnvironment } from './settings.mjs';
 
 export function log(component, message) {
   process.stdout.write(`[stack] ${component}: ${message}\n`);
@@ -31,7 +32,15 @@ export function readPid(pidFile) {
  * Spawns a long-running server detached from our process group, so Ctrl-C in a terminal reaches
  * only the orchestrator, which then stops the servers in order. Output goes to `logFile`.
  */
-export function startDaemon({ component, command, args, logFile, pidFile, env = process.env, cwd }) {
+export function startDaemon({
+  component,
+  command,
+  args,
+  logFile,
+  pidFile,
+  env = inheritedEnvironment(),
+  cwd,
+}) {
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
   const out = fs.openSync(logFile, 'a');
   const child = spawn(command, args, { detached: true, stdio: ['ignore', out, out], env, cwd });
@@ -49,7 +58,7 @@ export function startDaemon({ component, command, args, logFile, pidFile, env = 
  * polling past its deadline). Resolves with the output; rejects with an Error carrying `stdout`,
  * `stderr` and `status`.
  */
-export function runCommand(command, args, { env = process.env, cwd, inheritStderr = false } = {}) {
+export function runCommand(command, args, { env = inheritedEnvironment(), cwd, inheritStderr = false } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       env,
@@ -184,7 +193,7 @@ export function commandExists(name) {
 /** Installs Debian packages when a command is missing (we run as root on the target machines). */
 export function aptInstall(component, packages) {
   log(component, `installing ${packages.join(' ')} with apt-get`);
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const env = { ...inheritedEnvironment(), DEBIAN_FRONTEND: 'noninteractive' };
   const install = () =>
     execFileSync('apt-get', ['install', '-y', '--no-install-recommends', ...packages], {
       stdio: 'inherit',

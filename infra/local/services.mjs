@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { repoRoot } from './settings.mjs';
+import { inheritedEnvironment, launcher, repoRoot } from './settings.mjs';
 
 const entryPoints = {
   gateway: 'dist/gateway/main.js',
@@ -44,14 +44,15 @@ export function spawnService(name, env, { stdio = 'inherit' } = {}) {
   }
   // RLS_NODE_FLAGS: extra node flags for the services, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
   // to profile them under a benchmark (NODE_OPTIONS refuses --cpu-prof).
-  const flags = (env.RLS_NODE_FLAGS ?? process.env.RLS_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const flags =
+    env.RLS_NODE_FLAGS === undefined ? launcher.nodeFlags : env.RLS_NODE_FLAGS.split(' ').filter(Boolean);
   // --enable-source-maps: stack traces in the logs point at the TypeScript lines.
   const child = spawn(
     serviceNode,
     [...serviceFlags[name], ...flags, '--enable-source-maps', entryPoints[name]],
     {
       cwd: repoRoot,
-      env: { ...anyMetricsPort[name], ...process.env, ...env },
+      env: { ...anyMetricsPort[name], ...inheritedEnvironment(), ...env },
       stdio,
     },
   );
@@ -68,7 +69,7 @@ export async function waitForHealth(port, { timeoutMs = 60_000, children = [] } 
     }
     try {
       // With the operator token the body names what is not ready yet (shown in the error below).
-      const token = process.env.OPERATOR_TOKEN;
+      const token = launcher.operatorToken;
       const response = await fetch(`http://127.0.0.1:${port}/healthz`, {
         headers: token ? { 'X-Operator-Token': token } : {},
       });

@@ -24,6 +24,17 @@ function positiveInt(env, name, fallback) {
   return value;
 }
 
+/** A listener port that may also be 0 (any free port), as the services' metrics ports may. */
+function listenPort(env, name, fallback) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 65535) {
+    throw new Error(`${name} must be a TCP port (0-65535, 0: any free one), got "${raw}"`);
+  }
+  return value;
+}
+
 function topology(env) {
   const raw = env.RLS_TOPOLOGY || 'single';
   if (raw !== 'single' && raw !== 'cluster')
@@ -70,6 +81,31 @@ function portOf(env, name) {
   return port(env, name, 0);
 }
 
+/**
+ * The environment the launcher was started with, for the processes it starts to inherit (with
+ * their own variables on top). The launcher's own settings come from readSettings and `launcher`.
+ */
+export function inheritedEnvironment() {
+  return process.env;
+}
+
+/** Variables of the launcher itself, whichever instance it runs (read once, when it loads). */
+export const launcher = readLauncher(process.env);
+
+function readLauncher(env) {
+  return {
+    /** Extra node flags for the services, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" under a benchmark. */
+    nodeFlags: (env.RLS_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+    /** With it, /healthz names what is not ready yet while the launcher waits (README, "Health"). */
+    operatorToken: env.OPERATOR_TOKEN || undefined,
+    /** `npm test`: leave the single-topology stack running afterwards. */
+    keepStack: env.RLS_KEEP_STACK === '1',
+    /** `npm test`: what the services under test get (the test defaults apply when unset). */
+    outboundAllowCidrs: env.OUTBOUND_ALLOW_CIDRS,
+    webhookRetryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE_MS,
+  };
+}
+
 /** Path of a server's pid file: `<stateDir>/pids/<component>-<n>.pid` (external tools kill by it). */
 export function pidFile(settings, component, n = 1) {
   return path.join(settings.stateDir, 'pids', `${component}-${n}.pid`);
@@ -86,6 +122,7 @@ export function readSettings(env = process.env, { profile = 'start' } = {}) {
   const kind = topology(env);
   const kafkaPort = port(env, 'KAFKA_PORT', base + 92);
   const redisPort = port(env, 'REDIS_PORT', base + 379);
+  const apiPort = port(env, 'PORT', profile === 'test' ? base + 80 : 8080);
   const kafkaNodeList = kafkaNodes(env, kind, kafkaPort, base);
   const redisPorts = Array.from({ length: kind === 'cluster' ? REDIS_NODES : 1 }, (_, i) => redisPort + i);
   if (redisPorts.at(-1) > 65535)
@@ -93,11 +130,15 @@ export function readSettings(env = process.env, { profile = 'start' } = {}) {
   return {
     profile,
     topology: kind,
+    portBase: base,
     stateDir,
     // Downloads (Maven jars) are shared by all instances of one checkout.
     cacheDir: path.resolve(repoRoot, env.RLS_CACHE_DIR || '.local/cache'),
     logDir: path.join(stateDir, 'logs'),
-    port: port(env, 'PORT', profile === 'test' ? base + 80 : 8080),
+    port: apiPort,
+    // The /metrics listeners of the stream worker and the image process it starts.
+    streamMetricsPort: listenPort(env, 'STREAM_METRICS_PORT', apiPort + 10),
+    imagesMetricsPort: listenPort(env, 'IMAGES_METRICS_PORT', apiPort + 11),
     kafka: {
       external: env.KAFKA_BROKERS || '',
       port: kafkaPort,
@@ -114,6 +155,8 @@ export function readSettings(env = process.env, { profile = 'start' } = {}) {
       // Shard servers on consecutive ports (2 in the cluster topology); 1–4, e.g. 2 shards beside a
       // single Kafka and Redis to work on ClickHouse alone.
       shards: shardCount(env, kind),
+      // `analyst`: read-only login for data engineers (README, "Querying the warehouse").
+      analystPassword: env.CLICKHOUSE_ANALYST_PASSWORD || 'analyst',
     },
     redis: {
       external: env.REDIS_URL || '',

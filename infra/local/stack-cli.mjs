@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ensureDependencies } from './bootstrap.mjs';
-import { readSettings } from './settings.mjs';
+import { inheritedEnvironment, readSettings } from './settings.mjs';
 
 const action = process.argv[2];
 if (action !== 'up' && action !== 'down') {
@@ -16,7 +16,7 @@ await ensureDependencies();
 const { log } = await import('./processes.mjs');
 const { startStack } = await import('./stack.mjs');
 // `up` starts whatever is missing (a node killed by its pid file rejoins) and leaves the rest alone.
-const settings = readSettings(process.env, { profile: 'start' });
+const settings = readSettings(inheritedEnvironment(), { profile: 'start' });
 const envFile = path.join(settings.stateDir, 'stack.env');
 
 try {

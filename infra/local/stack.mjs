@@ -11,7 +11,7 @@ import { startKafka, stopKafka } from './kafka.mjs';
 import { ensurePhotoModel } from './photo-model.mjs';
 import { log } from './processes.mjs';
 import { startRedis, stopRedis } from './redis.mjs';
-import { serviceEnv } from './settings.mjs';
+import { inheritedEnvironment, serviceEnv } from './settings.mjs';
 
 /** Namespacing inside one stack (tests of several checkouts sharing a broker and a server). */
 export function namespaceEnv(env) {
@@ -51,7 +51,7 @@ export async function stopComponents(settings, started) {
   );
 }
 
-export async function startStack(settings, env = process.env) {
+export async function startStack(settings, env = inheritedEnvironment()) {
   const started = {};
   const t0 = Date.now();
   log('stack', `topology ${settings.topology}`);

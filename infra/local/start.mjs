@@ -3,7 +3,7 @@
 // SIGINT/SIGTERM stops the services, then the stack components this run started.
 import { build } from '../build.mjs';
 import { ensureDependencies } from './bootstrap.mjs';
-import { readSettings } from './settings.mjs';
+import { inheritedEnvironment, readSettings } from './settings.mjs';
 
 await ensureDependencies();
 try {
@@ -16,7 +16,7 @@ const { log } = await import('./processes.mjs');
 const { startStack } = await import('./stack.mjs');
 const { spawnService, stopChildren, waitForHealth } = await import('./services.mjs');
 
-const settings = readSettings(process.env, { profile: 'start' });
+const settings = readSettings(inheritedEnvironment(), { profile: 'start' });
 let stack;
 let children = [];
 let stopping = false;
@@ -35,10 +35,10 @@ process.on('SIGTERM', () => void shutdown(0));
 
 try {
   stack = await startStack(settings);
-  // The worker's /metrics listener: PORT + 10 (8090) unless STREAM_METRICS_PORT says otherwise.
-  const streamMetricsPort = process.env.STREAM_METRICS_PORT || String(settings.port + 10);
-  // The image process's: PORT + 11 (8091) unless IMAGES_METRICS_PORT says otherwise.
-  const imagesMetricsPort = process.env.IMAGES_METRICS_PORT || String(settings.port + 11);
+  // The worker's /metrics listener: PORT + 10 (8090) unless STREAM_METRICS_PORT says otherwise;
+  // the image process's PORT + 11 (8091) unless IMAGES_METRICS_PORT does.
+  const streamMetricsPort = String(settings.streamMetricsPort);
+  const imagesMetricsPort = String(settings.imagesMetricsPort);
   children = [
     spawnService('gateway', stack.env),
     spawnService('stream', { ...stack.env, STREAM_METRICS_PORT: streamMetricsPort }),

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { build } from '../build.mjs';
 import { ensureDependencies } from './bootstrap.mjs';
-import { readSettings, repoRoot } from './settings.mjs';
+import { inheritedEnvironment, launcher, readSettings, repoRoot } from './settings.mjs';
 
 await ensureDependencies();
 const { log } = await import('./processes.mjs');
@@ -18,19 +18,23 @@ const { installClients } = await import('./clients.mjs');
 
 function run(command, args, env = {}) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: repoRoot, stdio: 'inherit', env: { ...process.env, ...env } });
+    const child = spawn(command, args, {
+      cwd: repoRoot,
+      stdio: 'inherit',
+      env: { ...inheritedEnvironment(), ...env },
+    });
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
 }
 
-const settings = readSettings(process.env, { profile: 'test' });
+const settings = readSettings(inheritedEnvironment(), { profile: 'test' });
 const clusterOnly = process.argv[2] === '--cluster';
 const vitestArgs = process.argv.slice(clusterOnly ? 3 : 2);
 const quick = vitestArgs.length > 0 || clusterOnly; // a chosen subset skips the static checks
 
 /** Variables of the cluster phase's own stack: cluster topology, ports and state beside the main one. */
 function clusterPhaseEnv() {
-  const base = Number(process.env.RLS_PORT_BASE || 28000) + 500;
+  const base = settings.portBase + 500;
   const blank = [
     'KAFKA_PORT',
     'KAFKA_CONTROLLER_PORT',
@@ -54,10 +58,10 @@ function clusterPhaseEnv() {
 async function clusterPhase(commonEnv) {
   const { stopComponents } = await import('./stack.mjs');
   const overrides = clusterPhaseEnv();
-  const clusterSettings = readSettings({ ...process.env, ...overrides }, { profile: 'test' });
+  const clusterSettings = readSettings({ ...inheritedEnvironment(), ...overrides }, { profile: 'test' });
   log('test', `cluster phase (vitest.cluster.config.ts) on ports from ${overrides.RLS_PORT_BASE}`);
   try {
-    const clusterStack = await startStack(clusterSettings, { ...process.env, ...overrides });
+    const clusterStack = await startStack(clusterSettings, { ...inheritedEnvironment(), ...overrides });
     const env = {
       ...commonEnv,
       ...overrides,
@@ -104,16 +108,16 @@ try {
     NODE_ENV: 'test',
     RLS_TEST_PROFILE: '1',
     // Webhook/image receivers in tests listen on 127.0.0.1; production leaves OUTBOUND_ALLOW_CIDRS empty.
-    OUTBOUND_ALLOW_CIDRS: process.env.OUTBOUND_ALLOW_CIDRS ?? '127.0.0.0/8',
-    WEBHOOK_RETRY_SCHEDULE_MS: process.env.WEBHOOK_RETRY_SCHEDULE_MS ?? '0,500,1500,3000',
+    OUTBOUND_ALLOW_CIDRS: launcher.outboundAllowCidrs ?? '127.0.0.0/8',
+    WEBHOOK_RETRY_SCHEDULE_MS: launcher.webhookRetryScheduleMs ?? '0,500,1500,3000',
     // Health details (components, lag, errors) are shown only with this token (README, "Health").
-    OPERATOR_TOKEN: process.env.OPERATOR_TOKEN ?? 'rls-test-operator-token',
+    OPERATOR_TOKEN: launcher.operatorToken ?? 'rls-test-operator-token',
     // Workers the tests start bind any free port for /metrics; the suite's own worker (global-setup)
     // gets PORT + 10, where the metrics tests read it, and its image process PORT + 11.
     STREAM_METRICS_PORT: '0',
-    RLS_TEST_STREAM_METRICS_PORT: process.env.STREAM_METRICS_PORT || String(settings.port + 10),
+    RLS_TEST_STREAM_METRICS_PORT: String(settings.streamMetricsPort),
     IMAGES_METRICS_PORT: '0',
-    RLS_TEST_IMAGES_METRICS_PORT: process.env.IMAGES_METRICS_PORT || String(settings.port + 11),
+    RLS_TEST_IMAGES_METRICS_PORT: String(settings.imagesMetricsPort),
     RLS_SCHEMATHESIS_PYTHON: schemathesisPython,
     RLS_CLIENT_PYTHON: installedClients.python,
     RLS_CLIENT_PYTHONPATH: installedClients.pythonPath,
@@ -129,7 +133,7 @@ try {
   }
   // The cluster phase last: its stack is started only now, so the phases never compete for memory.
   if ((!quick || clusterOnly) && vitestCode === 0) {
-    if (stack && process.env.RLS_KEEP_STACK !== '1') {
+    if (stack && !launcher.keepStack) {
       await stack.stop();
       stack = undefined;
     }
@@ -139,6 +143,6 @@ try {
 } catch (error) {
   process.stderr.write(`[test] ${error.stack ?? error.message}\n`);
 } finally {
-  if (stack && process.env.RLS_KEEP_STACK !== '1') await stack.stop();
+  if (stack && !launcher.keepStack) await stack.stop();
 }
 process.exit(code);
