@@ -11,7 +11,7 @@ import { parentsForBounds } from '../analytics-api/geo/h3-ranges.ts';
 import { previousQuarter, quarterOf, quarterStart, type Quarter } from '../analytics-api/period.ts';
 import { cellStats } from '../analytics-api/queries/heatmap.ts';
 import { marketTotals } from '../analytics-api/queries/market.ts';
-import { pricingStatement } from '../analytics-api/queries/pricing.ts';
+import { pricingPricesStatement, pricingSummaryStatement } from '../analytics-api/queries/pricing.ts';
 import { propertyTypes } from '../common/domain/listing.ts';
 import { cityLocation } from '../common/domain/locations.ts';
 import type { NamedQuery } from '../common/warehouse/query.ts';
@@ -76,7 +76,8 @@ const heatmapScopes = [undefined, ...propertyTypes].flatMap((type) =>
 
 const statements: [string, NamedQuery<any, any>, Record<string, unknown>[]][] = [
   ['SELECT 1 (floor)', { sql: 'SELECT 1', queryParams: () => ({}) } as never, [{}]],
-  ['pricing: the whole answer (one statement)', pricingStatement, scopes],
+  ['pricing: prepared summaries and stats (every answer)', pricingSummaryStatement, scopes],
+  ['pricing: prices at request time (a group changed since)', pricingPricesStatement, scopes],
   ['heatmap: market totals', marketTotals, scopes],
   [
     `heatmap: cells of the Dar es Salaam box (${darCovering.parents.length} parents)`,

@@ -30,6 +30,11 @@ import { baseEnvSchema, parseEnv } from '../common/env.ts';
 import { AppError } from '../common/errors.ts';
 import { createLogger } from '../common/logger.ts';
 import { migrate } from '../infra/clickhouse/migrate.ts';
+import {
+  neighbourhoodQuarterPriceSummariesTable,
+  preparePriceSummaries,
+  stalePriceGroups,
+} from '../common/warehouse/price-summaries.ts';
 import { listingModel, LISTING_MODEL, reseedListings, seed } from './analytics-seed.ts';
 import { benchClickHouse } from './clickhouse-server.ts';
 import { seedLifecycle } from './lifecycle-seed.ts';
@@ -110,6 +115,19 @@ log(
     `${await count('neighbourhood_quarter_stats')} neighbourhood_quarter_stats rows, ${await count('cell_quarter_stats')} cell_quarter_stats rows, ` +
     `${await count('listing_status_changes')} status changes, ${await count('account_quarter_flows')} account_quarter_flows rows`,
 );
+
+// The pricing summaries the stream worker's job keeps (stream/jobs/price-summaries.ts), prepared
+// here for every group of the seeded set (the job's work on a quiet store). BENCH_PRICE_SUMMARIES=off
+// empties them instead: every pricing answer is then computed from its prices.
+if (process.env.BENCH_PRICE_SUMMARIES === 'off') {
+  await ch.command({ query: `TRUNCATE TABLE ${neighbourhoodQuarterPriceSummariesTable.name}` });
+  log('price summaries: none (BENCH_PRICE_SUMMARIES=off)');
+} else {
+  const t0 = performance.now();
+  const { rows: stale } = await stalePriceGroups.run(ch, {});
+  await preparePriceSummaries(ch, stale);
+  log(`price summaries: ${stale.length} groups prepared in ${Math.round(performance.now() - t0)} ms`);
+}
 
 const redis = createRedis(
   { url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES },

@@ -17,6 +17,8 @@ const jobsEnvSchema = z.object({
   ESTIMATE_BACKTEST_MONTHS: z.coerce.number().int().min(1).max(24).default(DEFAULT_BACKTEST_MONTHS),
   /** Listings neither re-sent nor changed for 60 days expire (docs/lifecycle.md). */
   LIFECYCLE_EXPIRY_CRON: cronExpression('17 3 * * *'),
+  /** The pricing answer's prepared figures of quiet groups (docs/analytics.md, "Pricing"). */
+  PRICE_SUMMARIES_CRON: cronExpression('*/10 * * * * *', { orOff: true }),
 });
 
 export const streamEnvSchema = workerEnvSchema

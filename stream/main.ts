@@ -9,6 +9,7 @@ import { streamEnvSchema } from './env.ts';
 import { estimateBacktestJob } from './jobs/estimate-backtest.ts';
 import { keyAuditFlushJob } from './jobs/key-audit-flush.ts';
 import { listingExpiryJob } from './jobs/listing-expiry.ts';
+import { priceSummariesJob } from './jobs/price-summaries.ts';
 import { scheduleJobs, type Job } from './jobs/schedule.ts';
 import { usageRollupJob } from './jobs/usage-rollup.ts';
 import { startPipelines } from './pipelines.ts';
@@ -44,6 +45,7 @@ await runProcess('stream', streamEnvSchema, async (env, logger) => {
   ];
   if (env.ESTIMATE_BACKTEST_CRON !== 'off')
     jobs.push(estimateBacktestJob(platform, env.ESTIMATE_BACKTEST_CRON, env.ESTIMATE_BACKTEST_MONTHS));
+  if (env.PRICE_SUMMARIES_CRON !== 'off') jobs.push(priceSummariesJob(platform, env.PRICE_SUMMARIES_CRON));
   const scheduled = scheduleJobs(jobs, { redis: platform.redis, prefix: env.REDIS_KEY_PREFIX, logger });
   logger.info('stream worker running', { worker_id: workerId });
 

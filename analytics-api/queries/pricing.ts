@@ -1,33 +1,26 @@
-// SQL of the pricing endpoint (spec §2.4): one statement returns every part of the answer, each row
-// tagged by `part`. Exact medians, averages and extremes come from the neighbourhood_quarter_prices
-// aggregate (migration 0012: listings per distinct price), read through its sort key (is_test, city,
-// property_type, quarter) for the period and the quarter before in one pass; view counts and the
-// market's totals come from the neighbourhood_quarter_stats aggregate (migration 0010), also in one
-// pass. Each statement costs a fixed ~3 ms of server CPU here before its first row, more than most
-// of these reads, so the parts share one statement rather than one each (~6–9 ms of ClickHouse CPU
-// less per answer than four; docs/performance.md, "Pricing in one statement"). Values are
-// `{name:Type}` query parameters; `exactMedian` is a constant SQL fragment (interpolated, never
-// carrying a value).
+// SQL of the pricing endpoint (spec §2.4), two statements whose rows are tagged by `part`:
+// - pricingSummaryStatement, every answer's first: the period's and the quarter before's prepared
+//   price figures (neighbourhood_quarter_price_summaries, migration 0120: a few dozen rows), and
+//   from the neighbourhood_quarter_stats aggregate (0010) the city's views per neighbourhood, the
+//   market's totals and the city's stored listing count of both quarters;
+// - pricingPricesStatement, only when a quarter's summary counts other listings than are stored
+//   (a group written since its summary): the same figures computed from neighbourhood_quarter_prices
+//   (0012: listings per distinct price), read through its sort key for both quarters in one pass.
+// Each statement costs a fixed ~2–3 ms of server CPU here before its first row, so each reads all
+// it can in one pass (docs/performance.md, "Pricing in one statement", "Prepared price figures").
+// Values are `{name:Type}` query parameters; `exactMedian` is a constant SQL fragment.
 import { z } from 'zod';
 import { citySlugs } from '../../common/domain/cities.ts';
 import { propertyTypes } from '../../common/domain/listing.ts';
-import { count, defineQuery, flag, isoDate, nullableNumber } from '../../common/warehouse/query.ts';
 import {
+  exactMedian,
   neighbourhoodQuarterPricesTable,
   neighbourhoodQuarterStatsTable,
 } from '../../common/warehouse/aggregates.ts';
+import { neighbourhoodQuarterPriceSummariesTable } from '../../common/warehouse/price-summaries.ts';
+import { count, defineQuery, flag, isoDate, nullableNumber } from '../../common/warehouse/query.ts';
 
-/**
- * Exact median in one pass over (price, listings) rows. quantileExactWeighted returns the first
- * value (in price order) at which the running weight reaches ceil(level · n): level 0.5 gives
- * element ⌈n/2⌉ (1-based: the lower middle for even n, the middle for odd n) and level 0.5 + 1e-9
- * gives element ⌊n/2⌋ + 1 (the upper middle; the middle for odd n); valid for n < 10^8 per group.
- * Their mean is the textbook median, identical to the mean of quantilesExact(0.499999999, 0.5) over
- * the raw prices (checked on all 12,077 groups of the 10 M-listing benchmark).
- */
-export const exactMedian = `arrayReduce('avg', quantilesExactWeighted(0.5, 0.500000001)(price_tzs, n))`;
-
-/** What a row of the pricing statement is. */
+/** What a row of the pricing statements is. */
 export const pricingParts = [
   /** One named (or '') neighbourhood's prices in the period. */
   'current',
@@ -35,10 +28,14 @@ export const pricingParts = [
   'total',
   /** One neighbourhood's listing count and median in the quarter before (the trend). */
   'previous',
-  /** One neighbourhood's views in the period (`views`). */
+  /** The whole city's listing count in the quarter before, as its summary counted it. */
+  'previous_total',
+  /** One neighbourhood's listings stored and views in the period (`views`). */
   'views',
-  /** Listings and views of the whole market (all cities) of the type in the period. */
-  'market',
+  /** One neighbourhood's listings stored in the quarter before. */
+  'previous_listed',
+  /** Listings and views of the rest of the market (every other city) of the type in the period. */
+  'elsewhere',
 ] as const;
 
 const pricingRow = z.object({
@@ -53,33 +50,78 @@ const pricingRow = z.object({
 });
 export type PricingRow = z.output<typeof pricingRow>;
 
+const pricingParams = z.object({
+  isTest: z.boolean(),
+  city: z.enum(citySlugs),
+  type: z.enum(propertyTypes),
+  /** First day of the period's quarter. */
+  quarterStart: isoDate,
+  /** First day of the quarter before. */
+  previousStart: isoDate,
+});
+
+const pricingQueryParams = (p: z.output<typeof pricingParams>) => ({
+  isTest: flag(p.isTest),
+  city: p.city,
+  type: p.type,
+  quarterStart: p.quarterStart,
+  previousStart: p.previousStart,
+});
+
 /**
- * Every part of one pricing answer. Rows of the quarter before and of the period come from one scan
- * grouped by (quarter, neighbourhood) and by quarter alone; the quarter before's city-wide row is
- * computed there too and dropped (HAVING). Views per neighbourhood of the city and the market's
- * totals come from one scan of every city's rows of the type: grouped by (city, neighbourhood), of
- * which the city's are kept, and the grand total. An empty period has no 'total' row; an empty
- * market may have a 'market' row of zeros or none.
+ * Prepared figures and the stats of one answer. The summaries' latest version per key (FINAL: a
+ * group prepared again has its older rows until they merge). The stats in one scan of the type's
+ * rows of both quarters, grouped per part: the city's neighbourhoods in the period ('views') and in
+ * the quarter before ('previous_listed'), every other city of the period together ('elsewhere').
+ * One plain GROUP BY: grouping sets cost ~1.5 ms more of server CPU here for the same ~40 rows.
  */
-export const pricingStatement = defineQuery({
-  name: 'pricing.parts',
-  params: z.object({
-    isTest: z.boolean(),
-    city: z.enum(citySlugs),
-    type: z.enum(propertyTypes),
-    /** First day of the period's quarter. */
-    quarterStart: isoDate,
-    /** First day of the quarter before. */
-    previousStart: isoDate,
-  }),
+export const pricingSummaryStatement = defineQuery({
+  name: 'pricing.summaries',
+  params: pricingParams,
   row: pricingRow,
-  queryParams: (p) => ({
-    isTest: flag(p.isTest),
-    city: p.city,
-    type: p.type,
-    quarterStart: p.quarterStart,
-    previousStart: p.previousStart,
-  }),
+  queryParams: pricingQueryParams,
+  sql: `
+    SELECT
+      multiIf(quarter != {quarterStart:Date}, if(city_wide = 1, 'previous_total', 'previous'),
+              city_wide = 1, 'total', 'current') AS part,
+      neighbourhood,
+      listings,
+      median_price_tzs AS median_price,
+      avg_price_tzs AS avg_price,
+      min_price_tzs AS min_price,
+      max_price_tzs AS max_price,
+      toUInt64(0) AS views
+    FROM ${neighbourhoodQuarterPriceSummariesTable.name} FINAL
+    WHERE is_test = {isTest:UInt8}
+      AND city = {city:String}
+      AND property_type = {type:String}
+      AND quarter IN ({quarterStart:Date}, {previousStart:Date})
+    UNION ALL
+    SELECT
+      multiIf(city != {city:String}, 'elsewhere', quarter = {quarterStart:Date}, 'views', 'previous_listed') AS stats_part,
+      if(city = {city:String}, neighbourhood, '') AS area,
+      sum(listings),
+      NULL, NULL, NULL, NULL,
+      sum(views)
+    FROM ${neighbourhoodQuarterStatsTable.name}
+    WHERE is_test = {isTest:UInt8}
+      AND quarter IN ({quarterStart:Date}, {previousStart:Date})
+      AND property_type = {type:String}
+      AND (quarter = {quarterStart:Date} OR city = {city:String})
+    GROUP BY stats_part, area`,
+});
+
+/**
+ * The price parts ('current', 'total', 'previous') computed from every distinct price. Rows of the
+ * quarter before and of the period come from one scan grouped by (quarter, neighbourhood) and by
+ * quarter alone; the quarter before's city-wide row is computed there too and dropped (HAVING). An
+ * empty period has no 'total' row.
+ */
+export const pricingPricesStatement = defineQuery({
+  name: 'pricing.prices',
+  params: pricingParams,
+  row: pricingRow,
+  queryParams: pricingQueryParams,
   sql: `
     SELECT
       multiIf(quarter != {quarterStart:Date}, 'previous', grouping(neighbourhood) = 1, 'total', 'current') AS part,
@@ -99,18 +141,5 @@ export const pricingStatement = defineQuery({
         AND quarter IN ({quarterStart:Date}, {previousStart:Date})
     )
     GROUP BY GROUPING SETS ((quarter, neighbourhood), (quarter))
-    HAVING grouping(neighbourhood) = 0 OR quarter = {quarterStart:Date}
-    UNION ALL
-    SELECT
-      if(grouping(city) = 1, 'market', 'views'),
-      neighbourhood,
-      sum(listings),
-      NULL, NULL, NULL, NULL,
-      sum(views)
-    FROM ${neighbourhoodQuarterStatsTable.name}
-    WHERE is_test = {isTest:UInt8}
-      AND quarter = {quarterStart:Date}
-      AND property_type = {type:String}
-    GROUP BY GROUPING SETS ((city, neighbourhood), ())
-    HAVING grouping(city) = 1 OR city = {city:String}`,
+    HAVING grouping(neighbourhood) = 0 OR quarter = {quarterStart:Date}`,
 });

@@ -12,8 +12,8 @@ import {
   marketExitDaysTable,
 } from '../../common/warehouse/market-flows.ts';
 import { int, marketScope, marketScopeParams, marketScopeWhere } from './market-scope.ts';
+import { exactMedian } from '../../common/warehouse/aggregates.ts';
 import { defineQuery, isoDate, nullableNumber } from '../../common/warehouse/query.ts';
-import { exactMedian } from './pricing.ts';
 
 /** Rows with all_classes = 1 are the month over every bedroom class (bedrooms is then 0). */
 export const monthlyRents = defineQuery({

@@ -1,29 +1,78 @@
 // Pricing by neighbourhood (spec §2.4): exact price statistics of the period, demand scores from
 // views, and the trend against the previous quarter. Rules: ../rules.ts and docs/analytics.md.
 import type { ClickHouseClient } from '@clickhouse/client';
+import { pricingReads } from '../../common/metrics/registry.ts';
 import { cities } from '../../common/domain/cities.ts';
 import type { PricingAnswer } from '../answers/pricing.ts';
 import type { PricingParams } from '../params.ts';
 import { periodLabel, previousQuarter, quarterStart } from '../period.ts';
-import { pricingStatement, type PricingRow } from '../queries/pricing.ts';
+import { pricingPricesStatement, pricingSummaryStatement, type PricingRow } from '../queries/pricing.ts';
 import { demandScore, round2, round3, trendOf } from '../rules.ts';
+
+type PricingScope = Parameters<typeof pricingSummaryStatement.run>[1];
+
+/** Where an answer's price figures came from (the pricing_reads_total metric's label). */
+export type PriceSource = 'summaries' | 'prices';
+
+export interface PricingFigures {
+  /** 'current' and 'total' rows of the period, 'previous' rows of the quarter before. */
+  prices: PricingRow[];
+  /** Views of each of the city's neighbourhoods (with a stats row) in the period. */
+  views: Map<string, number>;
+  /** Listings and views of the whole market of the type in the period. */
+  market: { listings: number; views: number };
+  source: PriceSource;
+}
+
+const priceParts: ReadonlySet<PricingRow['part']> = new Set(['current', 'total', 'previous']);
+const sum = (rows: PricingRow[], key: 'listings' | 'views') => rows.reduce((n, row) => n + row[key], 0);
+
+/**
+ * The figures of one pricing answer: the prepared summaries when both quarters' summaries count
+ * exactly the listings stored now (counts only grow, so the same count is the same listings), else
+ * the price figures computed from every price by a second statement.
+ */
+export async function pricingFigures(
+  clickhouse: ClickHouseClient,
+  scope: PricingScope,
+): Promise<PricingFigures> {
+  const { rows } = await pricingSummaryStatement.run(clickhouse, scope);
+  const part = (name: PricingRow['part']) => rows.filter((row) => row.part === name);
+  const summarised = (name: 'total' | 'previous_total') => part(name)[0]?.listings ?? 0;
+  const views = part('views');
+  const elsewhere = part('elsewhere');
+  const current =
+    summarised('total') === sum(views, 'listings') &&
+    summarised('previous_total') === sum(part('previous_listed'), 'listings');
+  const source: PriceSource = current ? 'summaries' : 'prices';
+  pricingReads.inc({ source });
+  return {
+    prices: current
+      ? rows.filter((row) => priceParts.has(row.part))
+      : (await pricingPricesStatement.run(clickhouse, scope)).rows,
+    views: new Map(views.map((row) => [row.neighbourhood, row.views])),
+    market: {
+      listings: sum(views, 'listings') + sum(elsewhere, 'listings'),
+      views: sum(views, 'views') + sum(elsewhere, 'views'),
+    },
+    source,
+  };
+}
 
 export async function pricingAnswer(
   clickhouse: ClickHouseClient,
   params: PricingParams,
   isTest: boolean,
 ): Promise<PricingAnswer> {
-  const { rows } = await pricingStatement.run(clickhouse, {
+  const figures = await pricingFigures(clickhouse, {
     isTest,
     city: params.city,
     type: params.type,
     quarterStart: quarterStart(params.period),
     previousStart: quarterStart(previousQuarter(params.period)),
   });
-  const part = (name: PricingRow['part']) => rows.filter((row) => row.part === name);
+  const part = (name: PricingRow['part']) => figures.prices.filter((row) => row.part === name);
   const previousBy = new Map(part('previous').map((row) => [row.neighbourhood, row]));
-  const viewsBy = new Map(part('views').map((row) => [row.neighbourhood, row.views]));
-  const marketRow = part('market')[0] ?? { listings: 0, views: 0 };
   const totals = part('total')[0];
   const total = totals?.listings ?? 0;
 
@@ -35,7 +84,10 @@ export async function pricingAnswer(
       median_price: row.median_price as number,
       listing_count: row.listings,
       demand_score: round3(
-        demandScore({ views: viewsBy.get(row.neighbourhood) ?? 0, listings: row.listings }, marketRow),
+        demandScore(
+          { views: figures.views.get(row.neighbourhood) ?? 0, listings: row.listings },
+          figures.market,
+        ),
       ),
       trend: trendOf(
         { median: row.median_price as number, count: row.listings },

@@ -90,6 +90,13 @@ export const kafkaPartitionResends = new Counter({
   registers,
 });
 
+export const pricingReads = new Counter({
+  name: 'pricing_reads_total',
+  help: 'Pricing answers by where their price figures came from: summaries (prepared, current) or prices (computed at request time: a group written since its summary)',
+  labelNames: ['source'] as const,
+  registers,
+});
+
 export const scheduledJobRuns = new Counter({
   name: 'scheduled_job_runs_total',
   help: 'Scheduled runs of the stream worker’s jobs by job and outcome (succeeded, failed; skipped: another worker holds the run’s lock)',

@@ -13,6 +13,7 @@ import { listingStatesTable, listingStatusChangesTable } from './lifecycle.ts';
 import { listingImageReusesTable, listingImagesTable } from './listing-images.ts';
 import { listingLookupTable } from './listing-lookup.ts';
 import { listingsTable } from './listings.ts';
+import { neighbourhoodQuarterPriceSummariesTable } from './price-summaries.ts';
 import { quarantineTable } from './quarantine.ts';
 import {
   accountAreaStockTable,
@@ -41,6 +42,7 @@ export const warehouseTables: readonly TableRef[] = [
   neighbourhoodQuarterStatsTable,
   cellQuarterStatsTable,
   neighbourhoodQuarterPricesTable,
+  neighbourhoodQuarterPriceSummariesTable,
   listingStatusChangesTable,
   listingStatesTable,
   marketDailyFlowsTable,

@@ -56,6 +56,11 @@ export const placements: Record<string, Placement> = {
   key_audit_events: { kind: 'sharded', key: 'cityHash64(event_id)' },
   // One backtest run's rows together: the estimate reads the latest run's segments.
   estimate_accuracy: { kind: 'sharded', key: 'cityHash64(run_id)' },
+  // Every version of one pricing group's summary rows on one shard, so argMax per key meets them all.
+  neighbourhood_quarter_price_summaries: {
+    kind: 'sharded',
+    key: 'cityHash64(is_test, city, property_type, quarter)',
+  },
 
   locations: { kind: 'everyShard' },
 };

@@ -1,14 +1,17 @@
 // The heatmap's and the pricing's reads answer exactly what their former definitions answered, on
 // random listings and views of years of this file's own (the former statements are kept here
 // verbatim): the heatmap's parent-cell filter against the test of every h3_index range, and the
-// pricing's one statement against the four it replaced (prices of the period with totals, medians
-// of the quarter before, views per neighbourhood, market totals).
+// pricing's reads against the four statements they replaced (prices of the period with totals,
+// medians of the quarter before, views per neighbourhood, market totals): computed at request time,
+// and from prepared summaries while those count what is stored.
 import { latLngToCell } from 'h3-js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Bounds } from '../../analytics-api/geo/bounds.ts';
 import { parentsForBounds, rangesForBounds } from '../../analytics-api/geo/h3-ranges.ts';
 import { cellStats, coveringSpans, INDEX_SPANS } from '../../analytics-api/queries/heatmap.ts';
-import { pricingStatement, type PricingRow } from '../../analytics-api/queries/pricing.ts';
+import { pricingPricesStatement, type PricingRow } from '../../analytics-api/queries/pricing.ts';
+import { pricingFigures, type PricingFigures } from '../../analytics-api/services/pricing.ts';
+import { preparePriceSummaries } from '../../common/warehouse/price-summaries.ts';
 import { testClickHouse } from '../support/api.ts';
 import { claimYear, insertListings, insertViews, type ListingRow } from './analytics-fixtures.ts';
 
@@ -216,7 +219,9 @@ async function formerRows(query: string, params: Record<string, unknown>) {
   return { rows: body.data.map(numbers), totals: body.totals && numbers(body.totals) };
 }
 
-/** What a row of the new statement carries for its part: the former statement's columns. */
+type PricingScope = Parameters<typeof pricingFigures>[1];
+
+/** What a row of the new statements carries for its part: the former statement's columns. */
 function formerColumns(row: PricingRow): Record<string, unknown> {
   const { part, neighbourhood, listings, views } = row;
   const prices = { median_price: row.median_price, min_price: row.min_price, max_price: row.max_price };
@@ -226,61 +231,133 @@ function formerColumns(row: PricingRow): Record<string, unknown> {
       return { part, neighbourhood, listings, ...prices, avg_price: row.avg_price };
     case 'previous':
       return { part, neighbourhood, listings, median_price: row.median_price };
-    case 'views':
-      return { part, neighbourhood, views };
-    case 'market':
-      return { part, listings, views };
+    default:
+      return { part, neighbourhood, listings, views };
   }
 }
 
-describe('the pricing read against its four former statements', () => {
-  it(`pricing: the same prices, totals, medians before, views and market (happy; seed ${seed})`, async () => {
-    let rows = 0;
-    for (const isTest of [false, true]) {
-      for (const city of ['mbeya', 'arusha', 'dodoma'] as const) {
-        for (const type of [...types, 'land'] as const) {
-          for (const [i, quarter] of quarters.entries()) {
-            const params = {
-              isTest: isTest ? 1 : 0,
-              city,
-              type,
-              quarterStart: `${year}-${quarter}`,
-              previousStart: i === 0 ? `${year - 1}-10-01` : `${year}-${quarters[i - 1]}`,
-            };
-            const [prices, previous, views, market] = await Promise.all([
-              formerRows(formerPrices, params),
-              formerRows(formerMedians, params),
-              formerRows(formerViews, params),
-              formerRows(formerMarket, params),
-            ]);
-            const { totals } = prices;
-            const parts: Record<string, unknown>[] = [
-              ...prices.rows.map((row) => ({ part: 'current', ...row })),
-              // WITH TOTALS answers an empty period with a row of zeros; the new statement without.
-              ...(totals && totals.listings !== 0 ? [{ part: 'total', ...totals, neighbourhood: '' }] : []),
-              ...previous.rows.map((row) => ({ part: 'previous', ...row })),
-              ...views.rows.map((row) => ({ part: 'views', ...row })),
-              ...(market.rows[0]!.listings !== 0 || market.rows[0]!.views !== 0
-                ? [{ part: 'market', ...market.rows[0] }]
-                : []),
-            ];
-            const expected = parts.map((row) =>
-              typeof row.avg_price === 'number' ? { ...row, avg_price: sameSum(row.avg_price) } : row,
-            );
-            const now = await pricingStatement.run(clickhouse, { ...params, isTest });
-            const order = (a: Record<string, unknown>, b: Record<string, unknown>) =>
-              `${a.part}/${a.neighbourhood}`.localeCompare(`${b.part}/${b.neighbourhood}`);
-            // A market of no listings and no views may come as a row of zeros or none: the answer
-            // reads both as zero.
-            const nonZero = now.rows.filter((r) => r.part !== 'market' || r.listings > 0 || r.views > 0);
-            expect(nonZero.map(formerColumns).sort(order), JSON.stringify(params)).toEqual(
-              expected.sort(order),
-            );
-            rows += now.rows.length;
-          }
+/** Each pricing scope of this file's data, with the four former statements' rows for it. */
+async function formerAnswers() {
+  const answers: { params: PricingScope; expected: Record<string, unknown>[] }[] = [];
+  for (const isTest of [false, true]) {
+    for (const city of ['mbeya', 'arusha', 'dodoma'] as const) {
+      for (const type of [...types, 'land'] as const) {
+        for (const [i, quarter] of quarters.entries()) {
+          const params = {
+            isTest: isTest ? 1 : 0,
+            city,
+            type,
+            quarterStart: `${year}-${quarter}`,
+            previousStart: i === 0 ? `${year - 1}-10-01` : `${year}-${quarters[i - 1]}`,
+          };
+          const [prices, previous, views, market] = await Promise.all([
+            formerRows(formerPrices, params),
+            formerRows(formerMedians, params),
+            formerRows(formerViews, params),
+            formerRows(formerMarket, params),
+          ]);
+          const { totals } = prices;
+          const parts: Record<string, unknown>[] = [
+            ...prices.rows.map((row) => ({ part: 'current', ...row })),
+            // WITH TOTALS answers an empty period with a row of zeros; the new statements without.
+            ...(totals && totals.listings !== 0 ? [{ part: 'total', ...totals, neighbourhood: '' }] : []),
+            ...previous.rows.map((row) => ({ part: 'previous', ...row })),
+            ...views.rows.map((row) => ({ part: 'views', ...row })),
+            ...(market.rows[0]!.listings !== 0 || market.rows[0]!.views !== 0
+              ? [{ part: 'market', ...market.rows[0] }]
+              : []),
+          ];
+          const expected = parts.map((row) =>
+            typeof row.avg_price === 'number' ? { ...row, avg_price: sameSum(row.avg_price) } : row,
+          );
+          answers.push({ params: { ...params, isTest }, expected });
         }
       }
     }
+  }
+  return answers;
+}
+
+/** An answer's figures as the former statements' rows, in a comparable order. */
+function comparable(figures: PricingFigures) {
+  const order = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+    `${a.part}/${a.neighbourhood}`.localeCompare(`${b.part}/${b.neighbourhood}`);
+  const { market } = figures;
+  return [
+    ...figures.prices.map(formerColumns),
+    ...[...figures.views].map(([neighbourhood, views]) => ({ part: 'views', neighbourhood, views })),
+    // The former market statement's row of zeros is left out of the expected rows too.
+    ...(market.listings > 0 || market.views > 0 ? [{ part: 'market', ...market }] : []),
+  ].sort(order);
+}
+const byPart = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+  `${a.part}/${a.neighbourhood}`.localeCompare(`${b.part}/${b.neighbourhood}`);
+
+describe('the pricing reads against the four former statements', () => {
+  it(`pricing: prices computed at request time give the same prices, totals, medians before, views and market (happy; seed ${seed})`, async () => {
+    let rows = 0;
+    for (const { params, expected } of await formerAnswers()) {
+      const prices = await pricingPricesStatement.run(clickhouse, params);
+      const now = { ...(await pricingFigures(clickhouse, params)), prices: prices.rows };
+      expect(comparable(now), JSON.stringify(params)).toEqual(expected.sort(byPart));
+      rows += prices.rows.length;
+    }
     expect(rows).toBeGreaterThan(300);
+  });
+
+  it(`pricing: prepared summaries give the same answers, and only while they count what is stored (happy; seed ${seed})`, async () => {
+    const answers = await formerAnswers();
+    // This file's groups, whatever the stream worker's job prepared of them meanwhile.
+    const groups = answers.flatMap(({ params }) =>
+      [params.quarterStart, params.previousStart].map((quarter) => ({
+        is_test: params.isTest ? (1 as const) : (0 as const),
+        city: params.city,
+        property_type: params.type,
+        quarter,
+      })),
+    );
+    await preparePriceSummaries(clickhouse, groups);
+    let fromSummaries = 0;
+    for (const { params, expected } of answers) {
+      const figures = await pricingFigures(clickhouse, params);
+      expect(comparable(figures), JSON.stringify(params)).toEqual(expected.sort(byPart));
+      if (figures.source === 'summaries') fromSummaries++;
+    }
+    // Every scope of this file's data: nothing is written to its years after beforeAll.
+    expect(fromSummaries).toBe(answers.length);
+  });
+
+  it('pricing: a group written after its summary is read from its prices at once (edge)', async () => {
+    const scope = {
+      isTest: false,
+      city: 'mbeya',
+      type: 'house',
+      quarterStart: `${year}-04-01`,
+      previousStart: `${year}-01-01`,
+    } as const;
+    const group = { is_test: 0, city: 'mbeya', property_type: 'house' } as const;
+    await preparePriceSummaries(clickhouse, [
+      { ...group, quarter: scope.quarterStart },
+      { ...group, quarter: scope.previousStart },
+    ]);
+    const before = await pricingFigures(clickhouse, scope);
+    expect(before.source).toBe('summaries');
+    const total = (figures: PricingFigures) => figures.prices.find((r) => r.part === 'total')!;
+    // A rent above any other of the group: the new maximum.
+    const rent = 2e12 + Math.floor(random() * 1e6);
+    await insertListings([
+      {
+        is_test: 0,
+        listed_at: `${year}-05-15 12:00:00`,
+        property_type: 'house',
+        price_tzs: rent,
+        city: 'mbeya',
+        neighbourhood: 'Forest',
+      },
+    ]);
+    const after = await pricingFigures(clickhouse, scope);
+    expect(after.source).toBe('prices');
+    expect(total(after).listings).toBe(total(before).listings + 1);
+    expect(total(after).max_price).toBe(rent);
   });
 });

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { defineQuery, placeholderNames } from '../../common/warehouse/query.ts';
 import { cellStats, coveringSpans, INDEX_SPANS } from '../../analytics-api/queries/heatmap.ts';
 import { marketTotals } from '../../analytics-api/queries/market.ts';
-import { pricingStatement } from '../../analytics-api/queries/pricing.ts';
+import { pricingPricesStatement, pricingSummaryStatement } from '../../analytics-api/queries/pricing.ts';
 
 const quarter = { isTest: true, city: 'zanzibar', type: 'studio', quarterStart: '2024-04-01' } as const;
 // Two resolution-5 cells (Zanzibar's and Dar es Salaam's), as the covering of a box names them.
@@ -15,7 +15,8 @@ const covering = { parentResolution: 5, parents };
 
 /** Each named query with validated params for it. */
 const cases = [
-  [pricingStatement, pricingStatement.queryParams({ ...quarter, previousStart: '2024-01-01' })],
+  [pricingSummaryStatement, pricingSummaryStatement.queryParams({ ...quarter, previousStart: '2024-01-01' })],
+  [pricingPricesStatement, pricingPricesStatement.queryParams({ ...quarter, previousStart: '2024-01-01' })],
   [marketTotals, marketTotals.queryParams({ isTest: false, quarterStart: '2024-04-01' })],
   [marketTotals, marketTotals.queryParams({ isTest: false, quarterStart: '2024-04-01', type: 'land' })],
   [
