@@ -4,12 +4,16 @@ import { createAnswerCache, type AnswerCache } from './cache.ts';
 import type { AnalyticsSettings } from './env.ts';
 import { accuracySource } from './services/estimate-accuracy.ts';
 import type { EstimateDeps } from './services/estimate.ts';
+import type { PricingDeps } from './services/pricing.ts';
+import { createPricingLag } from './services/pricing-lag.ts';
 
 export interface AnalyticsContext {
   platform: Platform;
   cache: AnswerCache;
   /** Rent estimates: ClickHouse, the latest backtest's accuracy, the USD rate. */
   estimates: EstimateDeps;
+  /** Pricing: ClickHouse and this process's memory of scopes whose summaries lagged lately. */
+  pricing: PricingDeps;
   close(): Promise<void>;
 }
 
@@ -31,5 +35,6 @@ export async function createAnalyticsContext(
     accuracy: accuracySource(platform.clickhouse, Math.max(1, ttl)),
     usdTzs: settings.FX_USD_TZS,
   };
-  return { platform, cache, estimates, close: async () => undefined };
+  const pricing: PricingDeps = { clickhouse: platform.clickhouse, lag: createPricingLag() };
+  return { platform, cache, estimates, pricing, close: async () => undefined };
 }

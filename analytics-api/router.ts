@@ -34,7 +34,7 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
     const mode = authOf(req).mode;
     const key = `pricing:${mode}:${params.city}:${params.type}:${periodLabel(params.period)}`;
     const answer = await ctx.cache.getOrCompute(key, () =>
-      pricingAnswer(clickhouse, params, mode === 'test'),
+      pricingAnswer(ctx.pricing, params, mode === 'test'),
     );
     send(res, answer);
   });

@@ -20,6 +20,7 @@ import { accuracySource } from '../analytics-api/services/estimate-accuracy.ts';
 import type { EstimateParams } from '../analytics-api/estimate-params.ts';
 import { pointEstimateAnswer, type EstimateDeps } from '../analytics-api/services/estimate.ts';
 import { pricingAnswer } from '../analytics-api/services/pricing.ts';
+import { createPricingLag } from '../analytics-api/services/pricing-lag.ts';
 import { seasonalityAnswer } from '../analytics-api/services/seasonality.ts';
 import { velocityAnswer } from '../analytics-api/services/velocity.ts';
 import { createRedis, redisReady } from '../common/clients/redis.ts';
@@ -129,6 +130,7 @@ if (process.env.BENCH_PRICE_SUMMARIES === 'off') {
   log(`price summaries: ${stale.length} groups prepared in ${Math.round(performance.now() - t0)} ms`);
 }
 
+const pricingDeps = { clickhouse: ch, lag: createPricingLag() };
 const redis = createRedis(
   { url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES },
   { name: 'bench-analytics' },
@@ -188,7 +190,7 @@ const heatmapJobs = citySlugs.flatMap((city) =>
 type Cache = ReturnType<typeof cacheFor>;
 const pricing = (cache: Cache, j: (typeof pricingJobs)[number]) =>
   cache.getOrCompute(`pricing:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`, () =>
-    pricingAnswer(ch, j, false),
+    pricingAnswer(pricingDeps, j, false),
   );
 const heatmap = (cache: Cache, j: (typeof heatmapJobs)[number]) =>
   cache.getOrCompute(`heatmap:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`, () =>
@@ -254,7 +256,8 @@ const estimate = (cache: Cache, j: (typeof estimateJobs)[number]) =>
 // warms up only that subset (BENCH_ONLY=none with BENCH_HTTP=1: the HTTP measurements alone).
 const only = process.env.BENCH_ONLY?.split(',');
 const measured = (name: string) => !only || only.some((o) => name.startsWith(o));
-if (measured('pricing')) for (const job of pricingJobs.slice(0, 8)) await pricingAnswer(ch, job, false);
+if (measured('pricing'))
+  for (const job of pricingJobs.slice(0, 8)) await pricingAnswer(pricingDeps, job, false);
 if (measured('heatmap'))
   for (const job of heatmapJobs.slice(0, 8))
     await heatmapAnswer(ch, { bounds: cityBox(job.city), type: job.type, period: job.period }, false);
@@ -341,7 +344,11 @@ const dar = await heatmapAnswer(ch, { bounds: cityBox('dar_es_salaam'), period: 
 log(
   `Dar es Salaam box ${JSON.stringify(cityBox('dar_es_salaam'))}: ${dar.cells.length} cells (max box ${MAX_BOUNDS_AREA_KM2} km²)`,
 );
-const p = await pricingAnswer(ch, { city: 'dar_es_salaam', type: 'apartment', period: periods[1]! }, false);
+const p = await pricingAnswer(
+  pricingDeps,
+  { city: 'dar_es_salaam', type: 'apartment', period: periods[1]! },
+  false,
+);
 log(
   `Dar es Salaam apartments ${p.period}: ${p.summary.total_listings} listings, ${p.by_neighborhood.length} neighbourhoods`,
 );

@@ -3,9 +3,10 @@
 //   price figures (neighbourhood_quarter_price_summaries, migration 0120: a few dozen rows), and
 //   from the neighbourhood_quarter_stats aggregate (0010) the city's views per neighbourhood, the
 //   market's totals and the city's stored listing count of both quarters;
-// - pricingPricesStatement, only when a quarter's summary counts other listings than are stored
-//   (a group written since its summary): the same figures computed from neighbourhood_quarter_prices
-//   (0012: listings per distinct price), read through its sort key for both quarters in one pass.
+// - pricingPricesStatement when a quarter's summary counts other listings than are stored (a group
+//   written since its summary): the price figures computed from neighbourhood_quarter_prices (0012:
+//   listings per distinct price), read through its sort key for both quarters in one pass, with the
+//   same stats.
 // Each statement costs a fixed ~2–3 ms of server CPU here before its first row, so each reads all
 // it can in one pass (docs/performance.md, "Pricing in one statement", "Prepared price figures").
 // Values are `{name:Type}` query parameters; `exactMedian` is a constant SQL fragment.
@@ -69,11 +70,29 @@ const pricingQueryParams = (p: z.output<typeof pricingParams>) => ({
 });
 
 /**
+ * The stats of one answer, in one scan of the type's rows of both quarters grouped per part: the
+ * city's neighbourhoods in the period ('views': listings stored and views) and in the quarter before
+ * ('previous_listed'), every other city of the period together ('elsewhere'). One plain GROUP BY:
+ * grouping sets cost ~1.5 ms more of server CPU here for the same ~40 rows.
+ */
+const statsSql = `
+    SELECT
+      multiIf(city != {city:String}, 'elsewhere', quarter = {quarterStart:Date}, 'views', 'previous_listed') AS stats_part,
+      if(city = {city:String}, neighbourhood, '') AS area,
+      sum(listings),
+      NULL, NULL, NULL, NULL,
+      sum(views)
+    FROM ${neighbourhoodQuarterStatsTable.name}
+    WHERE is_test = {isTest:UInt8}
+      AND quarter IN ({quarterStart:Date}, {previousStart:Date})
+      AND property_type = {type:String}
+      AND (quarter = {quarterStart:Date} OR city = {city:String})
+    GROUP BY stats_part, area`;
+
+/**
  * Prepared figures and the stats of one answer. The summaries' latest version per key (FINAL: a
- * group prepared again has its older rows until they merge). The stats in one scan of the type's
- * rows of both quarters, grouped per part: the city's neighbourhoods in the period ('views') and in
- * the quarter before ('previous_listed'), every other city of the period together ('elsewhere').
- * One plain GROUP BY: grouping sets cost ~1.5 ms more of server CPU here for the same ~40 rows.
+ * group prepared again has its older rows until they merge), their city-wide rows of both quarters
+ * included ('total', 'previous_total'): what the summaries counted, against the stats' counts.
  */
 export const pricingSummaryStatement = defineQuery({
   name: 'pricing.summaries',
@@ -96,26 +115,14 @@ export const pricingSummaryStatement = defineQuery({
       AND city = {city:String}
       AND property_type = {type:String}
       AND quarter IN ({quarterStart:Date}, {previousStart:Date})
-    UNION ALL
-    SELECT
-      multiIf(city != {city:String}, 'elsewhere', quarter = {quarterStart:Date}, 'views', 'previous_listed') AS stats_part,
-      if(city = {city:String}, neighbourhood, '') AS area,
-      sum(listings),
-      NULL, NULL, NULL, NULL,
-      sum(views)
-    FROM ${neighbourhoodQuarterStatsTable.name}
-    WHERE is_test = {isTest:UInt8}
-      AND quarter IN ({quarterStart:Date}, {previousStart:Date})
-      AND property_type = {type:String}
-      AND (quarter = {quarterStart:Date} OR city = {city:String})
-    GROUP BY stats_part, area`,
+    UNION ALL ${statsSql}`,
 });
 
 /**
- * The price parts ('current', 'total', 'previous') computed from every distinct price. Rows of the
- * quarter before and of the period come from one scan grouped by (quarter, neighbourhood) and by
- * quarter alone; the quarter before's city-wide row is computed there too and dropped (HAVING). An
- * empty period has no 'total' row.
+ * The whole answer with its price parts ('current', 'total', 'previous') computed from every
+ * distinct price, and the same stats. Rows of the quarter before and of the period come from one
+ * scan grouped by (quarter, neighbourhood) and by quarter alone; the quarter before's city-wide row
+ * is computed there too and dropped (HAVING). An empty period has no 'total' row.
  */
 export const pricingPricesStatement = defineQuery({
   name: 'pricing.prices',
@@ -141,5 +148,6 @@ export const pricingPricesStatement = defineQuery({
         AND quarter IN ({quarterStart:Date}, {previousStart:Date})
     )
     GROUP BY GROUPING SETS ((quarter, neighbourhood), (quarter))
-    HAVING grouping(neighbourhood) = 0 OR quarter = {quarterStart:Date}`,
+    HAVING grouping(neighbourhood) = 0 OR quarter = {quarterStart:Date}
+    UNION ALL ${statsSql}`,
 });

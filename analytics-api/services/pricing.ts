@@ -7,6 +7,7 @@ import type { PricingAnswer } from '../answers/pricing.ts';
 import type { PricingParams } from '../params.ts';
 import { periodLabel, previousQuarter, quarterStart } from '../period.ts';
 import { pricingPricesStatement, pricingSummaryStatement, type PricingRow } from '../queries/pricing.ts';
+import type { PricingLag } from './pricing-lag.ts';
 import { demandScore, round2, round3, trendOf } from '../rules.ts';
 
 type PricingScope = Parameters<typeof pricingSummaryStatement.run>[1];
@@ -24,32 +25,46 @@ export interface PricingFigures {
   source: PriceSource;
 }
 
-const priceParts: ReadonlySet<PricingRow['part']> = new Set(['current', 'total', 'previous']);
+export interface PricingDeps {
+  clickhouse: ClickHouseClient;
+  /** This process's memory of scopes whose summaries lagged lately. */
+  lag: PricingLag;
+}
+
 const sum = (rows: PricingRow[], key: 'listings' | 'views') => rows.reduce((n, row) => n + row[key], 0);
 
 /**
  * The figures of one pricing answer: the prepared summaries when both quarters' summaries count
  * exactly the listings stored now (counts only grow, so the same count is the same listings), else
- * the price figures computed from every price by a second statement.
+ * the price figures computed from every price. A scope whose summary lagged lately goes straight
+ * to its prices (pricing-lag.ts).
  */
-export async function pricingFigures(
-  clickhouse: ClickHouseClient,
-  scope: PricingScope,
-): Promise<PricingFigures> {
-  const { rows } = await pricingSummaryStatement.run(clickhouse, scope);
-  const part = (name: PricingRow['part']) => rows.filter((row) => row.part === name);
-  const summarised = (name: 'total' | 'previous_total') => part(name)[0]?.listings ?? 0;
-  const views = part('views');
-  const elsewhere = part('elsewhere');
-  const current =
-    summarised('total') === sum(views, 'listings') &&
-    summarised('previous_total') === sum(part('previous_listed'), 'listings');
-  const source: PriceSource = current ? 'summaries' : 'prices';
+export async function pricingFigures(deps: PricingDeps, scope: PricingScope): Promise<PricingFigures> {
+  const key = `${scope.isTest}/${scope.city}/${scope.type}/${scope.quarterStart}`;
+  if (!deps.lag.has(key)) {
+    const { rows } = await pricingSummaryStatement.run(deps.clickhouse, scope);
+    const counted = (part: 'total' | 'previous_total') =>
+      rows.find((row) => row.part === part)?.listings ?? 0;
+    const stored = (part: 'views' | 'previous_listed') =>
+      sum(
+        rows.filter((row) => row.part === part),
+        'listings',
+      );
+    if (counted('total') === stored('views') && counted('previous_total') === stored('previous_listed'))
+      return figuresOf(rows, 'summaries');
+    deps.lag.add(key);
+  }
+  return figuresOf((await pricingPricesStatement.run(deps.clickhouse, scope)).rows, 'prices');
+}
+
+const priceParts: ReadonlySet<PricingRow['part']> = new Set(['current', 'total', 'previous']);
+
+function figuresOf(rows: PricingRow[], source: PriceSource): PricingFigures {
   pricingReads.inc({ source });
+  const views = rows.filter((row) => row.part === 'views');
+  const elsewhere = rows.filter((row) => row.part === 'elsewhere');
   return {
-    prices: current
-      ? rows.filter((row) => priceParts.has(row.part))
-      : (await pricingPricesStatement.run(clickhouse, scope)).rows,
+    prices: rows.filter((row) => priceParts.has(row.part)),
     views: new Map(views.map((row) => [row.neighbourhood, row.views])),
     market: {
       listings: sum(views, 'listings') + sum(elsewhere, 'listings'),
@@ -60,11 +75,11 @@ export async function pricingFigures(
 }
 
 export async function pricingAnswer(
-  clickhouse: ClickHouseClient,
+  deps: PricingDeps,
   params: PricingParams,
   isTest: boolean,
 ): Promise<PricingAnswer> {
-  const figures = await pricingFigures(clickhouse, {
+  const figures = await pricingFigures(deps, {
     isTest,
     city: params.city,
     type: params.type,

@@ -9,8 +9,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Bounds } from '../../analytics-api/geo/bounds.ts';
 import { parentsForBounds, rangesForBounds } from '../../analytics-api/geo/h3-ranges.ts';
 import { cellStats, coveringSpans, INDEX_SPANS } from '../../analytics-api/queries/heatmap.ts';
-import { pricingPricesStatement, type PricingRow } from '../../analytics-api/queries/pricing.ts';
+import type { PricingRow } from '../../analytics-api/queries/pricing.ts';
 import { pricingFigures, type PricingFigures } from '../../analytics-api/services/pricing.ts';
+import { createPricingLag } from '../../analytics-api/services/pricing-lag.ts';
 import { preparePriceSummaries } from '../../common/warehouse/price-summaries.ts';
 import { testClickHouse } from '../support/api.ts';
 import { claimYear, insertListings, insertViews, type ListingRow } from './analytics-fixtures.ts';
@@ -294,13 +295,16 @@ const byPart = (a: Record<string, unknown>, b: Record<string, unknown>) =>
   `${a.part}/${a.neighbourhood}`.localeCompare(`${b.part}/${b.neighbourhood}`);
 
 describe('the pricing reads against the four former statements', () => {
+  // Every scope taken for lagging: the answers come from the prices statement.
+  const fromPrices = { clickhouse, lag: { has: () => true, add: () => undefined } };
+
   it(`pricing: prices computed at request time give the same prices, totals, medians before, views and market (happy; seed ${seed})`, async () => {
     let rows = 0;
     for (const { params, expected } of await formerAnswers()) {
-      const prices = await pricingPricesStatement.run(clickhouse, params);
-      const now = { ...(await pricingFigures(clickhouse, params)), prices: prices.rows };
+      const now = await pricingFigures(fromPrices, params);
+      expect(now.source).toBe('prices');
       expect(comparable(now), JSON.stringify(params)).toEqual(expected.sort(byPart));
-      rows += prices.rows.length;
+      rows += now.prices.length;
     }
     expect(rows).toBeGreaterThan(300);
   });
@@ -319,7 +323,7 @@ describe('the pricing reads against the four former statements', () => {
     await preparePriceSummaries(clickhouse, groups);
     let fromSummaries = 0;
     for (const { params, expected } of answers) {
-      const figures = await pricingFigures(clickhouse, params);
+      const figures = await pricingFigures({ clickhouse, lag: createPricingLag() }, params);
       expect(comparable(figures), JSON.stringify(params)).toEqual(expected.sort(byPart));
       if (figures.source === 'summaries') fromSummaries++;
     }
@@ -340,7 +344,8 @@ describe('the pricing reads against the four former statements', () => {
       { ...group, quarter: scope.quarterStart },
       { ...group, quarter: scope.previousStart },
     ]);
-    const before = await pricingFigures(clickhouse, scope);
+    const deps = { clickhouse, lag: createPricingLag() };
+    const before = await pricingFigures(deps, scope);
     expect(before.source).toBe('summaries');
     const total = (figures: PricingFigures) => figures.prices.find((r) => r.part === 'total')!;
     // A rent above any other of the group: the new maximum.
@@ -355,7 +360,7 @@ describe('the pricing reads against the four former statements', () => {
         neighbourhood: 'Forest',
       },
     ]);
-    const after = await pricingFigures(clickhouse, scope);
+    const after = await pricingFigures(deps, scope);
     expect(after.source).toBe('prices');
     expect(total(after).listings).toBe(total(before).listings + 1);
     expect(total(after).max_price).toBe(rent);
