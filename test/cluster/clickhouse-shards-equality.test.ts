@@ -10,6 +10,10 @@ import path from 'node:path';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClickHouse } from '../../common/clients/clickhouse.ts';
+import { previousQuarter, quarterOf, quarterStart } from '../../analytics-api/period.ts';
+import { createPricingLag } from '../../analytics-api/services/pricing-lag.ts';
+import { pricingFigures } from '../../analytics-api/services/pricing.ts';
+import { preparePriceSummaries, stalePriceGroups } from '../../common/warehouse/price-summaries.ts';
 import { migrate } from '../../infra/clickhouse/migrate.ts';
 import { clickhouseNodes, LOCAL_CLUSTER } from '../../infra/local/clickhouse.mjs';
 import { spawnService, stopChildren } from '../../infra/local/services.mjs';
@@ -178,6 +182,47 @@ describe.runIf(nodes.length >= 2)('ClickHouse on one server and on two shards', 
     console.log(`analytics requests compared: ${requests.length} (${ok} with 200)`);
     expect(ok).toBeGreaterThan(requests.length / 2);
   }, 180_000);
+
+  it('pricing from prepared summaries answers the same on both, summaries written through the shards', async () => {
+    const clients = {
+      single: client(nodes[0]!.url, databases.single),
+      sharded: client(nodes[0]!.url, databases.sharded),
+    };
+    try {
+      // The price-summaries job's work, on each side: every group is stale before, none after.
+      for (const side of ['single', 'sharded'] as const) {
+        const { rows: stale } = await stalePriceGroups.run(clients[side], {});
+        expect(stale.length, side).toBeGreaterThan(5);
+        await preparePriceSummaries(clients[side], stale);
+        expect((await stalePriceGroups.run(clients[side], {})).rows, side).toEqual([]);
+      }
+      let compared = 0;
+      for (const city of fixtureCities)
+        for (const type of fixtureTypes)
+          for (let period = quarterOf(now), back = 0; back < 3; back++, period = previousQuarter(period)) {
+            const scope = {
+              isTest: false,
+              city,
+              type,
+              quarterStart: quarterStart(period),
+              previousStart: quarterStart(previousQuarter(period)),
+            };
+            const [single, sharded] = await Promise.all(
+              (['single', 'sharded'] as const).map((side) =>
+                pricingFigures({ clickhouse: clients[side], lag: createPricingLag() }, scope),
+              ),
+            );
+            expect(single!.source, JSON.stringify(scope)).toBe('summaries');
+            // Rows in any order (the answer sorts them).
+            const ordered = (f: typeof single) => ({ ...f, prices: canonical(f!.prices) });
+            expect(ordered(sharded), JSON.stringify(scope)).toEqual(ordered(single));
+            compared += single!.prices.length;
+          }
+      expect(compared).toBeGreaterThan(30);
+    } finally {
+      await Promise.all(Object.values(clients).map((c) => c.close()));
+    }
+  }, 120_000);
 
   it("every SQL example of the README answers the same as analyst, on either shard's server", async () => {
     const examples = readmeExamples();
