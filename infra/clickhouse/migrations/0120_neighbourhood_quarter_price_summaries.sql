@@ -7,7 +7,9 @@
 --
 -- A group's rows are used only while their count equals the group's stored count in
 -- neighbourhood_quarter_stats: counts only grow, so equal counts mean the same listings, and the
--- answer is what neighbourhood_quarter_prices would give (docs/analytics.md, "Pricing").
+-- answer is what neighbourhood_quarter_prices would give (docs/analytics.md, "Pricing"). Whoever
+-- drops a year of neighbourhood_quarter_prices drops the same partition here (toYear(quarter), as
+-- there): a summary left behind could count as many listings as new ones of that year.
 CREATE TABLE IF NOT EXISTS neighbourhood_quarter_price_summaries
 (
     is_test UInt8,
@@ -24,5 +26,6 @@ CREATE TABLE IF NOT EXISTS neighbourhood_quarter_price_summaries
     prepared_at DateTime64(3, 'UTC')
 )
 ENGINE = ReplacingMergeTree(prepared_at)
+PARTITION BY toYear(quarter)
 ORDER BY (is_test, city, property_type, quarter, city_wide, neighbourhood)
 SETTINGS index_granularity = 256;
