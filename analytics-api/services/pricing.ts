@@ -12,6 +12,17 @@ import { demandScore, round2, round3, trendOf } from '../rules.ts';
 
 type PricingScope = Parameters<typeof pricingSummaryStatement.run>[1];
 
+/** The statements' scope of an answer: its mode, city, type, period and the quarter before. */
+export function pricingScope(params: PricingParams, isTest: boolean): PricingScope {
+  return {
+    isTest,
+    city: params.city,
+    type: params.type,
+    quarterStart: quarterStart(params.period),
+    previousStart: quarterStart(previousQuarter(params.period)),
+  };
+}
+
 /** Where an answer's price figures came from (the pricing_reads_total metric's label). */
 export type PriceSource = 'summaries' | 'prices';
 
@@ -79,13 +90,7 @@ export async function pricingAnswer(
   params: PricingParams,
   isTest: boolean,
 ): Promise<PricingAnswer> {
-  const figures = await pricingFigures(deps, {
-    isTest,
-    city: params.city,
-    type: params.type,
-    quarterStart: quarterStart(params.period),
-    previousStart: quarterStart(previousQuarter(params.period)),
-  });
+  const figures = await pricingFigures(deps, pricingScope(params, isTest));
   const part = (name: PricingRow['part']) => figures.prices.filter((row) => row.part === name);
   const previousBy = new Map(part('previous').map((row) => [row.neighbourhood, row]));
   const totals = part('total')[0];

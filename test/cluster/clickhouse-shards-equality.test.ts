@@ -10,9 +10,9 @@ import path from 'node:path';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClickHouse } from '../../common/clients/clickhouse.ts';
-import { previousQuarter, quarterOf, quarterStart } from '../../analytics-api/period.ts';
+import { previousQuarter, quarterOf } from '../../analytics-api/period.ts';
 import { createPricingLag } from '../../analytics-api/services/pricing-lag.ts';
-import { pricingFigures } from '../../analytics-api/services/pricing.ts';
+import { pricingFigures, pricingScope } from '../../analytics-api/services/pricing.ts';
 import { preparePriceSummaries, stalePriceGroups } from '../../common/warehouse/price-summaries.ts';
 import { migrate } from '../../infra/clickhouse/migrate.ts';
 import { clickhouseNodes, LOCAL_CLUSTER } from '../../infra/local/clickhouse.mjs';
@@ -200,13 +200,7 @@ describe.runIf(nodes.length >= 2)('ClickHouse on one server and on two shards', 
       for (const city of fixtureCities)
         for (const type of fixtureTypes)
           for (let period = quarterOf(now), back = 0; back < 3; back++, period = previousQuarter(period)) {
-            const scope = {
-              isTest: false,
-              city,
-              type,
-              quarterStart: quarterStart(period),
-              previousStart: quarterStart(previousQuarter(period)),
-            };
+            const scope = pricingScope({ city, type, period }, false);
             const [single, sharded] = await Promise.all(
               (['single', 'sharded'] as const).map((side) =>
                 pricingFigures({ clickhouse: clients[side], lag: createPricingLag() }, scope),

@@ -10,7 +10,7 @@ import type { Bounds } from '../../analytics-api/geo/bounds.ts';
 import { parentsForBounds, rangesForBounds } from '../../analytics-api/geo/h3-ranges.ts';
 import { cellStats, coveringSpans, INDEX_SPANS } from '../../analytics-api/queries/heatmap.ts';
 import type { PricingRow } from '../../analytics-api/queries/pricing.ts';
-import { pricingFigures, type PricingFigures } from '../../analytics-api/services/pricing.ts';
+import { pricingFigures, pricingScope, type PricingFigures } from '../../analytics-api/services/pricing.ts';
 import { createPricingLag } from '../../analytics-api/services/pricing-lag.ts';
 import { preparePriceSummaries } from '../../common/warehouse/price-summaries.ts';
 import { testClickHouse } from '../support/api.ts';
@@ -332,13 +332,7 @@ describe('the pricing reads against the four former statements', () => {
   });
 
   it('pricing: a group written after its summary is read from its prices at once (edge)', async () => {
-    const scope = {
-      isTest: false,
-      city: 'mbeya',
-      type: 'house',
-      quarterStart: `${year}-04-01`,
-      previousStart: `${year}-01-01`,
-    } as const;
+    const scope = pricingScope({ city: 'mbeya', type: 'house', period: { year, quarter: 2 } }, false);
     const group = { is_test: 0, city: 'mbeya', property_type: 'house' } as const;
     await preparePriceSummaries(clickhouse, [
       { ...group, quarter: scope.quarterStart },

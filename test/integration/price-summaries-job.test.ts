@@ -3,7 +3,7 @@
 // figures as from the prices.
 import { describe, expect, it } from 'vitest';
 import { createPricingLag } from '../../analytics-api/services/pricing-lag.ts';
-import { pricingFigures } from '../../analytics-api/services/pricing.ts';
+import { pricingFigures, pricingScope } from '../../analytics-api/services/pricing.ts';
 import { eventually, testClickHouse } from '../support/api.ts';
 import { claimYear, insertListings } from './analytics-fixtures.ts';
 
@@ -12,13 +12,7 @@ const clickhouse = testClickHouse();
 describe("the stream worker's price-summaries job", () => {
   it('prepares a quiet group, whose answers then come from its summary (happy)', async () => {
     const year = await claimYear();
-    const scope = {
-      isTest: false,
-      city: 'tanga',
-      type: 'room',
-      quarterStart: `${year}-07-01`,
-      previousStart: `${year}-04-01`,
-    } as const;
+    const scope = pricingScope({ city: 'tanga', type: 'room', period: { year, quarter: 3 } }, false);
     const prices = [150_000, 200_000, 200_000, 260_000, 1_000_000];
     await insertListings(
       prices.map((price_tzs, i) => ({
