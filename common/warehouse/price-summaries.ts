@@ -114,8 +114,7 @@ export async function preparePriceSummaries(
       query_params: {
         groups: chunk.map((g) => new TupleParam([g.is_test, g.city, g.property_type, g.quarter])),
       },
-      // On shards: stored on its shard when the statement returns, not queued for later.
-      clickhouse_settings: { max_execution_time: 60, distributed_foreground_insert: 1 },
+      clickhouse_settings: { max_execution_time: 60 },
     });
   }
 }
