@@ -42,6 +42,7 @@ describe('process environments', () => {
     }
     const stream = parseEnv(streamEnvSchema, production);
     expect(stream.ESTIMATE_BACKTEST_CRON).toBe('30 2 * * *');
+    expect(stream.PRICE_SUMMARIES_CRON).toBe('*/10 * * * * *');
     expect(stream.WEBHOOK_CONCURRENCY).toBe(16);
     expect(
       parseEnv(streamEnvSchema, { ...production, ESTIMATE_BACKTEST_CRON: 'off' }).ESTIMATE_BACKTEST_CRON,
@@ -69,9 +70,11 @@ describe('process environments', () => {
         new RegExp(`${variable}: must be a cron expression`),
       );
     }
-    expect(refusal(streamEnvSchema, { ESTIMATE_BACKTEST_CRON: 'nightly' })).toMatch(
-      /ESTIMATE_BACKTEST_CRON: must be a cron expression or off/,
-    );
+    for (const variable of ['ESTIMATE_BACKTEST_CRON', 'PRICE_SUMMARIES_CRON']) {
+      expect(refusal(streamEnvSchema, { [variable]: 'nightly' })).toMatch(
+        new RegExp(`${variable}: must be a cron expression or off`),
+      );
+    }
     expect(refusal(streamEnvSchema, { WEBHOOK_RETRY_SCHEDULE_MS: '0,soon' })).toMatch(
       /WEBHOOK_RETRY_SCHEDULE_MS/,
     );
