@@ -48,15 +48,16 @@ export const neighbourhoodQuarterPriceSummariesTable = defineTable<Neighbourhood
 );
 
 /** One pricing group whose summary is missing or counts other listings than are stored now. */
-export interface PriceGroup {
-  is_test: 0 | 1;
-  city: string;
-  property_type: string;
+const priceGroupRow = z.object({
+  is_test: z.union([z.literal(0), z.literal(1)]),
+  city: z.string(),
+  property_type: z.string(),
   /** YYYY-MM-DD, the quarter's first day. */
-  quarter: string;
+  quarter: z.string(),
   /** Listings of the group stored now (neighbourhood_quarter_stats). */
-  stored: number;
-}
+  stored: count,
+});
+export type PriceGroup = z.output<typeof priceGroupRow>;
 
 /**
  * Groups whose latest city-wide summary row counts other listings than the group's stored count
@@ -66,13 +67,7 @@ export interface PriceGroup {
 export const stalePriceGroups = defineQuery({
   name: 'price-summaries.stale',
   params: z.object({}),
-  row: z.object({
-    is_test: z.union([z.literal(0), z.literal(1)]),
-    city: z.string(),
-    property_type: z.string(),
-    quarter: z.string(),
-    stored: count,
-  }),
+  row: priceGroupRow,
   maxSeconds: 30,
   sql: `
     SELECT s.is_test AS is_test, s.city AS city, s.type AS property_type, toString(s.quarter) AS quarter,
