@@ -1,7 +1,7 @@
 // npm run bench:stream — end-to-end stream figures: sustained listings/s from API 201 to stored in
-// ClickHouse (saturating phase), then freshness p50/p95 (201 → batch completed, from the outbox
-// timestamps) while posting at half of that rate, and the resident memory of the stream worker and
-// of the image process.
+// ClickHouse (saturating phase), freshness p50/p95 (201 → batch completed, from the batch records)
+// of that phase's batches (the black box's load) and again while posting at half of that rate, and
+// the resident memory of the stream worker and of the image process.
 //
 // Runs against the stack of the environment (npm start's by default; RLS_PORT_BASE / RLS_STATE_DIR /
 // *_URL select another). Starts its own gateway (BENCH_PORT, default 28191), one stream worker and
@@ -31,6 +31,11 @@ const direct = Number(process.env.BENCH_DIRECT_MESSAGES ?? 200_000);
 const workerMetricsPort = port + 10;
 const env = benchEnv;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The `p`th percentile of `values` (nearest rank; p 100 is the maximum). */
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+};
 
 const body = () => nextListingsBody('Stream bench', { withAddress: true });
 const loadAverage = () =>
@@ -72,6 +77,37 @@ async function main() {
       { account },
     );
     return Number(row?.c ?? 0);
+  }
+
+  /** p50/p95/max of 201 → batch completed over the batches in `posted`, printed. */
+  async function printFreshness(when: string) {
+    // Completion times from the batch records (completed_at, set once when the last listing is
+    // stored). Not from the outbox: webhook delivery trims the events it has read.
+    const completed = new Map<string, number>();
+    for (let waited = 0; completed.size < posted.size && waited < 60_000; waited += 500) {
+      const pending = [...posted.keys()].filter((id) => !completed.has(id));
+      const pipeline = redis.pipeline();
+      for (const id of pending) pipeline.hget(`${env.REDIS_KEY_PREFIX}batch:${id}`, 'completed_at');
+      const replies = (await pipeline.exec()) ?? [];
+      replies.forEach(([, at], i) => {
+        if (typeof at === 'string') completed.set(pending[i]!, Date.parse(at));
+      });
+      if (completed.size < posted.size) await sleep(500);
+    }
+    const p95 = (values: number[]) => percentile(values, 95);
+    const freshness = [...completed].map(([id, at]) => at - posted.get(id)!);
+    console.log(
+      `freshness ${when} (${completed.size}/${posted.size} batches completed): ` +
+        `p50 ${percentile(freshness, 50)} ms, p95 ${p95(freshness)} ms, max ${percentile(freshness, 100)} ms`,
+    );
+    // A backlog shows as freshness growing over the phase; a steady delay as flat windows.
+    const start = Math.min(...posted.values());
+    const windows: number[][] = [];
+    for (const [id, at] of completed) {
+      const posted201 = posted.get(id)!;
+      (windows[Math.floor((posted201 - start) / 5_000)] ??= []).push(at - posted201);
+    }
+    console.log(`  p95 by 5 s of posting: ${windows.map((w) => (w.length ? p95(w) : '-')).join(', ')} ms`);
   }
 
   // Phase 0: the stream alone. Publish `direct` listing messages straight to the topic (as the API
@@ -175,7 +211,10 @@ async function main() {
     `end to end: ${cpu.totalMicrosPerListing.toFixed(1)} µs of CPU per stored listing (goal ≤ 100 µs)`,
   );
 
-  // Phase 2: paced at half the sustained rate; freshness from the batch-completed outbox events.
+  // The black box's freshness is taken under its full load: the batches of the saturated phase.
+  await printFreshness(`under full load (${concurrency} in flight)`);
+
+  // Phase 2: paced at half the sustained rate.
   posted.clear();
   sampler?.phase('paced');
   const requestsPerSecond = sustained / 2 / 100;
@@ -187,26 +226,7 @@ async function main() {
     inflight.push(post().catch(() => 0));
   }
   await Promise.all(inflight);
-  // Completion times from the batch records (completed_at, set once when the last listing is
-  // stored). Not from the outbox: webhook delivery trims the events it has read.
-  const completed = new Map<string, number>();
-  for (let waited = 0; completed.size < posted.size && waited < 60_000; waited += 500) {
-    await sleep(500);
-    const pending = [...posted.keys()].filter((id) => !completed.has(id));
-    const pipeline = redis.pipeline();
-    for (const id of pending) pipeline.hget(`${env.REDIS_KEY_PREFIX}batch:${id}`, 'completed_at');
-    const replies = (await pipeline.exec()) ?? [];
-    replies.forEach(([, at], i) => {
-      if (typeof at === 'string') completed.set(pending[i]!, Date.parse(at));
-    });
-  }
-  const freshness = [...completed].map(([id, at]) => at - posted.get(id)!).sort((a, b) => a - b);
-  const pct = (p: number) =>
-    freshness[Math.min(freshness.length - 1, Math.floor((p / 100) * freshness.length))] ?? NaN;
-  console.log(
-    `freshness at ${(requestsPerSecond * 100).toFixed(0)} listings/s (${completed.size}/${posted.size} batches completed): ` +
-      `p50 ${pct(50)} ms, p95 ${pct(95)} ms, max ${freshness.at(-1)} ms`,
-  );
+  await printFreshness(`at ${(requestsPerSecond * 100).toFixed(0)} listings/s`);
 
   if (sampler) printMemoryBreakdown('stream worker', await sampler.stop());
   console.log(`load average at the end: ${loadAverage()}`);
@@ -229,28 +249,33 @@ async function main() {
 }
 
 /** Inserts into `listings` and their rows so far, from the worker's writer histogram (null with BENCH_BASE_URL). */
-async function listingInserts(): Promise<{ inserts: number; rows: number } | null> {
+async function listingInserts(): Promise<InsertTotals | null> {
   if (process.env.BENCH_BASE_URL) return null;
   const text = await (await fetch(`http://127.0.0.1:${workerMetricsPort}/metrics`)).text();
   // No line before the writer's first insert: none so far.
   const value = (name: string) =>
     Number(new RegExp(`^${name}\\{table="listings"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  const storedSeconds = Number(
+    /^clickhouse_writer_flush_duration_seconds_sum\{table="listings",outcome="stored"\} (\S+)$/m.exec(
+      text,
+    )?.[1] ?? 0,
+  );
   return {
     inserts: value('clickhouse_writer_flush_rows_count'),
     rows: value('clickhouse_writer_flush_rows_sum'),
+    storedSeconds,
   };
 }
 
-function printInserts(
-  before: { inserts: number; rows: number } | null,
-  after: { inserts: number; rows: number } | null,
-  seconds: number,
-) {
+type InsertTotals = { inserts: number; rows: number; storedSeconds: number };
+
+function printInserts(before: InsertTotals | null, after: InsertTotals | null, seconds: number) {
   if (!before || !after) return;
   const inserts = after.inserts - before.inserts;
   const rows = after.rows - before.rows;
   console.log(
-    `inserts into listings: ${inserts} (${(inserts / seconds).toFixed(1)}/s), ${(rows / inserts).toFixed(0)} rows each on average`,
+    `inserts into listings: ${inserts} (${(inserts / seconds).toFixed(1)}/s), ${(rows / inserts).toFixed(0)} rows each on average, ` +
+      `${((1000 * (after.storedSeconds - before.storedSeconds)) / inserts).toFixed(0)} ms each from flush to stored`,
   );
 }
 

@@ -1,9 +1,11 @@
 // Batched ClickHouse writer: rows from all partitions join one pending insert, flushed when it
 // reaches `maxRows`, when no rows arrived for `quietMs` while at least `quietMinRows` are pending
 // (the partitions of a Kafka fetch have all handed in their rows: waiting longer only delays their
-// commits and the next fetch), or when it is `maxDelayMs` old (a trickle). Callers await the flush that holds their rows, and only
-// then commit their Kafka offsets. Transient failures (an allow-list: connection, timeouts, the
-// server's try-again codes; common/clients/clickhouse-errors.ts) are retried with capped backoff and
+// commits and the next fetch), or when it is `maxDelayMs` old (a trickle). Inserts run one at a
+// time; a flush due while one runs waits for it and takes the rows that arrive meanwhile (group
+// commit), so a busy writer makes fewer, larger inserts. Callers await the flush that holds their
+// rows, and only then commit their Kafka offsets. Transient failures (an allow-list: connection,
+// timeouts, the server's try-again codes; common/clients/clickhouse-errors.ts) are retried with capped backoff and
 // never give up while running, so an outage pauses consumption instead of losing data. Any other
 // failure may be a row's doing (a poison row would otherwise stall every insert behind it, inserts
 // being serial): the insert is tried REFUSED_ATTEMPTS times, then bisected down to the refused rows,
@@ -46,6 +48,8 @@ interface Pending<Row extends object> {
   quietTimer?: NodeJS.Timeout;
   /** Handed to an insert: rows of dropped writes are no longer removed from `rows` but listed here. */
   flushed?: boolean;
+  /** Its flush came while an insert was running: it goes when that insert ends, with what came meanwhile. */
+  due?: boolean;
   dropped: Set<Row>;
   /** The fence of each row written for a Kafka batch. */
   fences: Map<Row, BatchFence>;
@@ -81,6 +85,8 @@ export function createClickHouseWriter<Row extends object>(
   const columns = columnList(options.table);
   let pending: Pending<Row> | undefined;
   let inFlight = Promise.resolve();
+  /** Inserts handed to `inFlight` and not finished. */
+  let inserting = 0;
   let closed = false;
   let abandoned = false;
   const stats = { rows: 0, inserts: 0, retries: 0, rejected: 0, dropped: 0 };
@@ -189,35 +195,56 @@ export function createClickHouseWriter<Row extends object>(
     }
   }
 
-  function flush(): void {
+  /**
+   * Hands the pending rows to an insert. Inserts run one after another, so rows land in the order
+   * their offsets were read; a batch due while one runs could not start sooner anyway, so it stays
+   * open and takes the rows that arrive until then (group commit: under load, fewer and larger
+   * inserts, whose cost is mostly per insert — docs/performance.md). `now` closes it at once
+   * (`maxRows`, drain).
+   */
+  function flush(now = false): void {
     const batch = pending;
     if (!batch) return;
-    pending = undefined;
-    batch.flushed = true;
     clearTimeout(batch.timer);
     clearTimeout(batch.quietTimer);
-    // Inserts run one after another, so rows land in the order their offsets were read.
+    if (inserting > 0 && !now) {
+      batch.due = true;
+      return;
+    }
+    pending = undefined;
+    batch.flushed = true;
+    inserting++;
     inFlight = inFlight.then(async () => {
-      const rejected: WriteResult<Row>['rejected'] = [];
-      const labels = { table };
-      writerFlushRows.observe(labels, batch.rows.length);
-      const timer = writerFlushDuration.startTimer(labels);
       try {
-        await insertIsolating(batch, batch.rows, rejected);
-      } catch (error) {
-        timer({ outcome: 'abandoned' });
-        for (const waiter of batch.waiters) waiter.reject(error);
-        return;
-      }
-      timer({ outcome: rejected.length ? 'partly_refused' : 'stored' });
-      const refused = new Map(rejected.map((r) => [r.row, r.error]));
-      for (const waiter of batch.waiters) {
-        const mine = refused.size
-          ? waiter.rows.filter((row) => refused.has(row)).map((row) => ({ row, error: refused.get(row)! }))
-          : [];
-        waiter.resolve({ rejected: mine });
+        await insertBatch(batch);
+      } finally {
+        inserting--;
+        if (inserting === 0 && pending?.due) flush();
       }
     });
+  }
+
+  /** Inserts `batch` and settles its waiters: stored, partly refused, or failed. */
+  async function insertBatch(batch: Pending<Row>): Promise<void> {
+    const rejected: WriteResult<Row>['rejected'] = [];
+    const labels = { table };
+    writerFlushRows.observe(labels, batch.rows.length);
+    const timer = writerFlushDuration.startTimer(labels);
+    try {
+      await insertIsolating(batch, batch.rows, rejected);
+    } catch (error) {
+      timer({ outcome: 'abandoned' });
+      for (const waiter of batch.waiters) waiter.reject(error);
+      return;
+    }
+    timer({ outcome: rejected.length ? 'partly_refused' : 'stored' });
+    const refused = new Map(rejected.map((r) => [r.row, r.error]));
+    for (const waiter of batch.waiters) {
+      const mine = refused.size
+        ? waiter.rows.filter((row) => refused.has(row)).map((row) => ({ row, error: refused.get(row)! }))
+        : [];
+      waiter.resolve({ rejected: mine });
+    }
   }
 
   /** The fence dropped a write (its batch was revoked before any of it was stored): out it goes. */
@@ -266,8 +293,9 @@ export function createClickHouseWriter<Row extends object>(
           waiter.reject = (error) => (release(), reject(error));
         }
         batch.waiters.push(waiter);
-        if (pending.rows.length >= options.maxRows) flush();
+        if (pending.rows.length >= options.maxRows) flush(true);
         else if (
+          !pending.due &&
           options.quietMs !== undefined &&
           options.quietMs < options.maxDelayMs &&
           pending.rows.length >= (options.quietMinRows ?? 1)
@@ -279,7 +307,7 @@ export function createClickHouseWriter<Row extends object>(
     },
     /** Flushes what is buffered and waits for every insert (up to `timeoutMs`); later writes fail. */
     async drain(timeoutMs = 20_000): Promise<void> {
-      flush();
+      flush(true);
       closed = true;
       const timer = setTimeout(() => (abandoned = true), timeoutMs);
       try {

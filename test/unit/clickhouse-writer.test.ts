@@ -160,6 +160,60 @@ describe('writer: failures that are not transient', () => {
   }, 15_000);
 });
 
+describe('writer: group commit', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  /** The stand-in above, with its first insert held until `release()`. */
+  function heldFirstInsert() {
+    const fake = fakeClickHouse(() => undefined);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const insert = fake.client.insert.bind(fake.client);
+    let calls = 0;
+    fake.client.insert = (async (params: Parameters<typeof insert>[0]) => {
+      const result = insert(params); // counted in `inserts` when it starts
+      if (++calls === 1) await held;
+      return result;
+    }) as typeof insert;
+    return { ...fake, release };
+  }
+
+  it('happy: rows due while an insert runs wait for it and then go in one insert, whatever their writes', async () => {
+    const fake = heldFirstInsert();
+    const writer = writerFor(fake.client); // flushes 5 ms after the first row
+    const first = writer.write(batch(3, []));
+    await sleep(30); // the first insert is running (held)
+    const second = writer.write(batch(2, []));
+    await sleep(30); // its 5 ms are long past: due, and kept open
+    const third = writer.write(batch(4, []));
+    await sleep(30);
+    expect(fake.inserts).toEqual([3]);
+    fake.release();
+    await Promise.all([first, second, third]);
+    expect(fake.inserts).toEqual([3, 6]);
+    expect(fake.stored).toHaveLength(9);
+    await writer.drain();
+  });
+
+  it('happy: maxRows still closes an insert while another runs, and drain sends what is due at once', async () => {
+    const fake = heldFirstInsert();
+    const writer = createClickHouseWriter(fake.client, {
+      table: testTable,
+      maxRows: 5,
+      maxDelayMs: 5,
+      logger: createLogger('error'),
+    });
+    const writes = [writer.write(batch(3, []))];
+    await sleep(30); // the first insert is running (held)
+    writes.push(writer.write(batch(6, []))); // full: closed at once, queued behind it
+    writes.push(writer.write(batch(2, [])));
+    await sleep(30);
+    fake.release();
+    await Promise.all([...writes, writer.drain()]);
+    expect(fake.inserts).toEqual([3, 6, 2]);
+  });
+});
+
 describe('insertCertainlyNotStored', () => {
   it('security: only a refused connection or a refusal at the start of the query means nothing was stored', async () => {
     const unreachable = await unreachableInsertError();
