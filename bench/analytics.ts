@@ -9,6 +9,7 @@
 // with the answer cache off (every request cold), as clients see them.
 // Knobs: BENCH_LISTINGS (10_000_000), BENCH_VIEWS (100_000_000), BENCH_ROUNDS (3), BENCH_ONLY,
 // BENCH_HTTP, CLICKHOUSE_URL, REDIS_URL, PORT.
+import { percentile } from './percentile.ts';
 import { createClient } from '@clickhouse/client';
 import { createAnswerCache } from '../analytics-api/cache.ts';
 import { MAX_BOUNDS_AREA_KM2, type Bounds } from '../analytics-api/geo/bounds.ts';
@@ -164,12 +165,10 @@ function cityBox(city: (typeof citySlugs)[number]): Bounds {
   };
 }
 
-const pct = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 function report(name: string, samples: number[]) {
   const s = [...samples].sort((a, b) => a - b);
   log(
-    `${name.padEnd(52)} n=${String(s.length).padStart(4)}  p50 ${pct(s, 50).toFixed(1).padStart(6)} ms  p99 ${pct(s, 99).toFixed(1).padStart(6)} ms  max ${s.at(-1)!.toFixed(1).padStart(6)} ms`,
+    `${name.padEnd(52)} n=${String(s.length).padStart(4)}  p50 ${percentile(s, 50).toFixed(1).padStart(6)} ms  p99 ${percentile(s, 99).toFixed(1).padStart(6)} ms  max ${s.at(-1)!.toFixed(1).padStart(6)} ms`,
   );
 }
 

@@ -8,6 +8,7 @@
 // *_URL select another). Starts its own gateway on BENCH_PORT (default 28190) unless BENCH_BASE_URL
 // points at a running one. Knobs: BENCH_SECONDS (10), BENCH_CONCURRENCY (16), BENCH_WARMUP_SECONDS (2).
 // Every listing is unique, so every one is created and published (no duplicate fast path).
+import { percentile } from './percentile.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { createKeyStore } from '../common/auth/key-store.ts';
@@ -143,10 +144,6 @@ async function load(
   const after = cpuSnapshot(processes);
   agent.destroy();
   return { ...measured, cpu: { processes, before, after } };
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
 function summarize(

@@ -8,6 +8,7 @@
 // one image process unless BENCH_BASE_URL points at running services; the worker it starts is
 // sampled every second for where its memory is (worker-memory.ts).
 // Knobs: BENCH_SECONDS (15), BENCH_CONCURRENCY (8).
+import { percentile } from './percentile.ts';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { createKafka, createProducer } from '../common/clients/kafka.ts';
@@ -31,11 +32,6 @@ const direct = Number(process.env.BENCH_DIRECT_MESSAGES ?? 200_000);
 const workerMetricsPort = port + 10;
 const env = benchEnv;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** The `p`th percentile of `values` (nearest rank; p 100 is the maximum). */
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-};
 
 const body = () => nextListingsBody('Stream bench', { withAddress: true });
 const loadAverage = () =>
@@ -94,11 +90,12 @@ async function main() {
       });
       if (completed.size < posted.size) await sleep(500);
     }
-    const p95 = (values: number[]) => percentile(values, 95);
-    const freshness = [...completed].map(([id, at]) => at - posted.get(id)!);
+    const ascending = (values: number[]) => [...values].sort((a, b) => a - b);
+    const p95 = (values: number[]) => percentile(ascending(values), 95);
+    const freshness = ascending([...completed].map(([id, at]) => at - posted.get(id)!));
     console.log(
       `freshness ${when} (${completed.size}/${posted.size} batches completed): ` +
-        `p50 ${percentile(freshness, 50)} ms, p95 ${p95(freshness)} ms, max ${percentile(freshness, 100)} ms`,
+        `p50 ${percentile(freshness, 50)} ms, p95 ${percentile(freshness, 95)} ms, max ${freshness.at(-1)} ms`,
     );
     // A backlog shows as freshness growing over the phase; a steady delay as flat windows.
     const start = Math.min(...posted.values());
