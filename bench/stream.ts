@@ -7,7 +7,7 @@
 // *_URL select another). Starts its own gateway (BENCH_PORT, default 28191), one stream worker and
 // one image process unless BENCH_BASE_URL points at running services; the worker it starts is
 // sampled every second for where its memory is (worker-memory.ts).
-// Knobs: BENCH_SECONDS (15), BENCH_CONCURRENCY (8).
+// Knobs: BENCH_SECONDS (15), BENCH_CONCURRENCY (8), BENCH_PACED_RATE (listings/s of the paced phase).
 import { percentile } from './percentile.ts';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
@@ -27,6 +27,9 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const port = Number(process.env.BENCH_PORT ?? 28191);
 const direct = Number(process.env.BENCH_DIRECT_MESSAGES ?? 200_000);
+// Listings/s of the paced phase (default: half the saturated phase's rate). A fixed rate compares
+// freshness between builds at the same load, which the saturated phase's own rate does not.
+const pacedRate = process.env.BENCH_PACED_RATE ? Number(process.env.BENCH_PACED_RATE) : undefined;
 // The worker started here listens for /metrics on a known port, for its memory samples and the size
 // of its inserts (ClickHouse's CPU is mostly a cost per insert: docs/performance.md).
 const workerMetricsPort = port + 10;
@@ -211,10 +214,10 @@ async function main() {
   // The black box's freshness is taken under its full load: the batches of the saturated phase.
   await printFreshness(`under full load (${concurrency} in flight)`);
 
-  // Phase 2: paced at half the sustained rate.
+  // Phase 2: paced at half the sustained rate, or at BENCH_PACED_RATE.
   posted.clear();
   sampler?.phase('paced');
-  const requestsPerSecond = sustained / 2 / 100;
+  const requestsPerSecond = (pacedRate ?? sustained / 2) / 100;
   const t1 = Date.now();
   const inflight: Promise<unknown>[] = [];
   for (let i = 0; Date.now() - t1 < seconds * 1000; i++) {

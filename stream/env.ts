@@ -44,6 +44,12 @@ export const streamEnvSchema = workerEnvSchema
     STREAM_FETCH_MAX_BYTES_PER_PARTITION: envFields.positiveInt.default(1024 * 1024),
     /** Listings consumer-group members per worker process (docs/stream.md, "Throughput"). */
     STREAM_LISTINGS_MEMBERS: envFields.positiveInt.default(2),
+    /**
+     * Batches of a listings or views partition in flight at once: at 2 a member fetches and prepares
+     * the next batch while the previous one is inserted (offset-consumer.ts, "Pipelining"); 1 waits
+     * for each insert and commit before fetching again.
+     */
+    STREAM_PIPELINE_DEPTH: envFields.positiveInt.default(2),
     /** Listings whose place the view enrichment keeps in memory. */
     STREAM_LISTING_CACHE_SIZE: envFields.positiveInt.default(200_000),
     /** The worker's /metrics, /livez and /readyz listener (stream/ops-server.ts); 0: any free port. */

@@ -17,6 +17,15 @@
 // group is rebalancing or lost this member, a long run of failed heartbeats, or a new assignment
 // without the partition, revokes the batch (assignment-watch.ts): its rows not yet sent to
 // ClickHouse are dropped (sink/batch-fence.ts, the writer), and it is not committed.
+// Pipelining (`pipeline.depth` > 1): kafkajs fetches again only once every batch of its previous
+// fetch has returned, so a member that waits for each insert alternates between preparing rows and
+// waiting for ClickHouse, and a listing that arrives meanwhile waits for both. A pipelined member
+// returns a batch once it is handed to the handler (and its predecessors beyond the depth are
+// settled), commits each batch when it and every earlier one of its partition are stored, and after
+// a failure seeks back to the failed batch. Its batches in flight are marked in Redis
+// (inflight-marks.ts): kafkajs no longer waits for them before the member rejoins the group, so a
+// replay guard is read only once no batch of the partition is in flight, here or in another member.
+import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { z } from 'zod';
@@ -25,6 +34,7 @@ import { defineQuery } from '../common/warehouse/query.ts';
 import type { TableRef } from '../common/warehouse/table.ts';
 import { watchAssignment, type AssignmentWatch } from './assignment-watch.ts';
 import { commitPacer } from './commit-pacer.ts';
+import type { InflightMarks } from './inflight-marks.ts';
 import { retryWhileRunning } from './retry.ts';
 import { BatchFence, BatchRevokedError, runInBatch } from './sink/batch-fence.ts';
 import type { ClickHouseWriter } from './sink/clickhouse-writer.ts';
@@ -92,6 +102,12 @@ export interface OffsetConsumerOptions {
   commitIntervalMs?: number;
   /** Group timing (tests shorten it); defaults: session 30 s, rebalance 60 s, heartbeat 3 s. */
   timing?: { sessionTimeoutMs: number; rebalanceTimeoutMs: number; heartbeatIntervalMs: number };
+  /**
+   * Batches of a partition handed to the handler and not yet settled, at most `depth` (without it:
+   * 1, each batch stored and committed before the next is fetched). Only for handlers whose batch
+   * does not read what the partition's previous batch stores (the status handler reads states).
+   */
+  pipeline?: { depth: number; marks: InflightMarks };
 }
 
 export interface RunningConsumer {
@@ -113,9 +129,10 @@ export async function startOffsetConsumer(options: OffsetConsumerOptions): Promi
     assigned: () => members.flatMap((m) => m.assigned()).sort((a, b) => a - b),
     lag: () => Object.assign({}, ...members.map((m) => m.lag())) as Record<string, number>,
     async stop() {
-      // Paced commits first, while still a member; kafkajs' stop() then waits for the running
-      // batches (which await their flush and commit), so what was handed to the writers is stored
-      // and committed before we leave the group.
+      // While still a member: no new batch is handed over, the batches in flight are stored and
+      // committed, then the paced commits go; kafkajs' stop() waits for the running batches, so
+      // what was handed to the writers is stored and committed before we leave the group.
+      await Promise.all(members.map((m) => m.settle()));
       await Promise.all(members.map((m) => m.pacer.flush()));
       await Promise.all(members.map((m) => m.consumer.stop()));
       for (const writer of options.writers) await writer.drain();
@@ -152,9 +169,32 @@ const DEFAULT_TIMING = { sessionTimeoutMs: 30_000, rebalanceTimeoutMs: 60_000, h
  */
 const IDLE_FETCH_WAIT_MS = 1_000;
 
+/**
+ * How long a failed batch's partition waits before it is read again: a failure that repeats (a
+ * handler's non-transient error) is then a retry every second, not a busy loop of replay checks.
+ */
+const FAILED_BATCH_PAUSE_MS = 1_000;
+/** How often a replay guard waiting for batches in flight elsewhere asks Redis again. */
+const INFLIGHT_POLL_MS = 50;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * One partition's order of commits: `tail` settles true once every batch handed over since the
+ * chain began is stored and committed, false once one of them failed (the later ones then are not
+ * committed: they are read again with it). `failedAt`: the failed batch's first offset, sought back
+ * to; the chain starts again with the batch read from there.
+ */
+interface CommitChain {
+  tail: Promise<boolean>;
+  failedAt?: bigint;
+}
+
 async function startMember(options: OffsetConsumerOptions) {
   const { kafka, topic, logger } = options;
   const timing = options.timing ?? DEFAULT_TIMING;
+  const depth = options.pipeline?.depth ?? 1;
+  const marks = options.pipeline?.marks;
   const consumer = kafka.consumer({
     groupId: options.groupId,
     sessionTimeout: timing.sessionTimeoutMs,
@@ -169,23 +209,35 @@ async function startMember(options: OffsetConsumerOptions) {
   const guards = new Map<number, { from: bigint; stored: Set<string> }>();
   const lagByPartition: Record<string, number> = {};
   let assigned: number[] = [];
-  /** Batches being stored, per partition: revoked when a new assignment leaves their partition out. */
-  const running = new Map<number, AssignmentWatch>();
+  /** Batches handed over and not settled, per partition: revoked when a new assignment leaves their partition out. */
+  const running = new Map<number, Set<AssignmentWatch>>();
+  /** Per partition, each batch handed over until it is committed or failed (settles, never rejects). */
+  const inFlight = new Map<number, Set<Promise<boolean>>>();
+  const chains = new Map<number, CommitChain>();
+  let stopping = false;
   const storedQuery = storedPositionsQuery(options.provenanceTables);
   const pacer = commitPacer({
     intervalMs: options.commitIntervalMs ?? 0,
     commitLater: (partition, offset) => consumer.commitOffsets([{ topic, partition, offset }]),
     logger,
   });
+  const setOf = <T>(map: Map<number, Set<T>>, partition: number): Set<T> => {
+    let set = map.get(partition);
+    if (!set) map.set(partition, (set = new Set()));
+    return set;
+  };
 
   consumer.on(consumer.events.GROUP_JOIN, (event) => {
     // Another worker may have stored more of a partition since we last held it: check again.
     guards.clear();
+    // kafkajs reads every partition again from its committed offset: new commit chains.
+    chains.clear();
     assigned = event.payload.memberAssignment[topic] ?? [];
     pacer.retain(assigned);
-    for (const [partition, watch] of running)
+    for (const [partition, watches] of running)
       if (!assigned.includes(partition))
-        watch.revoke(new BatchRevokedError(`partition ${partition} is no longer assigned to this member`));
+        for (const watch of watches)
+          watch.revoke(new BatchRevokedError(`partition ${partition} is no longer assigned to this member`));
     for (const p of Object.keys(lagByPartition)) if (!assigned.includes(Number(p))) delete lagByPartition[p];
     logger.info('partitions assigned', { topic, partitions: assigned });
   });
@@ -195,11 +247,46 @@ async function startMember(options: OffsetConsumerOptions) {
     return new Set(rows.map((r) => r.o));
   }
 
+  /** Waits until no batch of `partition` is in flight, in this member and (pipelined) in any other. */
+  async function inFlightSettled(partition: number, signal: AbortSignal): Promise<void> {
+    await Promise.all(inFlight.get(partition) ?? []);
+    if (!marks) return;
+    for (let waited = 0; (await marks.live(partition)) > 0; waited += INFLIGHT_POLL_MS) {
+      if (signal.aborted) throw signal.reason;
+      if (waited === 1_000)
+        logger.info('waiting for batches of the partition in flight elsewhere', { partition });
+      await sleep(INFLIGHT_POLL_MS);
+    }
+  }
+
+  function chainOf(partition: number): CommitChain {
+    let chain = chains.get(partition);
+    if (!chain) chains.set(partition, (chain = { tail: Promise.resolve(true) }));
+    return chain;
+  }
+
+  function seekBack(partition: number, chain: CommitChain, offset: bigint) {
+    chain.failedAt = offset;
+    guards.delete(partition);
+    try {
+      consumer.seek({ topic, partition, offset: offset.toString() });
+    } catch (error) {
+      // The consumer is stopping: the partition's next reader starts at the last commit.
+      logger.warn('seeking back to a failed batch failed', { topic, partition, ...errorFields(error) });
+    }
+  }
+
   async function eachBatch(payload: EachBatchPayload) {
-    const { batch, heartbeat, isRunning, isStale } = payload;
-    if (!isRunning() || isStale() || batch.messages.length === 0) return;
+    const { batch, heartbeat, isRunning, isStale, resolveOffset } = payload;
+    if (stopping || !isRunning() || isStale() || batch.messages.length === 0) return;
     const { partition } = batch;
-    const first = batch.messages[0]!.offset;
+    const first = BigInt(batch.messages[0]!.offset);
+    let chain = chainOf(partition);
+    if (chain.failedAt !== undefined) {
+      // Read before the seek back to a failed batch took effect: ask for it again.
+      if (first !== chain.failedAt) return seekBack(partition, chain, chain.failedAt);
+      chains.set(partition, (chain = { tail: Promise.resolve(true) }));
+    }
     lagByPartition[String(partition)] = Math.max(0, Number(batch.highWatermark) - Number(first));
     const watch = watchAssignment({
       heartbeat,
@@ -208,19 +295,35 @@ async function startMember(options: OffsetConsumerOptions) {
       logger,
       partition,
     });
-    running.set(partition, watch);
+    const watches = setOf(running, partition);
+    watches.add(watch);
+    let done: Promise<boolean>;
     try {
-      await storeBatch(payload, watch.signal);
-    } finally {
+      ({ done } = await handOver(payload, chain, watch));
+    } catch (error) {
       watch.stop();
-      if (running.get(partition) === watch) running.delete(partition);
+      watches.delete(watch);
+      throw error;
     }
+    const lane = setOf(inFlight, partition);
+    lane.add(done);
+    void done.then(() => lane.delete(done));
+    resolveOffset(batch.messages[batch.messages.length - 1]!.offset);
+    while (lane.size >= depth) await Promise.race(lane);
   }
 
-  /** Stores one batch and commits it, unless `signal` (its revocation) aborts first. */
-  async function storeBatch(payload: EachBatchPayload, signal: AbortSignal) {
-    const { batch, heartbeat, resolveOffset, commitOffsetsIfNecessary, isRunning } = payload;
+  /**
+   * Hands one batch to the handler. `done` settles once it is stored and committed (true), or once
+   * it failed, was revoked or follows a failed batch (false: it is read again).
+   */
+  async function handOver(
+    payload: EachBatchPayload,
+    chain: CommitChain,
+    watch: AssignmentWatch,
+  ): Promise<{ done: Promise<boolean> }> {
+    const { batch, heartbeat, isRunning } = payload;
     const { partition } = batch;
+    const { signal } = watch;
     const first = BigInt(batch.messages[0]!.offset);
     const last = batch.messages[batch.messages.length - 1]!.offset;
     const retry = <T>(what: string, fn: () => Promise<T>) =>
@@ -228,6 +331,7 @@ async function startMember(options: OffsetConsumerOptions) {
 
     let guard = guards.get(partition);
     if (!guard || first < guard.from) {
+      await retry('waiting for batches in flight', () => inFlightSettled(partition, signal));
       guard = {
         from: first,
         stored: await retry('reading stored positions', () => storedPositions(partition, first)),
@@ -243,23 +347,62 @@ async function startMember(options: OffsetConsumerOptions) {
       retry,
       signal,
     };
-    await runInBatch(new BatchFence(signal), () => options.handler.handle(batch.messages, context));
-    // Revoked after some of it may have been stored (its writes completed: sink/batch-fence.ts), or
-    // while the handler finished: no commit either way; the next owner's replay guard sees the rows.
-    if (signal.aborted) throw signal.reason;
-    if (options.crashAfterInsert) {
-      logger.warn('STREAM_CRASH_AFTER_INSERT: killing the worker between insert and commit', { partition });
-      process.kill(process.pid, 'SIGKILL');
-    }
-    // Positions up to this batch's last offset can no longer be replayed within this assignment.
-    if (stored.size)
-      for (const position of stored)
-        if (BigInt(position.slice(0, position.indexOf(':'))) <= BigInt(last)) stored.delete(position);
-    resolveOffset(last);
-    await pacer.commit(partition, (BigInt(last) + 1n).toString(), (offset) =>
-      commitOffsetsIfNecessary({ topics: [{ topic, partitions: [{ partition, offset }] }] }),
-    );
-    lagByPartition[String(partition)] = Math.max(0, Number(batch.highWatermark) - Number(last) - 1);
+    const markId = randomUUID();
+    const ttlMs = timing.sessionTimeoutMs;
+    if (marks) await retry('marking the batch in flight', () => marks.mark(partition, markId, ttlMs));
+    const renewal =
+      marks && setInterval(() => void marks.mark(partition, markId, ttlMs).catch(() => undefined), ttlMs / 3);
+    const handled = runInBatch(new BatchFence(signal), () => options.handler.handle(batch.messages, context));
+    const previous = chain.tail;
+    const done = (async () => {
+      let failure: unknown;
+      try {
+        await handled;
+        // Revoked after some of it may have been stored (its writes completed: sink/batch-fence.ts),
+        // or while the handler finished: no commit either way; the next reader's replay guard sees the rows.
+        if (signal.aborted) throw signal.reason;
+      } catch (error) {
+        failure = error ?? new Error('batch failed');
+      } finally {
+        clearInterval(renewal);
+        watch.stop();
+        running.get(partition)?.delete(watch);
+        // Left behind (Redis away), the mark expires after a session timeout.
+        if (marks) await marks.clear(partition, markId).catch(() => undefined);
+      }
+      if (!(await previous)) return false; // read again from the earlier failed batch
+      if (failure !== undefined) {
+        logger.warn('batch failed; will be consumed again', { topic, partition, ...errorFields(failure) });
+        await sleep(FAILED_BATCH_PAUSE_MS);
+        if (chains.get(partition) === chain && assigned.includes(partition))
+          seekBack(partition, chain, first);
+        return false;
+      }
+      if (options.crashAfterInsert) {
+        logger.warn('STREAM_CRASH_AFTER_INSERT: killing the worker between insert and commit', { partition });
+        process.kill(process.pid, 'SIGKILL');
+      }
+      // Positions up to this batch's last offset can no longer be replayed within this assignment.
+      if (stored.size)
+        for (const position of stored)
+          if (BigInt(position.slice(0, position.indexOf(':'))) <= BigInt(last)) stored.delete(position);
+      try {
+        await pacer.commit(partition, (BigInt(last) + 1n).toString(), (offset) =>
+          consumer.commitOffsets([{ topic, partition, offset }]),
+        );
+      } catch (error) {
+        // A rebalance or a coordinator failover: the partition's next reader starts at the last commit.
+        logger.warn('commit failed; its messages will be read again', {
+          topic,
+          partition,
+          ...errorFields(error),
+        });
+      }
+      lagByPartition[String(partition)] = Math.max(0, Number(batch.highWatermark) - Number(last) - 1);
+      return true;
+    })();
+    chain.tail = done;
+    return { done };
   }
 
   await consumer.connect();
@@ -272,7 +415,7 @@ async function startMember(options: OffsetConsumerOptions) {
       try {
         await eachBatch(payload);
       } catch (error) {
-        // Nothing committed: kafkajs fetches the range again after a pause, and we re-check it.
+        // Not handed over, nothing resolved: kafkajs fetches the range again after a pause, and we re-check it.
         guards.delete(payload.batch.partition);
         logger.warn('batch failed; will be consumed again', {
           topic,
@@ -284,5 +427,17 @@ async function startMember(options: OffsetConsumerOptions) {
     },
   });
 
-  return { consumer, pacer, assigned: () => assigned, lag: () => ({ ...lagByPartition }) };
+  return {
+    consumer,
+    pacer,
+    assigned: () => assigned,
+    lag: () => ({ ...lagByPartition }),
+    /** Hands over no new batch; resolves once every batch in flight is stored and committed, or failed. */
+    async settle() {
+      stopping = true;
+      consumer.pause([{ topic }]);
+      for (let lanes = [...inFlight.values()]; lanes.some((l) => l.size); lanes = [...inFlight.values()])
+        await Promise.all(lanes.flatMap((lane) => [...lane]));
+    },
+  };
 }

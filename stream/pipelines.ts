@@ -22,6 +22,7 @@ import { resendMarks } from '../common/lifecycle/resend-marks.ts';
 import { reportRepushed } from './lifecycle/repushed.ts';
 import { readListingStates } from '../common/lifecycle/states.ts';
 import { listingStatesTable, listingStatusChangesTable } from '../common/warehouse/lifecycle.ts';
+import { inflightMarks } from './inflight-marks.ts';
 import { startOffsetConsumer, type RunningConsumer } from './offset-consumer.ts';
 import { createClickHouseWriter } from './sink/clickhouse-writer.ts';
 import { createQuarantine } from './sink/quarantine.ts';
@@ -51,15 +52,25 @@ export async function startPipelines(
   // A sink is named after what it stores: its consumer group, its log lines and the source of its
   // quarantined messages all carry that name.
   type Sink = 'listings' | 'views' | 'status';
-  const sink = (name: Sink, topic: TopicName) => ({
-    kafka: platform.kafka,
-    clickhouse: platform.clickhouse,
-    partitionsConsumedConcurrently: env.STREAM_PARTITIONS_CONCURRENTLY,
-    maxBytesPerPartition: env.STREAM_FETCH_MAX_BYTES_PER_PARTITION,
-    groupId: `${env.STREAM_GROUP_PREFIX}${env.KAFKA_TOPIC_PREFIX}.${name}-sink`,
-    topic: platform.topic(topic),
-    logger: logger.child({ consumer: name }),
-  });
+  const sink = (name: Sink, topic: TopicName) => {
+    const groupId = `${env.STREAM_GROUP_PREFIX}${env.KAFKA_TOPIC_PREFIX}.${name}-sink`;
+    return {
+      kafka: platform.kafka,
+      clickhouse: platform.clickhouse,
+      partitionsConsumedConcurrently: env.STREAM_PARTITIONS_CONCURRENTLY,
+      maxBytesPerPartition: env.STREAM_FETCH_MAX_BYTES_PER_PARTITION,
+      groupId,
+      topic: platform.topic(topic),
+      logger: logger.child({ consumer: name }),
+      // Not the status sink: its batch reads the listing states the partition's previous batch stores.
+      ...(name !== 'status' && {
+        pipeline: {
+          depth: env.STREAM_PIPELINE_DEPTH,
+          marks: inflightMarks(platform.redis, env.REDIS_KEY_PREFIX, groupId, platform.topic(topic)),
+        },
+      }),
+    };
+  };
   const quarantine = (name: Sink) => createQuarantine(quarantineWriter, producer, deadLetters, name);
 
   const owners = listingOwners(platform.redis, env.REDIS_KEY_PREFIX);

@@ -8,87 +8,39 @@
 // dropped, A neither inserts nor commits them, and each position is stored once. Real Kafka and
 // ClickHouse; a table and topic of its own.
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
-import type { Admin, KafkaMessage, Producer } from 'kafkajs';
+import type { Admin, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClickHouse } from '../../common/clients/clickhouse.ts';
 import { createKafka, createProducer } from '../../common/clients/kafka.ts';
 import { createLogger } from '../../common/logger.ts';
-import {
-  startOffsetConsumer,
-  type BatchHandler,
-  type RunningConsumer,
-} from '../../stream/offset-consumer.ts';
-import { defineTable, type Provenance } from '../../common/warehouse/table.ts';
-import { createClickHouseWriter, type ClickHouseWriter } from '../../stream/sink/clickhouse-writer.ts';
+import { startOffsetConsumer, type RunningConsumer } from '../../stream/offset-consumer.ts';
+import type { ClickHouseWriter } from '../../stream/sink/clickhouse-writer.ts';
 import { env, eventually, testClickHouse } from '../support/api.ts';
+import {
+  clickhouseProxy,
+  messageHandler,
+  messageTable,
+  messageWriter,
+  type MessageRow,
+} from './consumer-fixtures.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const logger = createLogger('error');
 const kafka = createKafka(env.KAFKA_BROKERS, 'fencing-tests', logger);
 const suffix = randomUUID().replace(/-/g, '').slice(0, 12);
-type FencingRow = Provenance & { v: string };
-// A table of this test (its name is hex, never input), created below.
-const fencingTable = defineTable<FencingRow>()(`test_fencing_${suffix}`, [
-  '_topic',
-  '_partition',
-  '_offset',
-  '_item',
-  'v',
-]);
-const table = fencingTable.name;
+// A table of this test, created below.
+const fencing = messageTable(`fencing_${suffix}`);
 const topic = `test.fencing.${suffix}`;
 // Short group timings so the test takes seconds, not minutes (production: 30 s, 60 s, 3 s).
 const timing = { sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, heartbeatIntervalMs: 1_000 };
 
-/** A TCP proxy to ClickHouse that can refuse connections (close its listener and every socket). */
-async function clickhouseProxy() {
-  const upstream = new URL(env.CLICKHOUSE_URL);
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const remote = net.connect(Number(upstream.port), upstream.hostname);
-    for (const s of [client, remote]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => undefined);
-    }
-    client.pipe(remote).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    async refuse() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-    async allow() {
-      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-    },
-    async close() {
-      for (const s of sockets) s.destroy();
-      if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-function member(writer: ClickHouseWriter<FencingRow>, groupId: string): Promise<RunningConsumer> {
-  const handler: BatchHandler = {
-    async handle(messages: KafkaMessage[], context) {
-      const rows = messages
-        .filter((m) => !context.isStored(m))
-        .map((m) => ({ ...context.provenance(m), v: m.value?.toString() ?? '' }));
-      await writer.write(rows);
-    },
-  };
+function member(writer: ClickHouseWriter<MessageRow>, groupId: string): Promise<RunningConsumer> {
   return startOffsetConsumer({
     kafka,
     clickhouse: testClickHouse(), // the replay guard reads directly
     groupId,
     topic,
-    provenanceTables: [fencingTable],
-    handler,
+    provenanceTables: [fencing.table],
+    handler: messageHandler(writer),
     writers: [writer],
     logger,
     partitionsConsumedConcurrently: 2,
@@ -96,25 +48,8 @@ function member(writer: ClickHouseWriter<FencingRow>, groupId: string): Promise<
   });
 }
 
-const writerFor = (url: string) =>
-  createClickHouseWriter(
-    createClickHouse({
-      url,
-      username: env.CLICKHOUSE_USER,
-      password: env.CLICKHOUSE_PASSWORD,
-      database: env.CLICKHOUSE_DATABASE,
-    }),
-    { table: fencingTable, maxRows: 10_000, maxDelayMs: 100, logger },
-  );
-
-async function stored(): Promise<{ rows: number; positions: number }> {
-  const result = await testClickHouse().query({
-    query: `SELECT count() AS rows, uniqExact(_partition, _offset, _item) AS positions FROM ${table}`,
-    format: 'JSONEachRow',
-  });
-  const [row] = await result.json<{ rows: string; positions: string }>();
-  return { rows: Number(row!.rows), positions: Number(row!.positions) };
-}
+const writerFor = (url: string) => messageWriter(fencing.table, url, logger);
+const stored = fencing.stored;
 
 let admin: Admin;
 let producer: Producer;
@@ -124,19 +59,14 @@ beforeAll(async () => {
   await admin.connect();
   await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 2 }] });
   producer = await createProducer(kafka, { idempotent: false });
-  // Like the stream's tables: provenance columns and a deduplication window (migration 0040).
-  await testClickHouse().command({
-    query: `CREATE TABLE ${table} (_topic String, _partition UInt32, _offset UInt64, _item UInt32, v String)
-            ENGINE = MergeTree ORDER BY (_topic, _partition, _offset, _item)
-            SETTINGS non_replicated_deduplication_window = 1000`,
-  });
+  await fencing.create();
 });
 
 afterAll(async () => {
   await producer.disconnect();
   await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
   await admin.disconnect();
-  await testClickHouse().command({ query: `DROP TABLE IF EXISTS ${table}` });
+  await fencing.drop();
 });
 
 async function produce(count: number, label: string) {
