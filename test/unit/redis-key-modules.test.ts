@@ -47,6 +47,7 @@ const families: Record<string, readonly string[]> = {
   'ingest/quota.ts': ['quota:*:*:*'],
   'ingest/views/view-guard.ts': ['vg:*:*:*:'],
   'stream/listings/owners.ts': ['owners:v2:', 'owners:rebuilding'],
+  'stream/inflight-marks.ts': ['inflight:*:*:*'],
   'stream/webhooks/queue.ts': [
     'webhook:due-accounts',
     'webhook:leases',
