@@ -176,6 +176,7 @@ async function main() {
   const t0 = Date.now();
   const cpuBefore = cpuSnapshot(processes);
   const insertsBefore = await listingInserts();
+  const batchTimesBefore = await batchTimes();
   let accepted = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -207,6 +208,7 @@ async function main() {
     notCounted: [LOAD_GENERATOR],
   });
   printInserts(insertsBefore, await listingInserts(), e2eSeconds);
+  printBatchTimes(batchTimesBefore, await batchTimes());
   console.log(
     `end to end: ${cpu.totalMicrosPerListing.toFixed(1)} µs of CPU per stored listing (goal ≤ 100 µs)`,
   );
@@ -268,6 +270,50 @@ async function listingInserts(): Promise<InsertTotals | null> {
 }
 
 type InsertTotals = { inserts: number; rows: number; storedSeconds: number };
+
+/** One histogram of the worker's /metrics, its series of the listings topic (with `outcome`, if given). */
+type Histogram = { count: number; sum: number; buckets: [number, number][] };
+async function listingsHistogram(name: string, outcome?: string): Promise<Histogram | null> {
+  if (process.env.BENCH_BASE_URL) return null;
+  const text = await (await fetch(`http://127.0.0.1:${workerMetricsPort}/metrics`)).text();
+  const histogram: Histogram = { count: 0, sum: 0, buckets: [] };
+  for (const [, suffix, labelText, value] of text.matchAll(
+    new RegExp(`^${name}_(bucket|sum|count)\\{([^}]*)\\} (\\S+)$`, 'gm'),
+  )) {
+    const labels = Object.fromEntries([...labelText!.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (!labels.topic?.endsWith('listings.v1') || (outcome && labels.outcome !== outcome)) continue;
+    if (suffix === 'bucket')
+      histogram.buckets.push([Number(labels.le === '+Inf' ? Infinity : labels.le), Number(value)]);
+    else histogram[suffix as 'sum' | 'count'] = Number(value);
+  }
+  return histogram;
+}
+
+async function batchTimes() {
+  return {
+    wait: await listingsHistogram('stream_batch_wait_seconds'),
+    store: await listingsHistogram('stream_batch_store_seconds', 'committed'),
+  };
+}
+
+/** The listings batches' wait for the worker and time to stored and committed, between two readings. */
+function printBatchTimes(
+  before: Awaited<ReturnType<typeof batchTimes>>,
+  after: Awaited<ReturnType<typeof batchTimes>>,
+) {
+  const describe = (a: Histogram | null, b: Histogram | null) => {
+    if (!a || !b || b.count === a.count) return 'none';
+    const count = b.count - a.count;
+    const p95 = b.buckets.find(
+      ([le, n]) => n - (a.buckets.find(([l]) => l === le)?.[1] ?? 0) >= 0.95 * count,
+    )?.[0];
+    return `mean ${((1000 * (b.sum - a.sum)) / count).toFixed(0)} ms, p95 ≤ ${p95 === undefined ? '?' : (p95 * 1000).toFixed(0)} ms (${count} batches)`;
+  };
+  console.log(
+    `listings batches: Kafka timestamp → handed to the handler ${describe(before.wait, after.wait)}; ` +
+      `handed → stored and committed ${describe(before.store, after.store)}`,
+  );
+}
 
 function printInserts(before: InsertTotals | null, after: InsertTotals | null, seconds: number) {
   if (!before || !after) return;

@@ -30,6 +30,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { z } from 'zod';
 import { errorFields, type Logger } from '../common/logger.ts';
+import { streamBatchStore, streamBatchWait } from '../common/metrics/registry.ts';
 import { defineQuery } from '../common/warehouse/query.ts';
 import type { TableRef } from '../common/warehouse/table.ts';
 import { watchAssignment, type AssignmentWatch } from './assignment-watch.ts';
@@ -352,7 +353,14 @@ async function startMember(options: OffsetConsumerOptions) {
     if (marks) await retry('marking the batch in flight', () => marks.mark(partition, markId, ttlMs));
     const renewal =
       marks && setInterval(() => void marks.mark(partition, markId, ttlMs).catch(() => undefined), ttlMs / 3);
+    const handedAt = Date.now();
+    streamBatchWait.observe({ topic }, Math.max(0, handedAt - Number(batch.messages[0]!.timestamp)) / 1000);
     const handled = runInBatch(new BatchFence(signal), () => options.handler.handle(batch.messages, context));
+    const settled = (committed: boolean) =>
+      streamBatchStore.observe(
+        { topic, outcome: committed ? 'committed' : 'read_again' },
+        (Date.now() - handedAt) / 1000,
+      );
     const previous = chain.tail;
     const done = (async () => {
       let failure: unknown;
@@ -400,7 +408,10 @@ async function startMember(options: OffsetConsumerOptions) {
       }
       lagByPartition[String(partition)] = Math.max(0, Number(batch.highWatermark) - Number(last) - 1);
       return true;
-    })();
+    })().then((committed) => {
+      settled(committed);
+      return committed;
+    });
     chain.tail = done;
     return { done };
   }

@@ -41,6 +41,25 @@ export const writerFlushDuration = new Histogram({
   registers,
 });
 
+/** Where a stream batch's time goes before and after its handler (docs/stream.md, item 10). */
+const batchBuckets = [0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2.5, 5, 10, 30];
+
+export const streamBatchWait = new Histogram({
+  name: 'stream_batch_wait_seconds',
+  help: "Time from the Kafka timestamp of a batch's first message (the producer's clock) to the consumer handing the batch to its handler, by topic",
+  labelNames: ['topic'] as const,
+  buckets: batchBuckets,
+  registers,
+});
+
+export const streamBatchStore = new Histogram({
+  name: 'stream_batch_store_seconds',
+  help: 'Time from the consumer handing a batch to its handler to the batch stored and committed (outcome committed), or settled to be read again (read_again), by topic',
+  labelNames: ['topic', 'outcome'] as const,
+  buckets: batchBuckets,
+  registers,
+});
+
 export const quarantinedMessages = new Counter({
   name: 'stream_quarantined_messages_total',
   help: 'Messages (or listings of a message) the stream could not store: dead-letter topic and quarantine table',

@@ -12,6 +12,7 @@ import type { Admin, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka, createProducer } from '../../common/clients/kafka.ts';
 import { createLogger } from '../../common/logger.ts';
+import { streamBatchStore } from '../../common/metrics/registry.ts';
 import { inflightMarks } from '../../stream/inflight-marks.ts';
 import {
   startOffsetConsumer,
@@ -196,5 +197,16 @@ describe('a pipelined consumer', () => {
       rows: 20,
       positions: 20,
     });
+    // The metrics count the failed batch, and the one handed over after it, as read again.
+    const { values } = await streamBatchStore.get();
+    const settled = (outcome: string) =>
+      values.find(
+        (v) =>
+          v.metricName === 'stream_batch_store_seconds_count' &&
+          v.labels.topic === topic &&
+          v.labels.outcome === outcome,
+      )?.value;
+    expect(settled('read_again')).toBeGreaterThanOrEqual(2);
+    expect(settled('committed')).toBeGreaterThanOrEqual(1);
   }, 120_000);
 });
