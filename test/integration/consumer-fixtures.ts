@@ -1,17 +1,35 @@
 // Fixtures of the offset consumer's fault tests (not a test file): a table of the test's own with
 // the stream's provenance columns, a writer and a handler that store one row per message, and a TCP
 // proxy to ClickHouse that can refuse connections or hold what a client sends (a slow insert).
+import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { KafkaMessage } from 'kafkajs';
+import type { Kafka, KafkaMessage } from 'kafkajs';
 import { createClickHouse } from '../../common/clients/clickhouse.ts';
 import type { Logger } from '../../common/logger.ts';
 import { defineTable, type Provenance } from '../../common/warehouse/table.ts';
-import type { BatchHandler } from '../../stream/offset-consumer.ts';
+import {
+  startOffsetConsumer,
+  type BatchHandler,
+  type OffsetConsumerOptions,
+  type RunningConsumer,
+} from '../../stream/offset-consumer.ts';
 import { createClickHouseWriter, type ClickHouseWriter } from '../../stream/sink/clickhouse-writer.ts';
-import { env, testClickHouse } from '../support/api.ts';
+import { env, eventually, testClickHouse } from '../support/api.ts';
 
 export type MessageRow = Provenance & { v: string };
+
+/** Group timings short enough for a test to see a rebalance in seconds (production: 30 s, 60 s, 3 s). */
+const shortGroupTiming = {
+  sessionTimeoutMs: 10_000,
+  rebalanceTimeoutMs: 10_000,
+  heartbeatIntervalMs: 1_000,
+};
+
+/** Hex, for the names of a test's own table, topic and group. */
+export const hexSuffix = (): string => randomUUID().replace(/-/g, '').slice(0, 12);
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A table of one row per stored message; `suffix` is hex (the name is never input). */
 export function messageTable(suffix: string) {
@@ -32,6 +50,17 @@ export function messageTable(suffix: string) {
                 SETTINGS non_replicated_deduplication_window = 1000`,
       }),
     drop: () => testClickHouse().command({ query: `DROP TABLE IF EXISTS ${table.name}` }),
+    /** A writer of the table through `url` (a proxy, or ClickHouse itself). */
+    writer: (url: string, logger: Logger) =>
+      createClickHouseWriter(
+        createClickHouse({
+          url,
+          username: env.CLICKHOUSE_USER,
+          password: env.CLICKHOUSE_PASSWORD,
+          database: env.CLICKHOUSE_DATABASE,
+        }),
+        { table, maxRows: 10_000, maxDelayMs: 100, logger },
+      ),
     /** Rows stored, and distinct positions among them (equal unless a position was stored twice). */
     async stored(): Promise<{ rows: number; positions: number }> {
       const result = await testClickHouse().query({
@@ -44,18 +73,6 @@ export function messageTable(suffix: string) {
   };
 }
 
-/** A writer of `table` through `url` (a proxy, or ClickHouse itself). */
-export const messageWriter = (table: ReturnType<typeof messageTable>['table'], url: string, logger: Logger) =>
-  createClickHouseWriter(
-    createClickHouse({
-      url,
-      username: env.CLICKHOUSE_USER,
-      password: env.CLICKHOUSE_PASSWORD,
-      database: env.CLICKHOUSE_DATABASE,
-    }),
-    { table, maxRows: 10_000, maxDelayMs: 100, logger },
-  );
-
 /** Stores each message not stored yet as one row (its value in `v`). */
 export const messageHandler = (writer: ClickHouseWriter<MessageRow>): BatchHandler => ({
   async handle(messages: KafkaMessage[], context) {
@@ -65,6 +82,46 @@ export const messageHandler = (writer: ClickHouseWriter<MessageRow>): BatchHandl
     await writer.write(rows);
   },
 });
+
+/**
+ * A group member of `topic` storing each message through `writer` (`handler` wraps messageHandler
+ * when a test needs it to fail); its replay guard reads ClickHouse directly.
+ */
+export function messageConsumer(options: {
+  kafka: Kafka;
+  topic: string;
+  groupId: string;
+  table: ReturnType<typeof messageTable>['table'];
+  writer: ClickHouseWriter<MessageRow>;
+  logger: Logger;
+  handler?: BatchHandler;
+  fetchWaitMs?: number;
+  pipeline?: OffsetConsumerOptions['pipeline'];
+}): Promise<RunningConsumer> {
+  const { writer, table, ...rest } = options;
+  return startOffsetConsumer({
+    ...rest,
+    clickhouse: testClickHouse(),
+    provenanceTables: [table],
+    handler: options.handler ?? messageHandler(writer),
+    writers: [writer],
+    partitionsConsumedConcurrently: 2,
+    timing: shortGroupTiming,
+  });
+}
+
+/** Waits until `consumer` holds `count` partitions. */
+export async function assignedEventually(
+  consumer: RunningConsumer,
+  count: number,
+  who: string,
+): Promise<void> {
+  await eventually(
+    async () => (consumer.assigned().length >= count ? true : undefined),
+    30_000,
+    `${who} owning ${count} partition(s)`,
+  );
+}
 
 /**
  * A TCP proxy to ClickHouse that can refuse connections (close its listener and every socket) or

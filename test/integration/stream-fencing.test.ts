@@ -7,48 +7,34 @@
 // batches hold more messages). Now A's heartbeat reports the rebalance, the rows A had not sent are
 // dropped, A neither inserts nor commits them, and each position is stored once. Real Kafka and
 // ClickHouse; a table and topic of its own.
-import { randomUUID } from 'node:crypto';
 import type { Admin, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka, createProducer } from '../../common/clients/kafka.ts';
 import { createLogger } from '../../common/logger.ts';
-import { startOffsetConsumer, type RunningConsumer } from '../../stream/offset-consumer.ts';
+import type { RunningConsumer } from '../../stream/offset-consumer.ts';
 import type { ClickHouseWriter } from '../../stream/sink/clickhouse-writer.ts';
-import { env, eventually, testClickHouse } from '../support/api.ts';
+import { env, eventually } from '../support/api.ts';
 import {
+  assignedEventually,
   clickhouseProxy,
-  messageHandler,
+  hexSuffix,
+  messageConsumer,
   messageTable,
-  messageWriter,
+  sleep,
   type MessageRow,
 } from './consumer-fixtures.ts';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const logger = createLogger('error');
-const kafka = createKafka(env.KAFKA_BROKERS, 'fencing-tests', logger);
-const suffix = randomUUID().replace(/-/g, '').slice(0, 12);
+const suffix = hexSuffix();
 // A table of this test, created below.
 const fencing = messageTable(`fencing_${suffix}`);
 const topic = `test.fencing.${suffix}`;
-// Short group timings so the test takes seconds, not minutes (production: 30 s, 60 s, 3 s).
-const timing = { sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, heartbeatIntervalMs: 1_000 };
+const logger = createLogger('error');
+const kafka = createKafka(env.KAFKA_BROKERS, 'fencing-tests', logger);
 
-function member(writer: ClickHouseWriter<MessageRow>, groupId: string): Promise<RunningConsumer> {
-  return startOffsetConsumer({
-    kafka,
-    clickhouse: testClickHouse(), // the replay guard reads directly
-    groupId,
-    topic,
-    provenanceTables: [fencing.table],
-    handler: messageHandler(writer),
-    writers: [writer],
-    logger,
-    partitionsConsumedConcurrently: 2,
-    timing,
-  });
-}
+const member = (writer: ClickHouseWriter<MessageRow>, groupId: string): Promise<RunningConsumer> =>
+  messageConsumer({ kafka, topic, groupId, table: fencing.table, writer, logger });
 
-const writerFor = (url: string) => messageWriter(fencing.table, url, logger);
+const writerFor = (url: string) => fencing.writer(url, logger);
 const stored = fencing.stored;
 
 let admin: Admin;
@@ -85,11 +71,7 @@ describe('stream fencing', () => {
     const a = await member(writerA, groupId);
     let b: RunningConsumer | undefined;
     try {
-      await eventually(
-        async () => (a.assigned().length === 2 ? true : undefined),
-        30_000,
-        'A owning both partitions',
-      );
+      await assignedEventually(a, 2, 'A');
       await proxy.refuse(); // ClickHouse is down, for A only
       await produce(20, 'first');
       await eventually(

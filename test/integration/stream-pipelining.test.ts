@@ -7,35 +7,30 @@
 //   for the batch marked in flight (stream/inflight-marks.ts);
 // - a batch fails after the next one was handed over (and stored): the partition must be read again
 //   from the failed batch, and nothing committed past it before.
-import { randomUUID } from 'node:crypto';
 import type { Admin, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka, createProducer } from '../../common/clients/kafka.ts';
 import { createLogger } from '../../common/logger.ts';
 import { streamBatchStore } from '../../common/metrics/registry.ts';
 import { inflightMarks } from '../../stream/inflight-marks.ts';
-import {
-  startOffsetConsumer,
-  type BatchHandler,
-  type RunningConsumer,
-} from '../../stream/offset-consumer.ts';
+import type { BatchHandler, RunningConsumer } from '../../stream/offset-consumer.ts';
 import type { ClickHouseWriter } from '../../stream/sink/clickhouse-writer.ts';
 import { env, eventually, ownKeyPrefix, testClickHouse, testRedis } from '../support/api.ts';
 import {
+  assignedEventually,
   clickhouseProxy,
+  hexSuffix,
+  messageConsumer,
   messageHandler,
   messageTable,
-  messageWriter,
+  sleep,
   type MessageRow,
 } from './consumer-fixtures.ts';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const suffix = hexSuffix();
+const messages = messageTable(`pipelining_${suffix}`);
 const logger = createLogger('error');
 const kafka = createKafka(env.KAFKA_BROKERS, 'pipelining-tests', logger);
-const suffix = randomUUID().replace(/-/g, '').slice(0, 12);
-const messages = messageTable(`pipelining_${suffix}`);
-// Short group timings so the tests take seconds (production: 30 s, 60 s, 3 s).
-const timing = { sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, heartbeatIntervalMs: 1_000 };
 
 let admin: Admin;
 let producer: Producer;
@@ -52,22 +47,20 @@ async function member(
   topic: string,
   groupId: string,
   writer: ClickHouseWriter<MessageRow>,
-  handler: BatchHandler = messageHandler(writer),
+  handler?: BatchHandler,
 ): Promise<RunningConsumer> {
   const marks = inflightMarks(await testRedis(), ownKeyPrefix(`test:pipelining:${suffix}:`), groupId, topic);
-  return startOffsetConsumer({
+  const pipeline = { depth: 2, marks };
+  return messageConsumer({
     kafka,
-    clickhouse: testClickHouse(), // the replay guard reads directly
-    groupId,
     topic,
-    provenanceTables: [messages.table],
-    handler,
-    writers: [writer],
+    groupId,
+    table: messages.table,
+    writer,
     logger,
-    partitionsConsumedConcurrently: 2,
+    handler,
     fetchWaitMs: 100,
-    timing,
-    pipeline: { depth: 2, marks },
+    pipeline,
   });
 }
 
@@ -105,24 +98,16 @@ describe('a pipelined consumer', () => {
     const topic = await newTopic('rejoin', 2);
     const groupId = `test.pipelining.rejoin.${suffix}`;
     const proxy = await clickhouseProxy();
-    const a = await member(topic, groupId, messageWriter(messages.table, proxy.url, logger));
+    const a = await member(topic, groupId, messages.writer(proxy.url, logger));
     let b: RunningConsumer | undefined;
     try {
-      await eventually(
-        async () => (a.assigned().length === 2 ? true : undefined),
-        30_000,
-        'A owning both partitions',
-      );
+      await assignedEventually(a, 2, 'A');
       proxy.hold(6_000); // A's insert reaches ClickHouse 6 s after A sent it
       await produce(topic, 20, 'held', 2);
       await eventually(async () => (proxy.held() > 0 ? true : undefined), 10_000, "A's insert on its way");
       // A handed its batches over and went on fetching: it rejoins at once when B joins.
-      b = await member(topic, groupId, messageWriter(messages.table, env.CLICKHOUSE_URL, logger));
-      await eventually(
-        async () => (b!.assigned().length > 0 ? true : undefined),
-        30_000,
-        'B owning a partition',
-      );
+      b = await member(topic, groupId, messages.writer(env.CLICKHOUSE_URL, logger));
+      await assignedEventually(b, 1, 'B');
       expect((await messages.stored()).positions).toBe(0); // A's insert is still held
       await eventually(
         async () => ((await messages.stored()).positions === 20 ? true : undefined),
@@ -146,7 +131,7 @@ describe('a pipelined consumer', () => {
   it('fault: a batch that fails after the next one was handed over is read again from its first offset; each position once', async () => {
     const topic = await newTopic('failure', 1);
     const groupId = `test.pipelining.failure.${suffix}`;
-    const writer = messageWriter(messages.table, env.CLICKHOUSE_URL, logger);
+    const writer = messages.writer(env.CLICKHOUSE_URL, logger);
     const storeRows = messageHandler(writer);
     let failures = 0;
     const reads = new Map<string, number>();
@@ -164,11 +149,7 @@ describe('a pipelined consumer', () => {
     const consumer = await member(topic, groupId, writer, handler);
     const before = (await messages.stored()).rows;
     try {
-      await eventually(
-        async () => (consumer.assigned().length === 1 ? true : undefined),
-        30_000,
-        'assignment',
-      );
+      await assignedEventually(consumer, 1, 'the member');
       await produce(topic, 10, 'first', 1);
       await eventually(async () => (reads.get('first-0') ? true : undefined), 10_000, 'the first batch read');
       await produce(topic, 10, 'second', 1);
