@@ -11,6 +11,7 @@
 // Deadlines are Redis' own clock (TIME), so members on machines whose clocks differ agree.
 import type { Redis } from 'ioredis';
 import { redisScript } from '../common/clients/redis-script.ts';
+import type { Logger } from '../common/logger.ts';
 
 // KEYS: the partition's hash; ARGV: batch id, ttl (ms). The hash outlives its newest mark.
 const markScript = redisScript(`
@@ -59,4 +60,22 @@ export function inflightMarks(redis: Redis, prefix: string, groupId: string, top
       return Number(await liveScript.run(redis, 1, key(partition)));
     },
   };
+}
+
+/** How often a member waiting for another's batches in flight asks Redis again. */
+const POLL_MS = 50;
+
+/** Resolves once no live mark of `partition` is left; throws `signal`'s reason once it aborts. */
+export async function noneLive(
+  marks: InflightMarks,
+  partition: number,
+  signal: AbortSignal,
+  logger: Logger,
+): Promise<void> {
+  for (let waited = 0; (await marks.live(partition)) > 0; waited += POLL_MS) {
+    if (signal.aborted) throw signal.reason;
+    if (waited === 1_000)
+      logger.info('waiting for batches of the partition in flight elsewhere', { partition });
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
 }

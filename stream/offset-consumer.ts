@@ -6,11 +6,8 @@
 //   succeeded (kafkajs' commitOffsetsIfNecessary() without arguments never commits when
 //   autoCommit is off, so we pass the offsets);
 // - when a partition is (re)assigned, or after a failed batch, the first batch reads the set of
-//   (offset, item) positions at or after its first offset that are already stored, and handlers
-//   skip those items. A set, not a max: one flush may store a later offset (quarantine) while an
-//   earlier one is not stored yet, and the rows of one message may span several ClickHouse
-//   partitions (months), which one insert does not store atomically, so "max stored" could skip
-//   unstored rows.
+//   (offset, item) positions at or after its first offset that are already stored (replay-guard.ts),
+//   and handlers skip those items.
 // Handlers still see stored items (isStored) so they can redo idempotent side effects (batch
 // completion) that a crash between insert and commit may have cut off.
 // Fencing: while a batch is stored the member heartbeats, and a heartbeat saying the
@@ -28,14 +25,13 @@
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
-import { z } from 'zod';
 import { errorFields, type Logger } from '../common/logger.ts';
 import { streamBatchStore, streamBatchWait } from '../common/metrics/registry.ts';
-import { defineQuery } from '../common/warehouse/query.ts';
 import type { TableRef } from '../common/warehouse/table.ts';
 import { watchAssignment, type AssignmentWatch } from './assignment-watch.ts';
 import { commitPacer } from './commit-pacer.ts';
-import type { InflightMarks } from './inflight-marks.ts';
+import { noneLive, type InflightMarks } from './inflight-marks.ts';
+import { pruneThrough, replayGuard } from './replay-guard.ts';
 import { retryWhileRunning } from './retry.ts';
 import { BatchFence, BatchRevokedError, runInBatch } from './sink/batch-fence.ts';
 import type { ClickHouseWriter } from './sink/clickhouse-writer.ts';
@@ -142,23 +138,6 @@ export async function startOffsetConsumer(options: OffsetConsumerOptions): Promi
   };
 }
 
-/** The "offset:item" positions of one partition at or after `from` stored in any of `tables`. */
-function storedPositionsQuery(tables: readonly TableRef[]) {
-  return defineQuery({
-    name: 'stored_positions',
-    params: z.object({ topic: z.string(), partition: z.number().int(), from: z.bigint() }),
-    row: z.object({ o: z.string() }),
-    // Table names from the table modules, never input; the values are query parameters.
-    sql: tables
-      .map(
-        (table) => `SELECT concat(toString(_offset), ':', toString(_item)) AS o FROM ${table.name}
-                  WHERE _topic = {topic:String} AND _partition = {partition:UInt32}
-                    AND _offset >= {from:UInt64}`,
-      )
-      .join(' UNION ALL '),
-  });
-}
-
 const DEFAULT_TIMING = { sessionTimeoutMs: 30_000, rebalanceTimeoutMs: 60_000, heartbeatIntervalMs: 3_000 };
 
 /**
@@ -175,8 +154,6 @@ const IDLE_FETCH_WAIT_MS = 1_000;
  * handler's non-transient error) is then a retry every second, not a busy loop of replay checks.
  */
 const FAILED_BATCH_PAUSE_MS = 1_000;
-/** How often a replay guard waiting for batches in flight elsewhere asks Redis again. */
-const INFLIGHT_POLL_MS = 50;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -206,8 +183,7 @@ async function startMember(options: OffsetConsumerOptions) {
     maxWaitTimeInMs: options.fetchWaitMs ?? IDLE_FETCH_WAIT_MS,
     allowAutoTopicCreation: false,
   });
-  // Per partition: "offset:item" positions at or after `from` that were already stored when checked.
-  const guards = new Map<number, { from: bigint; stored: Set<string> }>();
+  const guards = replayGuard(options.clickhouse, topic, options.provenanceTables);
   const lagByPartition: Record<string, number> = {};
   let assigned: number[] = [];
   /** Batches handed over and not settled, per partition: revoked when a new assignment leaves their partition out. */
@@ -216,7 +192,6 @@ async function startMember(options: OffsetConsumerOptions) {
   const inFlight = new Map<number, Set<Promise<boolean>>>();
   const chains = new Map<number, CommitChain>();
   let stopping = false;
-  const storedQuery = storedPositionsQuery(options.provenanceTables);
   const pacer = commitPacer({
     intervalMs: options.commitIntervalMs ?? 0,
     commitLater: (partition, offset) => consumer.commitOffsets([{ topic, partition, offset }]),
@@ -230,7 +205,7 @@ async function startMember(options: OffsetConsumerOptions) {
 
   consumer.on(consumer.events.GROUP_JOIN, (event) => {
     // Another worker may have stored more of a partition since we last held it: check again.
-    guards.clear();
+    guards.forget();
     // kafkajs reads every partition again from its committed offset: new commit chains.
     chains.clear();
     assigned = event.payload.memberAssignment[topic] ?? [];
@@ -243,21 +218,10 @@ async function startMember(options: OffsetConsumerOptions) {
     logger.info('partitions assigned', { topic, partitions: assigned });
   });
 
-  async function storedPositions(partition: number, from: bigint): Promise<Set<string>> {
-    const { rows } = await storedQuery.run(options.clickhouse, { topic, partition, from });
-    return new Set(rows.map((r) => r.o));
-  }
-
   /** Waits until no batch of `partition` is in flight, in this member and (pipelined) in any other. */
   async function inFlightSettled(partition: number, signal: AbortSignal): Promise<void> {
     await Promise.all(inFlight.get(partition) ?? []);
-    if (!marks) return;
-    for (let waited = 0; (await marks.live(partition)) > 0; waited += INFLIGHT_POLL_MS) {
-      if (signal.aborted) throw signal.reason;
-      if (waited === 1_000)
-        logger.info('waiting for batches of the partition in flight elsewhere', { partition });
-      await sleep(INFLIGHT_POLL_MS);
-    }
+    if (marks) await noneLive(marks, partition, signal, logger);
   }
 
   function chainOf(partition: number): CommitChain {
@@ -268,7 +232,7 @@ async function startMember(options: OffsetConsumerOptions) {
 
   function seekBack(partition: number, chain: CommitChain, offset: bigint) {
     chain.failedAt = offset;
-    guards.delete(partition);
+    guards.forget(partition);
     try {
       consumer.seek({ topic, partition, offset: offset.toString() });
     } catch (error) {
@@ -330,18 +294,14 @@ async function startMember(options: OffsetConsumerOptions) {
     const retry = <T>(what: string, fn: () => Promise<T>) =>
       retryWhileRunning(what, fn, { heartbeat, isRunning, logger, signal });
 
-    let guard = guards.get(partition);
-    if (!guard || first < guard.from) {
+    let guard = guards.current(partition, first);
+    if (!guard) {
       await retry('waiting for batches in flight', () => inFlightSettled(partition, signal));
-      guard = {
-        from: first,
-        stored: await retry('reading stored positions', () => storedPositions(partition, first)),
-      };
-      guards.set(partition, guard);
+      guard = await retry('reading stored positions', () => guards.read(partition, first));
       if (guard.stored.size)
         logger.info('skipping stored items of a replayed range', { partition, count: guard.stored.size });
     }
-    const stored = guard.stored;
+    const { stored } = guard;
     const context: BatchContext = {
       provenance: (m, item = 0) => ({ _topic: topic, _partition: partition, _offset: m.offset, _item: item }),
       isStored: (m, item = 0) => stored.size > 0 && stored.has(`${m.offset}:${item}`),
@@ -390,10 +350,7 @@ async function startMember(options: OffsetConsumerOptions) {
         logger.warn('STREAM_CRASH_AFTER_INSERT: killing the worker between insert and commit', { partition });
         process.kill(process.pid, 'SIGKILL');
       }
-      // Positions up to this batch's last offset can no longer be replayed within this assignment.
-      if (stored.size)
-        for (const position of stored)
-          if (BigInt(position.slice(0, position.indexOf(':'))) <= BigInt(last)) stored.delete(position);
+      pruneThrough(guard, last);
       try {
         await pacer.commit(partition, (BigInt(last) + 1n).toString(), (offset) =>
           consumer.commitOffsets([{ topic, partition, offset }]),
@@ -427,7 +384,7 @@ async function startMember(options: OffsetConsumerOptions) {
         await eachBatch(payload);
       } catch (error) {
         // Not handed over, nothing resolved: kafkajs fetches the range again after a pause, and we re-check it.
-        guards.delete(payload.batch.partition);
+        guards.forget(payload.batch.partition);
         logger.warn('batch failed; will be consumed again', {
           topic,
           partition: payload.batch.partition,
