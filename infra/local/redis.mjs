@@ -124,23 +124,56 @@ async function infoFields(port, args) {
   );
 }
 
-/** Raw RESP PING, so readiness needs no client library. `-LOADING` (AOF replay) is not ready. */
+/**
+ * Raw RESP PING, so readiness needs no client library: `pong` when serving, `loading` while Redis
+ * replays its data set (`-LOADING`), null when it does not answer (yet).
+ */
 export function pingRedis(port) {
   return new Promise((resolve) => {
     const socket = net.connect({ port, host: '127.0.0.1' });
     let reply = '';
-    const done = (ok) => {
+    const done = (answer) => {
       socket.destroy();
-      resolve(ok);
+      resolve(answer);
     };
-    socket.setTimeout(1000, () => done(false));
+    socket.setTimeout(1000, () => done(null));
     socket.once('connect', () => socket.write('*1\r\n$4\r\nPING\r\n'));
     socket.on('data', (chunk) => {
       reply += chunk.toString();
-      if (reply.includes('\r\n')) done(reply.startsWith('+PONG\r\n'));
+      if (!reply.includes('\r\n')) return;
+      done(reply.startsWith('+PONG\r\n') ? 'pong' : reply.startsWith('-LOADING') ? 'loading' : null);
     });
-    socket.once('error', () => done(false));
-    socket.once('end', () => done(false));
+    socket.once('error', () => done(null));
+    socket.once('end', () => done(null));
+  });
+}
+
+/**
+ * How long a Redis that answers `-LOADING` may take to load its data set. Loading is progress, not a
+ * hang: a store of the 30-day duplicate window at ~10 M listings (9.4 M keys) loaded in 18 s here
+ * and then replayed its AOF tail, past the 30 s a server gets to answer at all.
+ */
+const LOADING_TIMEOUT_MS = 10 * 60_000;
+
+/** Waits until Redis on `port` answers within 30 s, then until it has loaded its data set. */
+export async function waitForRedis(name, port, { logFile, pid } = {}) {
+  let loading = false;
+  await waitUntil(
+    name,
+    async () => {
+      const answer = await pingRedis(port);
+      loading = answer === 'loading';
+      return answer !== null;
+    },
+    { timeoutMs: 30_000, logFile, pid },
+  );
+  if (!loading) return;
+  log(name, `loading its data set, waiting up to ${LOADING_TIMEOUT_MS / 60_000} min`);
+  await waitUntil(name, async () => (await pingRedis(port)) === 'pong', {
+    timeoutMs: LOADING_TIMEOUT_MS,
+    intervalMs: 500,
+    logFile,
+    pid,
   });
 }
 
@@ -202,11 +235,7 @@ export async function startRedis(settings) {
     }
     await Promise.all(
       [...reused, ...started].map(({ n, port, pid }) =>
-        waitUntil(paths(settings, n).name, () => pingRedis(port), {
-          timeoutMs: 30_000,
-          logFile: paths(settings, n).log,
-          pid,
-        }),
+        waitForRedis(paths(settings, n).name, port, { logFile: paths(settings, n).log, pid }),
       ),
     );
     for (const { n, port, pid } of reused) {
