@@ -54,7 +54,12 @@ export async function startBenchStack(name: string, port: number, serviceEnv: No
       { name: 'stream worker', pid: children[1]!.pid! },
       { name: 'image process', pid: children[2]!.pid! },
     );
-    await waitForHealth(port, { children, timeoutMs: 120_000 });
+    // Not healthy (a full Redis, a port taken): stop what was started, or it outlives the benchmark
+    // and holds its ports for the next one.
+    await waitForHealth(port, { children, timeoutMs: 120_000 }).catch(async (error: unknown) => {
+      await stopChildren(children);
+      throw error;
+    });
     baseUrl = `http://127.0.0.1:${port}`;
   }
   const key = await createBenchKey(redis, name);

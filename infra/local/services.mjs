@@ -15,10 +15,12 @@ const entryPoints = {
  * Node flags per service, sizing the stream worker's V8 heap for its short-lived batch objects
  * (docs/performance.md, "Memory of the stream worker"). The young generation is capped at 8 MB per
  * semi-space: V8 grows it to 64 MB on a machine with this much memory, 128 MB of garbage between
- * collections. The old generation may grow to 2.5× what survived the last full collection before
+ * collections. The old generation may grow to 1.75× what survived the last full collection before
  * the next one, not V8's ~3.6×: the batches promoted there are dead long before, and at 3.6× about
- * 120 MB of them (and the Kafka buffers they still reference) are resident at the peak. The same
- * flags are in package.json, compose.yaml and the systemd unit.
+ * 120 MB of them (and the Kafka buffers they still reference) are resident at the peak. 1.75×, not
+ * the 2.5× of before, since pipelined consumers hold two fetches' batches at once (measured at the
+ * same CPU: docs/performance.md, "The worker's peak with pipelined consumers"). The same flags are
+ * in package.json, compose.yaml and the systemd unit.
  *
  * The image process collects its old generation all at once, when it is full: with incremental
  * marking, V8 kept starting a full collection every ~0.5 s on its ~22 MB heap while it skipped
@@ -29,7 +31,7 @@ const entryPoints = {
  */
 export const serviceFlags = {
   gateway: [],
-  stream: ['--max-semi-space-size=8', '--heap-growing-percent=150'],
+  stream: ['--max-semi-space-size=8', '--heap-growing-percent=75'],
   images: ['--no-incremental-marking'],
 };
 /** Listeners of workers started here without a port of their own: any free one, never the defaults. */

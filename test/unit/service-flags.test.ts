@@ -14,7 +14,7 @@ const read = (file: string) => fs.readFileSync(new URL(`../../${file}`, import.m
 const launchers = [
   {
     service: 'stream' as const,
-    flags: ['--max-semi-space-size=8', '--heap-growing-percent=150'],
+    flags: ['--max-semi-space-size=8', '--heap-growing-percent=75'],
     script: 'start:stream',
     entry: 'dist/stream/main.js',
     unit: 'infra/deploy/systemd/rls-stream@.service',
