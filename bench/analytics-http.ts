@@ -4,6 +4,7 @@
 import type { Redis } from 'ioredis';
 import { createKeyStore } from '../common/auth/key-store.ts';
 import { spawnService, stopChildren } from '../infra/local/services.mjs';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface HttpGateway {
   /** Milliseconds from sending the request to the last byte of a 200 answer. */
@@ -36,7 +37,7 @@ export async function startHttpGateway(options: {
       );
       if (ok) break;
       if (Date.now() > deadline) throw new Error('gateway not serving after 120 s');
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await sleep(250);
     }
   } catch (error) {
     await stopChildren([gateway]);

@@ -25,6 +25,7 @@ import {
   type CpuSnapshot,
   type TrackedProcess,
 } from './process-stats.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
@@ -196,7 +197,7 @@ async function waitForUrl(url: string, children: ChildProcess[], timeoutMs = 90_
       .then((r) => r.ok)
       .catch(() => false);
     if (ok) return;
-    await new Promise((r) => setTimeout(r, 250));
+    await sleep(250);
   }
   throw new Error(`${url} not ready after ${timeoutMs} ms`);
 }

@@ -21,11 +21,11 @@ import { spawnService, stopChildren, waitForHealth } from '../infra/local/servic
 import { readSettings, repoRoot } from '../infra/local/settings.mjs';
 import { residentMemory, residentMemoryWithChildren } from './process-stats.ts';
 import { connectBenchStores, createBenchKey } from './support.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const total = Number(process.env.BENCH_PHOTOS ?? 600);
 const port = Number(process.env.BENCH_PORT ?? 28192);
 const perListing = 10;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `total` distinct JPEGs of about listing-photo size (~960 px wide), made from the eval photos. */
 async function photos(): Promise<Buffer[]> {

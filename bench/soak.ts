@@ -13,6 +13,7 @@ import { readSettings } from '../infra/local/settings.mjs';
 import { componentProcesses, residentMemory, startTicks, type TrackedProcess } from './process-stats.ts';
 import { benchEnv, startBenchStack } from './support.ts';
 import { nextListingsBody } from './listing-bodies.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const minutes = Number(process.env.SOAK_MINUTES ?? 20);
 const rate = Number(process.env.SOAK_RATE ?? 5_000);
@@ -20,7 +21,6 @@ const port = Number(process.env.BENCH_PORT ?? 28192);
 const maxInFlight = 64;
 const env = benchEnv;
 const settings = readSettings({ ...process.env, CLICKHOUSE_URL: '' });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (message: string) => process.stdout.write(`[soak] ${message}\n`);
 
 /** Resident MB of processes (ClickHouse: the launcher and the server it runs). */

@@ -22,6 +22,7 @@ import { cpuSnapshot, printCpuTable, residentMemory, residentMemoryWithChildren 
 import { benchEnv, LOAD_GENERATOR, startBenchStack } from './support.ts';
 import { printMemoryBreakdown, startMemorySampler } from './worker-memory.ts';
 import { nextListingsBody } from './listing-bodies.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -34,7 +35,6 @@ const pacedRate = process.env.BENCH_PACED_RATE ? Number(process.env.BENCH_PACED_
 // of its inserts (ClickHouse's CPU is mostly a cost per insert: docs/performance.md).
 const workerMetricsPort = port + 10;
 const env = benchEnv;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const body = () => nextListingsBody('Stream bench', { withAddress: true });
 const loadAverage = () =>

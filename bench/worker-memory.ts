@@ -4,6 +4,7 @@
 // memory by kind of mapping). What neither V8 nor the Buffers account for is glibc malloc's arenas
 // (their free chunks stay resident), native libraries, WASM memory and thread stacks.
 import fs from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** glibc maps each thread arena as one 64 MiB-aligned, 64 MiB region (HEAP_MAX_SIZE on 64-bit). */
 const ARENA_BYTES = 64 * 1024 * 1024;
@@ -148,7 +149,7 @@ export function startMemorySampler(pid: number, metricsUrl: string, intervalMs =
       } catch {
         // skipped
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, intervalMs - (Date.now() - started))));
+      await sleep(Math.max(0, intervalMs - (Date.now() - started)));
     }
   })();
   return {

@@ -19,6 +19,7 @@ import { compactRows, type InsertFormat } from '../stream/sink/insert-format.ts'
 import { benchClickHouse } from './clickhouse-server.ts';
 import { benchListingRows } from './listing-rows.ts';
 import { cpuSnapshot, stackProcesses } from './process-stats.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const database = process.env.BENCH_DATABASE ?? 'rls_writer_formats';
 const rowsPerVariant = Number(process.env.BENCH_ROWS ?? 50_000);
@@ -27,7 +28,6 @@ const sizes = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
 const formats = (process.env.BENCH_FORMATS ?? 'JSONEachRow,JSONCompactEachRow').split(',') as InsertFormat[];
 const settleMs = Number(process.env.BENCH_SETTLE_MS ?? 20_000);
 const server = stackProcesses().filter((p) => p.name.startsWith('clickhouse'));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const columns = columnList(listingsTable);
 let offset = 0;
 

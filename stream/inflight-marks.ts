@@ -12,6 +12,7 @@
 import type { Redis } from 'ioredis';
 import { redisScript } from '../common/clients/redis-script.ts';
 import type { Logger } from '../common/logger.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 // KEYS: the partition's hash; ARGV: batch id, ttl (ms). The hash outlives its newest mark.
 const markScript = redisScript(`
@@ -76,6 +77,6 @@ export async function noneLive(
     if (signal.aborted) throw signal.reason;
     if (waited === 1_000)
       logger.info('waiting for batches of the partition in flight elsewhere', { partition });
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    await sleep(POLL_MS);
   }
 }

@@ -35,6 +35,7 @@ import { pruneThrough, replayGuard } from './replay-guard.ts';
 import { retryWhileRunning } from './retry.ts';
 import { BatchFence, BatchRevokedError, runInBatch } from './sink/batch-fence.ts';
 import type { ClickHouseWriter } from './sink/clickhouse-writer.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface Provenance {
   _topic: string;
@@ -154,8 +155,6 @@ const IDLE_FETCH_WAIT_MS = 1_000;
  * handler's non-transient error) is then a retry every second, not a busy loop of replay checks.
  */
 const FAILED_BATCH_PAUSE_MS = 1_000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * One partition's order of commits: `tail` settles true once every batch handed over since the

@@ -2,6 +2,7 @@
 // heartbeating to Kafka while waiting so a short outage does not cost the partition assignment.
 // A revoked batch (`signal`, offset-consumer.ts) stops retrying at once: it will not be committed.
 import { errorFields, type Logger } from '../common/logger.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export async function retryWhileRunning<T>(
   what: string,
@@ -17,7 +18,7 @@ export async function retryWhileRunning<T>(
       const delay = Math.min(200 * 2 ** attempt, 5_000);
       options.logger.warn(`${what} failed, retrying`, { attempt, delay_ms: delay, ...errorFields(error) });
       await options.heartbeat().catch(() => undefined);
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await sleep(delay);
       if (options.signal?.aborted) throw options.signal.reason;
     }
   }

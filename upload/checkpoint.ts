@@ -28,6 +28,7 @@ import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { FatalError } from './fatal.ts';
 import type { BatchOutcome } from './outcome.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface UploadIdentity {
   file: string;
@@ -263,7 +264,7 @@ async function takeLock(lockPath: string, file: string): Promise<void> {
     const pid = Number(await readFile(lockPath, 'utf8').catch(() => ''));
     if (pid && pid !== process.pid) {
       const deadline = Date.now() + LOCK_GRACE_MS;
-      while (isAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      while (isAlive(pid) && Date.now() < deadline) await sleep(100);
       if (isAlive(pid))
         throw new FatalError(`another upload of ${file} with this key is running (pid ${pid})`);
     }

@@ -12,6 +12,7 @@ import { isAlive, log, readPid, startDaemon, stopPid, tailFile, tcpOpen, waitUnt
 import { clickhouseNodes, configXml, usersXml } from './clickhouse-config.mjs';
 import { launcherBinary } from './clickhouse-launcher.mjs';
 import { pidFile } from './settings.mjs';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export { clickhouseNodes, INTERNAL_TCP_OFFSET, LOCAL_CLUSTER } from './clickhouse-config.mjs';
 
@@ -31,7 +32,7 @@ async function stillOpenAfter(port, ms) {
   const deadline = Date.now() + ms;
   while (await tcpOpen(port)) {
     if (Date.now() >= deadline) return true;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
   }
   return false;
 }

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { inheritedEnvironment } from './settings.mjs';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export function log(component, message) {
   process.stdout.write(`[stack] ${component}: ${message}\n`);
@@ -115,7 +116,7 @@ export async function waitUntil(
     } catch (error) {
       lastError = error;
     }
-    if (!last) await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    if (!last) await sleep(intervalMs);
   }
   // One last probe: the deadline may have passed while this process was busy, not the component.
   if (!pid || isAlive(pid)) {
@@ -157,7 +158,7 @@ export async function stopPid(component, pidFile, { timeoutMs = 20_000, stoppedE
     const deadline = Date.now() + timeoutMs;
     while (isAlive(pid) && Date.now() < deadline) {
       if (stoppedEarly && (await stoppedEarly())) break;
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
     if (isAlive(pid)) {
       if (!stoppedEarly) log(component, `did not stop in ${timeoutMs} ms, killing`);

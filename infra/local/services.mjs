@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { inheritedEnvironment, launcher, repoRoot } from './settings.mjs';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const entryPoints = {
   gateway: 'dist/gateway/main.js',
@@ -80,7 +81,7 @@ export async function waitForHealth(port, { timeoutMs = 60_000, children = [] } 
     } catch (error) {
       last = error.message;
     }
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await sleep(250);
   }
   throw new Error(`services not healthy after ${timeoutMs} ms: ${last}`);
 }

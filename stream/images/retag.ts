@@ -24,6 +24,7 @@ import { fetchPhoto } from './fetch-photo.ts';
 import { hammingDistance, phash } from './phash.ts';
 import type { SceneModel } from './scene-model.ts';
 import { tagPhoto, TAG_MODEL } from './scene-tags.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 // Key order from the last row of the previous page: each page is a range read of the sort key.
 const pageQuery = defineQuery({
@@ -91,7 +92,7 @@ export async function retagPhotos(
     for (const row of page) {
       counts.selected++;
       const wait = next - Date.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (wait > 0) await sleep(wait);
       next = Math.max(next, Date.now()) + interval;
       const updated = await retagOne(deps, row, options);
       if (updated === 'failed' || updated === 'changed') counts[updated]++;

@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../../common/logger.ts';
 import { listingsTable } from '../../common/warehouse/listings.ts';
 import { ownersRebuildKeys, type Claim, type ListingOwners } from './owners.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const LOCK_TTL_SECONDS = 120;
 const CLAIMS_PER_ROUND = 20_000;
@@ -23,7 +24,7 @@ export async function ensureOwnersBuilt(deps: {
   const { marker, lock } = ownersRebuildKeys(prefix);
   while (!(await redis.exists(marker))) {
     if (!(await redis.set(lock, deps.lockOwner, 'EX', LOCK_TTL_SECONDS, 'NX'))) {
-      await new Promise((resolve) => setTimeout(resolve, 1_000)); // another worker is rebuilding
+      await sleep(1_000); // another worker is rebuilding
       continue;
     }
     try {

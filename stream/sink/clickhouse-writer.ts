@@ -29,6 +29,7 @@ import { columnList, type WarehouseTable } from '../../common/warehouse/table.ts
 import { currentBatchFence, type BatchFence } from './batch-fence.ts';
 import { insertBody } from './insert-format.ts';
 import { insertDedupToken } from './insert-token.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface WriteResult<Row extends object> {
   /** Rows ClickHouse refused, with its error; every other row of the write is stored. */
@@ -151,7 +152,7 @@ export function createClickHouseWriter<Row extends object>(
             error: describeClickHouseError(error),
           },
         );
-        await new Promise((resolve) => setTimeout(resolve, delay));
+        await sleep(delay);
       }
     }
   }

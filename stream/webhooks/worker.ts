@@ -14,6 +14,7 @@ import type { WebhookWorkerEnv } from './env.ts';
 import { createFanout } from './fanout.ts';
 import { createOutboxWatch } from './outbox-watch.ts';
 import { deliveryQueue } from './queue.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const IDLE_POLL_MS = 100;
 /** How often the outbox is trimmed and its backlog measured (outbox-watch.ts). */
@@ -62,7 +63,6 @@ export async function startWebhookWorker(
   // Per account: the worker's slots are shared fairly (queue.ts), WEBHOOK_PER_ACCOUNT_CONCURRENCY each.
   const inFlightPer = new Map<string, number>();
   const perAccount = Math.min(env.WEBHOOK_PER_ACCOUNT_CONCURRENCY, env.WEBHOOK_CONCURRENCY);
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   async function loop(name: string, step: () => Promise<boolean>) {
     while (!stopped) {

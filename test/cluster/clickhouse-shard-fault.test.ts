@@ -12,10 +12,10 @@ import { api, createTestKey, env, eventually, sampleListing } from '../support/a
 import { untilStopped } from '../support/background.ts';
 import { rows } from '../integration/stream-support.ts';
 import { expectExactlyOnce } from '../faults/stream-support.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const settings = readSettings({ ...process.env, CLICKHOUSE_URL: '' }, { profile: 'test' });
 const nodes = clickhouseNodes(settings);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function ingestInBackground(key: string) {
   const ids: string[] = [];

@@ -9,6 +9,7 @@ import { createKafka, createProducer } from '../../common/clients/kafka.ts';
 import { recordingPartitioner, uncovered } from '../../common/clients/kafka-covered-send.ts';
 import { createLogger } from '../../common/logger.ts';
 import { expectClusterStack, killNode, restartMissing, waitForFullIsr } from './support.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').filter(Boolean);
 const kafka = createKafka(brokers, 'cluster-coverage-tests', createLogger('error'));
@@ -138,7 +139,7 @@ describe('sends across partitions while a partition leader is SIGKILLed (3 broke
         ...Array.from({ length: SENDERS }, () => sendLoop(raw, 'raw', rawTally, until)),
         ...Array.from({ length: SENDERS }, () => sendLoop(covered, 'covered', coveredTally, until)),
       ];
-      await new Promise((r) => setTimeout(r, 3_000));
+      await sleep(3_000);
       const leader = await leaderOf(0);
       await killNode('kafka', leader);
       console.log(`round ${round}: SIGKILLed broker ${leader}, leader of partition 0`);

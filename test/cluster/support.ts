@@ -15,9 +15,10 @@ import { untilStopped } from '../support/background.ts';
 import { rows } from '../integration/stream-support.ts';
 import { expectExactlyOnce } from '../faults/stream-support.ts';
 import { stackSettings as settings } from '../faults/stack-settings.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+export { setTimeout as sleep } from 'node:timers/promises';
 
 export { settings };
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function expectClusterStack(): void {
   expect(settings.topology, 'the cluster phase runs on RLS_TOPOLOGY=cluster').toBe('cluster');

@@ -15,8 +15,7 @@ import {
   waitForPartitions,
 } from './stream-support.ts';
 import { stackSettings as settings } from './stack-settings.ts';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { setTimeout as sleep } from 'node:timers/promises';
 
 afterAll(closeProducer);
 

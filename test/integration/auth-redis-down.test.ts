@@ -5,6 +5,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestKey, env } from '../support/api.ts';
 import { startGateway, type ExtraGateway } from './auth-support.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 let proxy: net.Server;
 const sockets = new Set<net.Socket>();
@@ -62,7 +63,7 @@ describe('Redis unreachable (error)', () => {
     let status = 0;
     while (Date.now() < deadline && status !== 200) {
       status = (await fetch(path, { headers: { 'X-API-Key': key } })).status;
-      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
+      if (status !== 200) await sleep(250);
     }
     expect(status).toBe(200);
   });

@@ -5,6 +5,7 @@ import net from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll } from 'vitest';
 import { spawnService, stopChildren } from '../../infra/local/services.mjs';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -48,7 +49,7 @@ export async function startGateway(
       break;
     } catch (error) {
       if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await sleep(200);
     }
   }
   return { port: at, baseUrl, child, output: () => output, stop: () => stopChildren([child]) };

@@ -10,6 +10,7 @@ import { pidFile, readSettings } from '../../infra/local/settings.mjs';
 import { createClickHouse } from '../../common/clients/clickhouse.ts';
 import { env, testClickHouse } from '../support/api.ts';
 import { nativeHello } from '../support/clickhouse-native.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const settings = readSettings({ ...process.env, CLICKHOUSE_URL: '' }, { profile: 'test' });
 const local = env.CLICKHOUSE_URL === `http://127.0.0.1:${settings.clickhouse.httpPort}`;
@@ -101,7 +102,7 @@ describe.runIf(local)('ClickHouse native TCP listener', () => {
       refused.push(
         await nativeHello(settings.clickhouse.tcpPort, user, `wrong-${attempt}`, env.CLICKHOUSE_DATABASE),
       );
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
     }
     // An unknown database and bytes that are not a Hello are refused the same way.
     refused.push(await nativeHello(settings.clickhouse.tcpPort, 'analyst', password, 'no_such_database'));

@@ -16,6 +16,7 @@ import {
 } from '../../stream/offset-consumer.ts';
 import { createClickHouseWriter, type ClickHouseWriter } from '../../stream/sink/clickhouse-writer.ts';
 import { env, eventually, testClickHouse } from '../support/api.ts';
+export { setTimeout as sleep } from 'node:timers/promises';
 
 export type MessageRow = Provenance & { v: string };
 
@@ -28,8 +29,6 @@ const shortGroupTiming = {
 
 /** Hex, for the names of a test's own table, topic and group. */
 export const hexSuffix = (): string => randomUUID().replace(/-/g, '').slice(0, 12);
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A table of one row per stored message; `suffix` is hex (the name is never input). */
 export function messageTable(suffix: string) {

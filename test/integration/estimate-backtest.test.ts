@@ -16,6 +16,7 @@ import { jobLockKey, scheduleJob } from '../../stream/jobs/schedule.ts';
 import { claimYear, medianOf } from './analytics-fixtures.ts';
 import { emptySpot, insertEstimateListings, offset, type EstimateListing } from './estimate-fixtures.ts';
 import { DAY_MS } from '../../common/domain/lifecycle.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Deterministic uniforms and standard normals (Irwin–Hall of four), so failures repeat. */
 const fraction = (i: number, k: number) => (Math.abs(Math.sin(i * 12.9898 + k * 78.233)) * 43_758.5453) % 1;
@@ -226,7 +227,7 @@ describe('rent estimate backtest', () => {
       const since = new Date(now).toISOString().slice(0, 19).replace('T', ' ');
       const job = estimateBacktestJob(platform, '*/2 * * * * *', 1);
       tasks.push(scheduleJob(job, { redis, prefix: env.REDIS_KEY_PREFIX, logger: platform.logger }));
-      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      await sleep(5_000);
       expect(await runsSince(since)).toBe(0);
       await eventually(
         async () => ((await runsSince(since)) > 0 ? true : undefined),

@@ -11,6 +11,7 @@ import { topicName } from '../../common/topics.ts';
 import { imageCheckerGroupId } from '../../stream/images/checker.ts';
 import { env, eventually, sampleListing } from '../support/api.ts';
 import { closeProducer, listingMessage, publish } from './stream-support.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 afterAll(closeProducer);
 
@@ -30,7 +31,7 @@ describe('image process commits (happy)', () => {
     for (let send = 0; send < 3; send++) {
       const [written] = await publish('rls.listings.v1', Array.from({ length: 5 }, marked));
       last = { partition: written!.partition, offset: BigInt(written!.baseOffset!) + 4n };
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await sleep(150);
     }
 
     const admin = createKafka(env.KAFKA_BROKERS, 'paced-commits-test', createLogger('error')).admin();

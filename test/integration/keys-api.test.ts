@@ -19,6 +19,7 @@ import {
   ids,
   getOn,
 } from './keys-api-support.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const analyticsPath = '/api/v1/analytics/pricing?city=dar_es_salaam&type=apartment';
 
@@ -143,7 +144,7 @@ describe('key management by an admin key (happy)', () => {
     });
 
     // Afterwards the old key is refused with no job having run; the list shows it revoked.
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now() + 100)));
+    await sleep(Math.max(0, expiresAt - Date.now() + 100));
     const refused = await api('GET', usagePath, { key: old.key });
     expectError(refused, 403, 'revoked_api_key');
     expect(refused.body.error.message).toContain('rolled');

@@ -12,6 +12,7 @@ import { flushKeyAudit } from '../../common/auth/key-audit-flush.ts';
 import { createLogger } from '../../common/logger.ts';
 import { api, createTestKey, env, eventually, testClickHouse, testRedis } from '../support/api.ts';
 import { keysCli } from './auth-support.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 type Row = Omit<KeyAuditEvent, 'expires_at'> & { expires_at: string | null };
 
@@ -57,7 +58,7 @@ describe('audit of key changes (happy)', () => {
     await api('DELETE', `/api/v1/keys/${rolled.body.id}`, { key: boss.key });
 
     const rows = await rowsOf(boss.account_id, 3);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await sleep(1_000);
     expect(await auditRows(boss.account_id)).toHaveLength(3);
     const common = {
       source: 'api',

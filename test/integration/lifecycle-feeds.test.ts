@@ -17,6 +17,7 @@ import {
 } from './lifecycle-support.ts';
 import { listingMessage, publish } from './stream-support.ts';
 import { DAY_MS } from '../../common/domain/lifecycle.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 async function snapshot(key: string, body: object) {
   return api('POST', '/api/v1/listings/snapshots', { key, body });
@@ -82,7 +83,7 @@ describe('snapshots', () => {
       external_ids: ['a', 'b'],
     });
     expect(truncated.body).toMatchObject({ status: 'held', active: 6, withdrawn: 4 });
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await sleep(1_500);
     expect((await api('GET', `/api/v1/listings/${ids[2]}`, { key })).body.status).toBe('active');
     const read = await api('GET', '/api/v1/listings/snapshots/nightly', { key });
     expect(read.body.status).toBe('held');
@@ -151,7 +152,7 @@ describe('expiry', () => {
     expect(due).toBe(1);
     let rows: Awaited<ReturnType<typeof historyOf>> = [];
     for (let i = 0; i < 100 && rows.length === 0; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await sleep(200);
       rows = await historyOf(staleId!);
     }
     expect(rows).toEqual([

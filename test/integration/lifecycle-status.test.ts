@@ -12,6 +12,7 @@ import {
   waitForStatus,
 } from './lifecycle-support.ts';
 import { publish } from './stream-support.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const DAY = 86_400_000;
 
@@ -266,7 +267,7 @@ describe('listing status (security)', () => {
     expect(fromTest.body.error.details.results[0].errors[0].code).toBe('not_found');
     expect((await api('GET', `/api/v1/listings/${id}`, { key: testKey.key })).status).toBe(404);
     // Nothing was applied.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await sleep(1_000);
     expect(await historyOf(id!)).toEqual([]);
     expect((await api('GET', `/api/v1/listings/${id}`, { key: owner.key })).body.status).toBe('active');
   });

@@ -13,6 +13,7 @@ import { tierPolicies } from '../../common/auth/tiers.ts';
 import { quotaKey, utcDay } from '../../ingest/quota.ts';
 import { api, createTestKey, env, sampleListing, testRedis } from '../support/api.ts';
 import { freePort, startGateway, type ExtraGateway } from './auth-support.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const longId = (n: number) => `${String(n).padStart(8, '0')}-${'x'.repeat(119)}`; // 128 characters
 
@@ -159,7 +160,7 @@ describe('at the Redis memory ceiling (error)', () => {
       } catch (error) {
         probe.disconnect();
         if (Date.now() > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await sleep(200);
       }
     }
   });
@@ -206,7 +207,7 @@ describe('at the Redis memory ceiling (error)', () => {
     expect((await store.findById(leaked.id))?.status).toBe('revoked');
 
     // Health checks cache for a second.
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await sleep(1_100);
     const full = await readiness();
     expect(full.status).toBe(503);
     expect(full.body.failing).toContain('redis');

@@ -7,6 +7,7 @@ import { createLogger } from '../../common/logger.ts';
 import { scheduledJobDuration, scheduledJobRuns } from '../../common/metrics/registry.ts';
 import { scheduleJob, type Job, type JobRun, type ScheduledJob } from '../../stream/jobs/schedule.ts';
 import { env, eventually, ownKeyPrefix, testRedis } from '../support/api.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const deps = async () => ({
   redis: await testRedis(),
@@ -79,7 +80,7 @@ describe('scheduled jobs', () => {
     expect(started[0]!.signal.aborted).toBe(true);
     expect(finished).toBe(started.length); // stop() returned after the run ended
     const runs = started.length;
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    await sleep(2_500);
     expect(started.length).toBe(runs);
   });
 

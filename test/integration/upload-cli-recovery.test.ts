@@ -8,6 +8,7 @@ import { queryRows } from '../../common/clients/clickhouse.ts';
 import { bucketsOf, usageKeys } from '../../common/usage/keys.ts';
 import { api, baseUrl, createTestKey, env, testClickHouse, testRedis } from '../support/api.ts';
 import { createdTotal, reportOf, summaryOf, upload, writeBigCsv } from '../support/upload-cli.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 describe('upload CLI recovery (happy)', () => {
   it('resumes after being killed mid-way: no listing created twice, totals of the whole file', async () => {
@@ -80,7 +81,7 @@ describe('upload CLI recovery (happy)', () => {
     while (!answered429At) {
       await redis.pexpire(windowKey, 3_000);
       if ((await rateLimited()) > limitedBefore) answered429At = Date.now();
-      else await new Promise((resolve) => setTimeout(resolve, 100));
+      else await sleep(100);
     }
     const run = await running;
     expect(run.code, run.stderr).toBe(0);

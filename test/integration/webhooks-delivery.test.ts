@@ -9,6 +9,7 @@ import { batchStore } from '../../common/batches.ts';
 import { queryRows } from '../../common/clients/clickhouse.ts';
 import { api, createTestKey, env, eventually, testClickHouse, testRedis } from '../support/api.ts';
 import { startReceiver, type Receiver } from './webhooks-receiver.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const receivers: Receiver[] = [];
 afterEach(async () => {
@@ -66,7 +67,7 @@ describe('webhook delivery (happy)', () => {
       created_ids: ids,
     });
     await batches.markStored(batchId, [ids[0]!]);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await sleep(500);
     expect(r.received).toHaveLength(0); // not completed yet
     await batches.markStored(batchId, [ids[1]!]);
 
@@ -123,7 +124,7 @@ describe('webhook delivery (happy)', () => {
     const hook = await register(key, r.url);
     await completedBatchOf(account_id, false);
     const got = await waitFor(r, 3);
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await sleep(2_000);
     expect(r.received).toHaveLength(3); // success ends the retries
     const ids = new Set(got.map((d) => d.headers['webhook-id']));
     expect(ids.size).toBe(1);
@@ -156,7 +157,7 @@ describe('webhook delivery (happy)', () => {
     await completedBatchOf(live.account_id, true);
     const [delivery] = await waitFor(testReceiver, 1);
     expect(JSON.parse(delivery!.body).data.test_mode).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await sleep(1_000);
     expect(liveReceiver.received).toHaveLength(0);
   });
 });
@@ -174,7 +175,7 @@ describe('webhook delivery (error)', () => {
       return now.body.status === 'disabled' ? now.body : undefined;
     });
     expect(record.disabled_reason).toMatch(/410/);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await sleep(1_000);
     expect(r.received).toHaveLength(1); // no retry after 410
     const again = await api('POST', `/api/v1/webhooks/${hook.id}/test`, { key, body: {} });
     expect(again.status).toBe(400);
@@ -210,7 +211,7 @@ describe('webhook delivery (error)', () => {
     const deleted = await api('DELETE', `/api/v1/webhooks/${hook.id}`, { key });
     expect(deleted.status).toBe(200);
     await completedBatchOf(account_id, false);
-    await new Promise((resolve) => setTimeout(resolve, 3_000)); // past the 500 ms retry
+    await sleep(3_000); // past the 500 ms retry
     expect(r.received).toHaveLength(1);
   });
 });

@@ -5,6 +5,7 @@ import { createKeyStore, type CreateKeyInput } from '../../common/auth/key-store
 import { clusterKeyPrefix, createRedis, redisReady } from '../../common/clients/redis.ts';
 import { createClickHouse } from '../../common/clients/clickhouse.ts';
 import { baseEnvSchema, parseEnv } from '../../common/env.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export const env = parseEnv(baseEnvSchema);
 export const baseUrl = (): string => inject('baseUrl');
@@ -87,7 +88,7 @@ export async function eventually<T>(
     } catch (error) {
       last = error;
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
 }

@@ -15,6 +15,7 @@ import type { QuarantineRow } from '../../common/warehouse/quarantine.ts';
 import { defineTable } from '../../common/warehouse/table.ts';
 import { viewEventsTable, type ViewEventRow } from '../../common/warehouse/view-events.ts';
 import { createClickHouseWriter } from '../../stream/sink/clickhouse-writer.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 // What ClickHouse 26.7 answers to a JSONEachRow insert of {"s":"\ud800"} (captured from the server).
 const loneSurrogate26 =
@@ -161,8 +162,6 @@ describe('writer: failures that are not transient', () => {
 });
 
 describe('writer: group commit', () => {
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
   /** The stand-in above, with its first insert held until `release()`. */
   function heldFirstInsert() {
     const fake = fakeClickHouse(() => undefined);

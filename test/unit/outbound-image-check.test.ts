@@ -8,6 +8,7 @@ import { checkImage } from '../../stream/images/check.ts';
 import { createFairPool } from '../../stream/images/fair-pool.ts';
 import { createLimiter } from '../../stream/images/limiter.ts';
 import { createImagePools } from '../../stream/images/pools.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 let server: http.Server;
 let port = 0;
@@ -88,7 +89,7 @@ describe('image check limiter', () => {
         perHost.set(host, (perHost.get(host) ?? 0) + 1);
         peak = Math.max(peak, running);
         hostPeak = Math.max(hostPeak, perHost.get(host)!);
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        await sleep(10);
         running--;
         perHost.set(host, perHost.get(host)! - 1);
       });
@@ -141,8 +142,6 @@ describe('image check limiter', () => {
 });
 
 describe('fair image pools', () => {
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
   it('a newcomer starts at once while another account has a long queue; a lone account keeps share slots free', async () => {
     const pool = createFairPool(8, 2);
     let release!: () => void;

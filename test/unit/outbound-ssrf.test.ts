@@ -14,6 +14,7 @@ import {
 } from '../../common/outbound/index.ts';
 import { outboundEnvSchema } from '../../common/env.ts';
 import { createLogger } from '../../common/logger.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 interface Recorder {
   server: http.Server;
@@ -313,7 +314,7 @@ describe('outbound client with 127.0.0.1/32 allowed', () => {
   it('does not follow a redirect to a private address (security)', async () => {
     const response = await client.request({ url: `http://127.0.0.1:${redirector.port}/`, timeoutMs: 2_000 });
     expect(response.status).toBe(302);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     expect(redirectTarget.connections).toBe(0);
   });
 

@@ -6,6 +6,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pingRedis, waitForRedis } from '../../infra/local/redis.mjs';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const servers: net.Server[] = [];
 afterEach(() => {
@@ -39,7 +40,7 @@ describe('local Redis readiness', () => {
   it('error: nothing listening is no answer', async () => {
     const gone = await fakeRedis(0);
     servers.pop()!.close();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     expect(await pingRedis(gone.port)).toBeNull();
   });
 

@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../common/logger.ts';
 import { revokesAssignment, watchAssignment } from '../../stream/assignment-watch.ts';
 import { BatchRevokedError } from '../../stream/sink/batch-fence.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const logger = createLogger('error');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const kafkaError = (type: string) => Object.assign(new Error(type), { type });
 
 describe('assignment watch', () => {
