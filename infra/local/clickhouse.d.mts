@@ -14,5 +14,6 @@ export function clickhousePidFiles(settings: StackSettings): string[];
 export function startClickHouse(
   settings: StackSettings,
 ): Promise<{ url: string; urls: string[]; startedPid: number; startedNodes: number[] }>;
+export function spreadClickHousePartDirectories(settings: StackSettings): Promise<number>;
 export function startClickHouseNode(settings: StackSettings, n: number): Promise<number>;
 export function stopClickHouse(settings: StackSettings, only?: number[]): Promise<void>;

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { isAlive, log, readPid, startDaemon, stopPid, tailFile, tcpOpen, waitUntil } from './processes.mjs';
 import { clickhouseNodes, configXml, usersXml } from './clickhouse-config.mjs';
 import { launcherBinary } from './clickhouse-launcher.mjs';
+import { spreadPartDirectories } from './clickhouse-part-dirs.mjs';
 import { pidFile } from './settings.mjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -129,6 +130,18 @@ export async function startClickHouse(settings) {
     startedPid: started.length ? readPid(paths(settings, nodes[started[0] - 1]).pid) : 0,
     startedNodes: started.sort(),
   };
+}
+
+/**
+ * After migrations: marks each local server's table directories so that new parts are created
+ * away from their predecessors (clickhouse-part-dirs.mjs says why). Returns how many were marked.
+ */
+export async function spreadClickHousePartDirectories(settings) {
+  if (settings.clickhouse.external) return 0;
+  let marked = 0;
+  for (const node of clickhouseNodes(settings))
+    marked += await spreadPartDirectories(paths(settings, node).data);
+  return marked;
 }
 
 /** One server (node `n` of the topology) when it is not running: `stack up` after a node died. */

@@ -48,7 +48,7 @@ function redisConf(port, dir, maxmemoryMb, cluster) {
     // RDB snapshots off: the AOF is the one source of truth (rewrites still use an RDB preamble,
     // so it stays compact), and no periodic fork + full dump competes for RAM and disk.
     'save ""',
-    ...memoryDirectives(maxmemoryMb).map(([name, value]) => `${name} ${value}`),
+    ...liveDirectives(maxmemoryMb).map(([name, value]) => `${name} ${value}`),
     // Listing owners live in 1,048,576 hashes (stream/listings/owners.ts) and views in per-account
     // buckets: up to 512 fields per hash keep the compact listpack encoding (default 128).
     'hash-max-listpack-entries 512',
@@ -79,6 +79,18 @@ function memoryDirectives(maxmemoryMb) {
     ['maxmemory', `${maxmemoryMb}mb`],
     ['maxmemory-policy', 'noeviction'],
   ];
+}
+
+/**
+ * Each rewrite of the append-only file dumps the whole data set from a forked child (~10 s of CPU
+ * per 550 MB here); LZF compression was a third of that CPU and saved 1 % of the file
+ * (docs/performance.md, "Redis: the append-only file's rewrites").
+ */
+const REWRITE_DIRECTIVES = [['rdbcompression', 'no']];
+
+/** Directives of the config file that a running server also takes (CONFIG SET) when it is reused. */
+function liveDirectives(maxmemoryMb) {
+  return [...memoryDirectives(maxmemoryMb), ...REWRITE_DIRECTIVES];
 }
 
 /**
@@ -239,8 +251,8 @@ export async function startRedis(settings) {
       ),
     );
     for (const { n, port, pid } of reused) {
-      // A server started before the memory ceiling existed (or with another REDIS_MAXMEMORY_MB) gets it now.
-      for (const [name, value] of memoryDirectives(settings.redis.maxmemoryMb)) {
+      // A server started before these directives existed (or with another REDIS_MAXMEMORY_MB) gets them now.
+      for (const [name, value] of liveDirectives(settings.redis.maxmemoryMb)) {
         const reply = await redisCommand(port, ['CONFIG', 'SET', name, value]);
         if (!reply.startsWith('+OK')) throw new Error(`Redis: CONFIG SET ${name} failed: ${reply.trim()}`);
       }

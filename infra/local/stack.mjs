@@ -6,7 +6,12 @@ import { createKafka } from '../../common/clients/kafka.ts';
 import { createLogger } from '../../common/logger.ts';
 import { migrate } from '../clickhouse/migrate.ts';
 import { createTopics } from '../kafka/create-topics.ts';
-import { LOCAL_CLUSTER, startClickHouse, stopClickHouse } from './clickhouse.mjs';
+import {
+  LOCAL_CLUSTER,
+  spreadClickHousePartDirectories,
+  startClickHouse,
+  stopClickHouse,
+} from './clickhouse.mjs';
 import { startKafka, stopKafka } from './kafka.mjs';
 import { ensurePhotoModel } from './photo-model.mjs';
 import { log } from './processes.mjs';
@@ -88,6 +93,7 @@ export async function startStack(settings, env = inheritedEnvironment()) {
           : undefined,
     });
     log('clickhouse', `schema up to date in database ${database} (${applied.length} new migrations)`);
+    await spreadClickHousePartDirectories(settings);
     const quiet = createLogger('error');
     const topicPrefix = env.KAFKA_TOPIC_PREFIX ?? services.KAFKA_TOPIC_PREFIX ?? '';
     const created = await createTopics(
