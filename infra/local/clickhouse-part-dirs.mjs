@@ -1,11 +1,11 @@
 // Part directories spread over the file system. On ext4 without a journal (this machine's root file
 // system; common on cloud VMs), creating a file skips every free inode of its block group that was
 // deleted in the last minute (six while its inode table block is not yet written back), reading the
-// inode table to find out (fs/ext4/ialloc.c, `recently_deleted`). ClickHouse writes each part as a directory
-// of ~10 files (one part per target table and insert: twelve per insert into `listings`) and
-// removes merged-away parts all the time (8 minutes after a merge); ext4 keeps a directory's
-// subdirectories in its own block group when it can, so every part of a table is created among its own recently deleted predecessors, and a
-// file creation can scan thousands of inodes.
+// inode table to find out (fs/ext4/ialloc.c, `recently_deleted`). ClickHouse writes each part as a
+// directory of ~10 files (one part per target table and insert: twelve per insert into `listings`)
+// and removes merged-away parts all the time (8 minutes after a merge); ext4 keeps a directory's
+// subdirectories in its own block group when it can, so every part of a table is created among its
+// own recently deleted predecessors, and a file creation can scan thousands of inodes.
 //
 // `chattr +T` marks a table's directory as the top of a directory hierarchy: ext4's Orlov allocator
 // then puts each new part directory, and so its files, in a block group with many free inodes,
