@@ -17,7 +17,7 @@ export function addEstimateRoutes(router: Router, ctx: AnalyticsContext, auth: R
     const key = `estimate:${mode}:${account}:${p.latitude},${p.longitude}:${p.type}:${p.bedrooms ?? '-'}:${p.bathrooms ?? '-'}:${p.areaSqm ?? '-'}:${p.currency}`;
     send(
       res,
-      await ctx.cache.getOrCompute(key, () =>
+      await ctx.cache.getOrCompute(key, account, () =>
         pointEstimateAnswer(ctx.estimates, p, mode === 'test', account),
       ),
     );
@@ -35,7 +35,7 @@ export function addEstimateRoutes(router: Router, ctx: AnalyticsContext, auth: R
       const key = `listing-estimate:${auth.mode}:${auth.account_id}:${id}:${testMode}:${currency}`;
       send(
         res,
-        await ctx.cache.getOrCompute(key, () =>
+        await ctx.cache.getOrCompute(key, auth.account_id, () =>
           listingEstimateAnswer(ctx.estimates, auth, id, { currency, testMode }),
         ),
       );

@@ -31,9 +31,9 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
 
   router.get('/analytics/pricing', auth, requirePermission('analytics:read'), async (req, res) => {
     const params = parsePricingParams(req.query);
-    const mode = authOf(req).mode;
+    const { mode, account_id: account } = authOf(req);
     const key = `pricing:${mode}:${params.city}:${params.type}:${periodLabel(params.period)}`;
-    const answer = await ctx.cache.getOrCompute(key, () =>
+    const answer = await ctx.cache.getOrCompute(key, account, () =>
       pricingAnswer(ctx.pricing, params, mode === 'test'),
     );
     send(res, answer);
@@ -41,10 +41,10 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
 
   router.get('/analytics/heatmap', auth, requirePermission('analytics:read'), async (req, res) => {
     const { format, ...params } = parseHeatmapParams(req.query);
-    const mode = authOf(req).mode;
+    const { mode, account_id: account } = authOf(req);
     const b = params.bounds;
     const key = `heatmap:${mode}:${b.west},${b.south},${b.east},${b.north}:${params.type ?? 'all'}:${periodLabel(params.period)}`;
-    const answer = await ctx.cache.getOrCompute(key, () =>
+    const answer = await ctx.cache.getOrCompute(key, account, () =>
       heatmapAnswer(clickhouse, params, mode === 'test'),
     );
     // One cached answer per box; the GeoJSON is drawn from it on the way out.
@@ -64,17 +64,21 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
     const key = `velocity:${mode}:${account}:${params.city}:${params.type}:${periodLabel(params.period)}`;
     send(
       res,
-      await ctx.cache.getOrCompute(key, () => velocityAnswer(clickhouse, params, mode === 'test', account)),
+      await ctx.cache.getOrCompute(key, account, () =>
+        velocityAnswer(clickhouse, params, mode === 'test', account),
+      ),
     );
   });
 
   router.get('/analytics/seasonality', auth, requirePermission('analytics:read'), async (req, res) => {
     const params = parseSeasonalityParams(req.query);
-    const mode = authOf(req).mode;
+    const { mode, account_id: account } = authOf(req);
     const key = `seasonality:${mode}:${params.city}:${params.type}:${params.months}:${params.end}`;
     send(
       res,
-      await ctx.cache.getOrCompute(key, () => seasonalityAnswer(clickhouse, params, mode === 'test')),
+      await ctx.cache.getOrCompute(key, account, () =>
+        seasonalityAnswer(clickhouse, params, mode === 'test'),
+      ),
     );
   });
 
@@ -85,7 +89,7 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
     const key = `market-share:${mode}:${account}:${params.city}:${params.type}:${periodLabel(params.period)}`;
     send(
       res,
-      await ctx.cache.getOrCompute(key, () =>
+      await ctx.cache.getOrCompute(key, account, () =>
         marketShareAnswer(clickhouse, params, mode === 'test', account),
       ),
     );

@@ -1,8 +1,14 @@
 // Cache-aside of analytics answers: a repeated question within the TTL is a Redis hit with the
-// same answer; after the TTL (5 s in the test services) fresh data shows up.
+// same answer; after the TTL (5 s in the test services) fresh data shows up. An account's completed
+// batch is in its next answer at once (contract, "Batches"), and only its own answers miss for it.
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { api, createTestKey, eventually } from '../support/api.ts';
+import { createAnswerCache } from '../../analytics-api/cache.ts';
+import { batchStore } from '../../common/batches.ts';
+import { createLogger } from '../../common/logger.ts';
+import { api, createTestKey, env, eventually, testRedis } from '../support/api.ts';
 import { claimYear, insertListings } from './analytics-fixtures.ts';
+import { pushListings } from './lifecycle-support.ts';
 
 describe('analytics cache', () => {
   it('serves a repeated question from the cache, then fresh data after the TTL (happy)', async () => {
@@ -35,5 +41,89 @@ describe('analytics cache', () => {
     });
     expect(fresh.headers.get('x-cache')).toBe('miss');
     expect(fresh.body.summary.median_price_tzs).toBe(60_000);
+  });
+
+  it("includes an account's batch in its next answer, even when the same question was cached just before (happy)", async () => {
+    const { key } = await createTestKey({ mode: 'test', tier: 'enterprise', rateLimit: 10_000 });
+    const path = '/api/v1/analytics/market-share?city=dar_es_salaam&type=studio';
+    const before = await api('GET', path, { key });
+    expect(before.status).toBe(200);
+    expect(before.body.summary.own_listings).toBe(0);
+    expect((await api('GET', path, { key })).headers.get('x-cache')).toBe('hit');
+
+    // Completes within the 5 s lifetime of the cached answer (the test services' TTL).
+    await pushListings(key, [{ property_type: 'studio' }, { property_type: 'studio' }]);
+    const after = await api('GET', path, { key });
+    expect(after.headers.get('x-cache')).toBe('miss');
+    expect(after.body.summary.own_listings).toBe(2);
+    expect((await api('GET', path, { key })).headers.get('x-cache')).toBe('hit');
+  });
+
+  it('serves other accounts the cached answer, and the batch owner one started after its completion (edge)', async () => {
+    const redis = await testRedis();
+    const cache = createAnswerCache({
+      redis,
+      keyPrefix: env.REDIS_KEY_PREFIX,
+      ttlSeconds: 600,
+      logger: createLogger('warn'),
+    });
+    const question = `test-question:${randomUUID()}`;
+    const [owner, other] = [`acct_cache_${randomUUID()}`, `acct_cache_${randomUUID()}`];
+    const batches = batchStore(redis, env.REDIS_KEY_PREFIX);
+    const complete = async (account: string) => {
+      const batchId = randomUUID();
+      const ids = [randomUUID()];
+      await batches.create({
+        batch_id: batchId,
+        account_id: account,
+        is_test: true,
+        total: 1,
+        duplicates: 0,
+        failed_indexes: [],
+        created_ids: ids,
+      });
+      expect(await batches.markStored(batchId, ids)).toBe(true);
+    };
+
+    expect(await cache.getOrCompute(question, owner, async () => 'first')).toEqual({
+      value: 'first',
+      cache: 'miss',
+    });
+    await complete(owner);
+    expect(await cache.getOrCompute(question, other, async () => 'unused')).toEqual({
+      value: 'first',
+      cache: 'hit',
+    });
+    expect(await cache.getOrCompute(question, owner, async () => 'second')).toEqual({
+      value: 'second',
+      cache: 'miss',
+    });
+    expect((await cache.getOrCompute(question, owner, async () => 'unused')).cache).toBe('hit');
+
+    // An answer whose computation started before the batch completed is not served to its owner.
+    const entryKey = `${env.REDIS_KEY_PREFIX}analytics:v2:${question}`;
+    await redis.del(entryKey);
+    let started!: () => void;
+    let release!: () => void;
+    const computing = new Promise<void>((resolve) => (started = resolve));
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = cache.getOrCompute(question, other, async () => {
+      started(); // the cache has read its clock by now
+      await gate;
+      return 'computed during the batch';
+    });
+    await computing;
+    await complete(owner);
+    release();
+    expect((await slow).cache).toBe('miss');
+    await eventually(async () => ((await redis.get(entryKey)) !== null ? true : undefined));
+    expect(await cache.getOrCompute(question, other, async () => 'unused')).toEqual({
+      value: 'computed during the batch',
+      cache: 'hit',
+    });
+    expect(await cache.getOrCompute(question, owner, async () => 'after the batch')).toEqual({
+      value: 'after the batch',
+      cache: 'miss',
+    });
   });
 });

@@ -38,9 +38,10 @@ const families: Record<string, readonly string[]> = {
   'common/webhooks/store.ts': ['webhook:*', 'account:*:webhooks'],
   'common/lifecycle/resend-marks.ts': ['lifecycle:resent:*'],
   'common/worker-registry.ts': ['workers', 'workers:details'],
+  'common/account-stored-at.ts': ['analytics:stored-at:'],
   // One process each, beside it.
   'stream/jobs/schedule.ts': ['job:*:*'],
-  'analytics-api/cache.ts': ['analytics:v1:*'],
+  'analytics-api/cache.ts': ['analytics:v2:*'],
   'ingest/idempotency.ts': ['idem:*:*:*:*'],
   'ingest/lifecycle/snapshot-store.ts': ['snapshot:*:*:*'],
   'ingest/listings/seen-store.ts': ['seen:*', 'claims:*'],
