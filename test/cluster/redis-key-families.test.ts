@@ -6,11 +6,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { KeyActor } from '../../common/auth/key-audit.ts';
 import { createKeyStore } from '../../common/auth/key-store.ts';
+import { createAnswerCache } from '../../analytics-api/cache.ts';
 import { batchStore } from '../../common/batches.ts';
 import { clusterKeyPrefix, createRedis, redisReady, scanAll } from '../../common/clients/redis.ts';
 import { resendMarks } from '../../common/lifecycle/resend-marks.ts';
+import { createLogger } from '../../common/logger.ts';
 import { readUsage, recordListingOutcomes } from '../../common/usage/counters.ts';
 import { workerRegistry } from '../../common/worker-registry.ts';
+import { eventually } from '../support/api.ts';
 import { admissionStore } from '../../ingest/listings/admission.ts';
 import { seenStore } from '../../ingest/listings/seen-store.ts';
 import { idempotencyStore } from '../../ingest/idempotency.ts';
@@ -51,6 +54,16 @@ async function exercise(prefix: string): Promise<void> {
   });
   expect(await batches.markStored(batchA, ids.slice(0, 2))).toBe(true);
   await batches.remove(batchA);
+
+  // The analytics cache reads an entry, the account's last completion (noted by the batch script
+  // above) and Redis's clock in one pipeline; a hit shows that pipeline ran.
+  const cache = createAnswerCache({ redis, keyPrefix: prefix, ttlSeconds: 60, logger: createLogger('warn') });
+  expect((await cache.getOrCompute(`cluster-${run}`, 'acct_cluster', async () => 1)).cache).toBe('miss');
+  await eventually(async () =>
+    (await cache.getOrCompute(`cluster-${run}`, 'acct_cluster', async () => 2)).cache === 'hit'
+      ? true
+      : undefined,
+  );
 
   const keys = createKeyStore(redis, prefix);
   const actor: KeyActor = { source: 'cli', operator: 'cluster-test' };
