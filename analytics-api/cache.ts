@@ -1,8 +1,9 @@
 // Cache-aside for hot analytics answers in Redis. Keys hold the endpoint, the mode (live/test) and
 // the validated parameters, so no answer crosses modes; entries expire after ttlSeconds (0 = off).
 // Each entry carries the Redis time its computation started. An account is not served an entry
-// older than its last completed batch (common/account-stored-at.ts): once a batch is `completed`,
-// its account's next answer includes it. Anyone else's new data shows within one lifetime.
+// older than its last completed batch or stored status change (common/account-stored-at.ts): once a
+// batch is `completed`, its account's next answer includes it. Anyone else's new data shows within
+// one lifetime.
 // Redis trouble never fails a request: the answer is computed and served uncached.
 import type { Redis } from 'ioredis';
 import { accountStoredAtKey } from '../common/account-stored-at.ts';
@@ -12,7 +13,7 @@ export type CacheOutcome = 'hit' | 'miss' | 'off';
 
 export interface AnswerCache {
   ttlSeconds: number;
-  /** `account`: the caller's account, whose completed batches the answer must include. */
+  /** `account`: the caller's account, whose stored batches and status changes the answer must include. */
   getOrCompute<T>(
     key: string,
     account: string,

@@ -4,7 +4,7 @@
 // that webhook delivery reads (never capped: common/webhooks/outbox.ts). Replays are harmless:
 // marking an id stored twice changes nothing.
 import type { Redis } from 'ioredis';
-import { ACCOUNT_STORED_AT_TTL_SECONDS, accountStoredAtPrefix } from './account-stored-at.ts';
+import { accountStoredAtPrefix, NOTE_STORED_AT_LUA } from './account-stored-at.ts';
 import { redisScript } from './clients/redis-script.ts';
 import { webhookOutboxKey } from './webhooks/outbox.ts';
 
@@ -49,15 +49,13 @@ export interface NewBatch {
 // One SREM per 1,000 ids rather than per id: each write command of a script is a command of its own
 // to run and to append to the AOF (0.65-0.75 instead of 1.35-1.40 µs of Redis CPU per id, measured
 // with batches of 100); 1,000 stays well under Lua's limit on unpacked values.
-const markStoredScript = redisScript(`
+const markStoredScript = redisScript(`${NOTE_STORED_AT_LUA}
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 for i = 3, #ARGV, 1000 do redis.call('SREM', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV))) end
 if redis.call('SCARD', KEYS[2]) > 0 or redis.call('HGET', KEYS[1], 'status') == 'completed' then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'completed', 'completed_at', ARGV[1])
 local account = redis.call('HGET', KEYS[1], 'account_id')
-local t = redis.call('TIME')
-redis.call('SET', ARGV[2] .. account, t[1] .. string.format('%06d', tonumber(t[2])),
-  'EX', ${ACCOUNT_STORED_AT_TTL_SECONDS})
+note_stored_at(ARGV[2] .. account)
 redis.call('XADD', KEYS[3], '*',
   'type', 'listings.batch.completed', 'batch_id', redis.call('HGET', KEYS[1], 'batch_id'),
   'account_id', account, 'at', ARGV[1])

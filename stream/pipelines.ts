@@ -4,6 +4,7 @@
 // dead-letter topic.
 import { randomUUID } from 'node:crypto';
 import type { Producer } from 'kafkajs';
+import { noteAccountsStored } from '../common/account-stored-at.ts';
 import { batchStore } from '../common/batches.ts';
 import type { Logger } from '../common/logger.ts';
 import type { Platform } from '../common/platform.ts';
@@ -125,6 +126,8 @@ export async function startPipelines(
       logger,
       // A listing that left the market is news again when re-sent today (common/lifecycle/resend-marks.ts).
       onLeft: (ids) => resendMarks(platform.redis, env.REDIS_KEY_PREFIX).forget(ids),
+      // Their next analytics answers include these changes (common/account-stored-at.ts).
+      noteStored: (accounts) => noteAccountsStored(platform.redis, env.REDIS_KEY_PREFIX, accounts),
     }),
     writers: [changesWriter, statesWriter],
   });

@@ -34,6 +34,8 @@ export interface StatusHandlerDeps {
   logger: Logger;
   /** Listings that just left the market (the ingest API then treats a re-send today as news). */
   onLeft?(listingIds: string[]): Promise<void>;
+  /** Accounts whose changes were just stored: their next analytics answers must include them. */
+  noteStored?(accountIds: string[]): Promise<void>;
   now?: () => number;
 }
 
@@ -157,6 +159,11 @@ export function createStatusHandler(deps: StatusHandlerDeps): BatchHandler {
       // the expiry clock of those listings is behind, so log it rather than stall the partition.
       for (const { row, error } of stateWrite.rejected) {
         deps.logger.error('listing state refused', { listing_id: row.listing_id, error });
+      }
+      const refused = new Set(written.rejected.map((r) => r.row));
+      const storedFor = changes.filter((row) => !refused.has(row)).map((row) => row.account_id);
+      if (storedFor.length && deps.noteStored) {
+        await context.retry('noting the accounts stored', () => deps.noteStored!(storedFor));
       }
       if (left.length && deps.onLeft) {
         await context.retry('forgetting re-send marks', () => deps.onLeft!(left));

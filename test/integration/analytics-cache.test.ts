@@ -1,6 +1,7 @@
 // Cache-aside of analytics answers: a repeated question within the TTL is a Redis hit with the
 // same answer; after the TTL (5 s in the test services) fresh data shows up. An account's completed
-// batch is in its next answer at once (contract, "Batches"), and only its own answers miss for it.
+// batch (contract, "Batches") or stored status change is in its next answer at once, and only its
+// own answers miss for it.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createAnswerCache } from '../../analytics-api/cache.ts';
@@ -8,7 +9,7 @@ import { batchStore } from '../../common/batches.ts';
 import { createLogger } from '../../common/logger.ts';
 import { api, createTestKey, env, eventually, testRedis } from '../support/api.ts';
 import { claimYear, insertListings } from './analytics-fixtures.ts';
-import { pushListings } from './lifecycle-support.ts';
+import { postStatus, pushListings, waitForStatus } from './lifecycle-support.ts';
 
 describe('analytics cache', () => {
   it('serves a repeated question from the cache, then fresh data after the TTL (happy)', async () => {
@@ -57,6 +58,27 @@ describe('analytics cache', () => {
     expect(after.headers.get('x-cache')).toBe('miss');
     expect(after.body.summary.own_listings).toBe(2);
     expect((await api('GET', path, { key })).headers.get('x-cache')).toBe('hit');
+  });
+
+  it("includes an account's status changes in its next answer once GET /listings/{id} shows them (happy)", async () => {
+    const { key } = await createTestKey({ mode: 'test', tier: 'enterprise', rateLimit: 10_000 });
+    const ids = await pushListings(key, [{ property_type: 'studio' }, { property_type: 'studio' }]);
+    // Market share: the account's own counts always show (market figures may be suppressed).
+    const path = '/api/v1/analytics/market-share?city=dar_es_salaam&type=studio';
+    const before = await api('GET', path, { key });
+    expect(before.status).toBe(200);
+    expect(before.body.summary).toMatchObject({ own_listings: 2, own_rented: 0 });
+    expect((await api('GET', path, { key })).headers.get('x-cache')).toBe('hit');
+
+    const posted = await postStatus(
+      key,
+      ids.map((listing_id) => ({ listing_id, status: 'rented' })),
+    );
+    expect(posted.status, JSON.stringify(posted.body)).toBe(200);
+    await Promise.all(ids.map((id) => waitForStatus(key, id, 'rented')));
+    const after = await api('GET', path, { key });
+    expect(after.headers.get('x-cache')).toBe('miss');
+    expect(after.body.summary).toMatchObject({ own_listings: 0, own_rented: 2 });
   });
 
   it('serves other accounts the cached answer, and the batch owner one started after its completion (edge)', async () => {
