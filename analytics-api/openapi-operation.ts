@@ -4,7 +4,11 @@ import type { z } from 'zod';
 import type { OperationSpec } from '../common/openapi/registry.ts';
 
 const cacheHeader = {
-  'X-Cache': 'hit, miss or off: whether the answer came from the analytics cache',
+  'X-Cache':
+    'hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ' +
+    "ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's " +
+    'last completed batch or stored status change: your own writes show in your next answer, ' +
+    "other accounts' within that lifetime.",
 };
 
 /** The lifecycle and estimate endpoints' tiers. */

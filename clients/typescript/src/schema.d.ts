@@ -1996,7 +1996,7 @@ export interface operations {
             /** @description Pricing */
             200: {
                 headers: {
-                    /** @description hit, miss or off: whether the answer came from the analytics cache */
+                    /** @description hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
                     "X-Cache"?: string;
                     [name: string]: unknown;
                 };
@@ -2056,7 +2056,7 @@ export interface operations {
             /** @description Heatmap */
             200: {
                 headers: {
-                    /** @description hit, miss or off: whether the answer came from the analytics cache */
+                    /** @description hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
                     "X-Cache"?: string;
                     [name: string]: unknown;
                 };
@@ -2135,7 +2135,7 @@ export interface operations {
             /** @description Velocity */
             200: {
                 headers: {
-                    /** @description hit, miss or off: whether the answer came from the analytics cache */
+                    /** @description hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
                     "X-Cache"?: string;
                     [name: string]: unknown;
                 };
@@ -2239,7 +2239,7 @@ export interface operations {
             /** @description Seasonality */
             200: {
                 headers: {
-                    /** @description hit, miss or off: whether the answer came from the analytics cache */
+                    /** @description hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
                     "X-Cache"?: string;
                     [name: string]: unknown;
                 };
@@ -2304,7 +2304,7 @@ export interface operations {
             /** @description Market share */
             200: {
                 headers: {
-                    /** @description hit, miss or off: whether the answer came from the analytics cache */
+                    /** @description hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
                     "X-Cache"?: string;
                     [name: string]: unknown;
                 };
@@ -2391,7 +2391,7 @@ export interface operations {
             /** @description Estimate */
             200: {
                 headers: {
-                    /** @description hit, miss or off: whether the answer came from the analytics cache */
+                    /** @description hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
                     "X-Cache"?: string;
                     [name: string]: unknown;
                 };
@@ -2508,7 +2508,7 @@ export interface operations {
             /** @description Estimate */
             200: {
                 headers: {
-                    /** @description hit, miss or off: whether the answer came from the analytics cache */
+                    /** @description hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
                     "X-Cache"?: string;
                     [name: string]: unknown;
                 };
