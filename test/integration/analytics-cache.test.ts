@@ -107,20 +107,17 @@ describe('analytics cache', () => {
       expect(await batches.markStored(batchId, ids)).toBe(true);
     };
 
-    expect(await cache.getOrCompute(question, owner, async () => 'first')).toEqual({
-      value: 'first',
-      cache: 'miss',
-    });
+    /** The question asked for `account` (a miss computes `computed`): [answer, hit or miss]. */
+    const ask = async (account: string, computed: string) => {
+      const { value, cache: outcome } = await cache.getOrCompute(question, account, async () => computed);
+      return [value, outcome];
+    };
+
+    expect(await ask(owner, 'first')).toEqual(['first', 'miss']);
     await complete(owner);
-    expect(await cache.getOrCompute(question, other, async () => 'unused')).toEqual({
-      value: 'first',
-      cache: 'hit',
-    });
-    expect(await cache.getOrCompute(question, owner, async () => 'second')).toEqual({
-      value: 'second',
-      cache: 'miss',
-    });
-    expect((await cache.getOrCompute(question, owner, async () => 'unused')).cache).toBe('hit');
+    expect(await ask(other, 'unused')).toEqual(['first', 'hit']);
+    expect(await ask(owner, 'second')).toEqual(['second', 'miss']);
+    expect(await ask(owner, 'unused')).toEqual(['second', 'hit']);
 
     // An answer whose computation started before the batch completed is not served to its owner.
     const entryKey = `${env.REDIS_KEY_PREFIX}analytics:v2:${question}`;
@@ -139,13 +136,7 @@ describe('analytics cache', () => {
     release();
     expect((await slow).cache).toBe('miss');
     await eventually(async () => ((await redis.get(entryKey)) !== null ? true : undefined));
-    expect(await cache.getOrCompute(question, other, async () => 'unused')).toEqual({
-      value: 'computed during the batch',
-      cache: 'hit',
-    });
-    expect(await cache.getOrCompute(question, owner, async () => 'after the batch')).toEqual({
-      value: 'after the batch',
-      cache: 'miss',
-    });
+    expect(await ask(other, 'unused')).toEqual(['computed during the batch', 'hit']);
+    expect(await ask(owner, 'after the batch')).toEqual(['after the batch', 'miss']);
   });
 });
