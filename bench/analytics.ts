@@ -247,7 +247,7 @@ const estimate = (cache: Cache, j: (typeof estimateJobs)[number]) =>
     benchAccount,
     async () => {
       try {
-        const answer = await pointEstimateAnswer(estimateDeps, j, false, 'acct_bench');
+        const answer = await pointEstimateAnswer(estimateDeps, j, false, benchAccount);
         const step = `${answer.radius_km} km / ${answer.max_age_days} days`;
         estimateSteps.set(step, (estimateSteps.get(step) ?? 0) + 1);
         return answer;
