@@ -2,8 +2,10 @@
 import type { Platform } from '../common/platform.ts';
 import { createAnswerCache, type AnswerCache } from './cache.ts';
 import type { AnalyticsSettings } from './env.ts';
+import { createCellFacts } from './geo/cell-facts.ts';
 import { accuracySource } from './services/estimate-accuracy.ts';
 import type { EstimateDeps } from './services/estimate.ts';
+import type { HeatmapDeps } from './services/heatmap.ts';
 import type { PricingDeps } from './services/pricing.ts';
 import { createPricingLag } from './services/pricing-lag.ts';
 
@@ -14,6 +16,8 @@ export interface AnalyticsContext {
   estimates: EstimateDeps;
   /** Pricing: ClickHouse and this process's memory of scopes whose summaries lagged lately. */
   pricing: PricingDeps;
+  /** Heatmap: ClickHouse and this process's memory of cell ids and centres. */
+  heatmap: HeatmapDeps;
   close(): Promise<void>;
 }
 
@@ -36,5 +40,6 @@ export async function createAnalyticsContext(
     usdTzs: settings.FX_USD_TZS,
   };
   const pricing: PricingDeps = { clickhouse: platform.clickhouse, lag: createPricingLag() };
-  return { platform, cache, estimates, pricing, close: async () => undefined };
+  const heatmap: HeatmapDeps = { clickhouse: platform.clickhouse, cells: createCellFacts() };
+  return { platform, cache, estimates, pricing, heatmap, close: async () => undefined };
 }

@@ -45,7 +45,7 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
     const b = params.bounds;
     const key = `heatmap:${mode}:${b.west},${b.south},${b.east},${b.north}:${params.type ?? 'all'}:${periodLabel(params.period)}`;
     const answer = await ctx.cache.getOrCompute(key, account, () =>
-      heatmapAnswer(clickhouse, params, mode === 'test'),
+      heatmapAnswer(ctx.heatmap, params, mode === 'test'),
     );
     // One cached answer per box; the GeoJSON is drawn from it on the way out.
     if (format === 'geojson') {

@@ -14,6 +14,7 @@ import { createClient } from '@clickhouse/client';
 import { createAnswerCache } from '../analytics-api/cache.ts';
 import { MAX_BOUNDS_AREA_KM2, type Bounds } from '../analytics-api/geo/bounds.ts';
 import { periodLabel, previousQuarter, quarterOf, type Quarter } from '../analytics-api/period.ts';
+import { createCellFacts } from '../analytics-api/geo/cell-facts.ts';
 import { heatmapAnswer } from '../analytics-api/services/heatmap.ts';
 import { lastCompleteMonth } from '../analytics-api/params.ts';
 import { marketShareAnswer } from '../analytics-api/services/market-share.ts';
@@ -132,6 +133,8 @@ if (process.env.BENCH_PRICE_SUMMARIES === 'off') {
 }
 
 const pricingDeps = { clickhouse: ch, lag: createPricingLag() };
+// As in the gateway: one memory of cell ids and centres for the process (the first round fills it).
+const heatmapDeps = { clickhouse: ch, cells: createCellFacts() };
 const redis = createRedis(
   { url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES },
   { name: 'bench-analytics' },
@@ -199,7 +202,7 @@ const heatmap = (cache: Cache, j: (typeof heatmapJobs)[number]) =>
   cache.getOrCompute(
     `heatmap:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`,
     benchAccount,
-    () => heatmapAnswer(ch, { bounds: cityBox(j.city), type: j.type, period: j.period }, false),
+    () => heatmapAnswer(heatmapDeps, { bounds: cityBox(j.city), type: j.type, period: j.period }, false),
   );
 
 // The lifecycle endpoints (docs/analytics.md, "Listing lifecycle metrics"): velocity for every
@@ -269,7 +272,11 @@ if (measured('pricing'))
   for (const job of pricingJobs.slice(0, 8)) await pricingAnswer(pricingDeps, job, false);
 if (measured('heatmap'))
   for (const job of heatmapJobs.slice(0, 8))
-    await heatmapAnswer(ch, { bounds: cityBox(job.city), type: job.type, period: job.period }, false);
+    await heatmapAnswer(
+      heatmapDeps,
+      { bounds: cityBox(job.city), type: job.type, period: job.period },
+      false,
+    );
 if (measured('estimate')) for (const job of estimateJobs.slice(0, 8)) await estimate(cacheFor(-1), job);
 if (measured('velocity'))
   for (const job of velocityJobs.slice(0, 4)) await velocityAnswer(ch, job, false, shareAccount);
@@ -292,22 +299,33 @@ for (const [name, jobs, run] of (
   const cold: number[] = [];
   const darCold: number[] = [];
   const darAllTypes: number[] = [];
+  let darAllTypesCpu = 0; // ms of this process's CPU (client, parsing, the answer) over those calls
   const warm: number[] = [];
   for (let round = 0; round < rounds; round++) {
     const cache = cacheFor(round);
     const call = (job: never) => (run as (c: Cache, j: never) => Promise<unknown>)(cache, job);
     for (const job of jobs as never[]) {
+      const cpu0 = process.cpuUsage();
       const ms = await timed(() => call(job));
+      const cpu = process.cpuUsage(cpu0);
       cold.push(ms);
       const { city, type } = job as { city: string; type?: string };
       if (city === 'dar_es_salaam') darCold.push(ms);
-      if (city === 'dar_es_salaam' && type === undefined) darAllTypes.push(ms);
+      if (city === 'dar_es_salaam' && type === undefined) {
+        darAllTypes.push(ms);
+        darAllTypesCpu += (cpu.user + cpu.system) / 1000;
+      }
     }
     for (const job of jobs as never[]) warm.push(await timed(() => call(job)));
   }
   report(`${name} cold (miss → ClickHouse)`, cold);
   report(`${name} cold, Dar es Salaam only`, darCold);
-  if (darAllTypes.length) report(`${name} cold, Dar es Salaam box, all types`, darAllTypes);
+  if (darAllTypes.length) {
+    report(`${name} cold, Dar es Salaam box, all types`, darAllTypes);
+    log(
+      `${name} cold, Dar es Salaam box, all types: ${(darAllTypesCpu / darAllTypes.length).toFixed(1)} ms of this process's CPU per answer`,
+    );
+  }
   report(`${name} warm (Redis hit)`, warm);
 }
 if (process.env.BENCH_HTTP === '1') {
@@ -349,7 +367,11 @@ if (process.env.BENCH_HTTP === '1') {
     await http.close();
   }
 }
-const dar = await heatmapAnswer(ch, { bounds: cityBox('dar_es_salaam'), period: periods[1]! }, false);
+const dar = await heatmapAnswer(
+  heatmapDeps,
+  { bounds: cityBox('dar_es_salaam'), period: periods[1]! },
+  false,
+);
 log(
   `Dar es Salaam box ${JSON.stringify(cityBox('dar_es_salaam'))}: ${dar.cells.length} cells (max box ${MAX_BOUNDS_AREA_KM2} km²)`,
 );

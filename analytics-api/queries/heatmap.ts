@@ -109,5 +109,6 @@ export const cellStats = defineQuery({
       AND bitOr(bitAnd(h3_index, {parent_keep:UInt64}), {parent_fill:UInt64}) IN {parents:Array(UInt64)}
       AND (isNull({type:Nullable(String)}) OR property_type = {type:Nullable(String)})
     GROUP BY h3_index
-    HAVING listings > 0`,
+    HAVING listings > 0
+    ORDER BY h3_index`,
 });

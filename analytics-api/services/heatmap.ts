@@ -1,9 +1,9 @@
 // Demand heatmap on the H3 resolution-8 grid (≈ 0.74 km² hexagons, ≈ 500 m across; spec §2.5):
 // one cell per grid cell with listings of the period whose centre lies inside the bounds.
 import type { ClickHouseClient } from '@clickhouse/client';
-import { cellToLatLng, splitLongToH3Index } from 'h3-js';
 import type { HeatmapAnswer, HeatmapCell } from '../answers/heatmap.ts';
 import { contains } from '../geo/bounds.ts';
+import type { CellFacts } from '../geo/cell-facts.ts';
 import { parentsForBounds } from '../geo/h3-ranges.ts';
 import type { HeatmapParams } from '../params.ts';
 import { quarterStart } from '../period.ts';
@@ -13,11 +13,18 @@ import { demandScore, round2, round3, viewsPerListing } from '../rules.ts';
 
 const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
 
+export interface HeatmapDeps {
+  clickhouse: ClickHouseClient;
+  /** This process's memory of each cell's hex id and centre. */
+  cells: CellFacts;
+}
+
 export async function heatmapAnswer(
-  clickhouse: ClickHouseClient,
+  deps: HeatmapDeps,
   params: HeatmapParams,
   isTest: boolean,
 ): Promise<HeatmapAnswer> {
+  const { clickhouse } = deps;
   const quarter = quarterStart(params.period);
   const covering = parentsForBounds(params.bounds);
   const [cells, market] = await Promise.all([
@@ -33,11 +40,11 @@ export async function heatmapAnswer(
   const marketRow = market.rows[0] ?? { listings: 0, views: 0 };
   const out: HeatmapCell[] = [];
   for (const [high, low, listings, priceSum, views] of cells.rows) {
-    const [lat, lng] = cellToLatLng([low, high]);
+    const { h3, lat, lng } = deps.cells.of(high, low);
     if (!contains(params.bounds, lat, lng)) continue; // the ranges over-cover the box; keep centres inside
     const cell = { views, listings };
     out.push({
-      h3_index: splitLongToH3Index(low, high),
+      h3_index: h3,
       lat: round6(lat),
       lng: round6(lng),
       demand_score: round3(demandScore(cell, marketRow)),
@@ -46,6 +53,5 @@ export async function heatmapAnswer(
       views_per_listing: round3(viewsPerListing(views, listings)),
     });
   }
-  out.sort((a, b) => (a.h3_index < b.h3_index ? -1 : a.h3_index > b.h3_index ? 1 : 0));
   return { grid_size: '500m', cells: out };
 }
