@@ -2,6 +2,8 @@
 // database, with the answer cache off (ANALYTICS_CACHE_TTL_SECONDS=0, so every request reaches
 // ClickHouse: cold), and an enterprise key whose rate limit does not get in the way.
 import type { Redis } from 'ioredis';
+import http from 'node:http';
+import zlib from 'node:zlib';
 import { createKeyStore } from '../common/auth/key-store.ts';
 import { spawnService, stopChildren } from '../infra/local/services.mjs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,6 +11,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export interface HttpGateway {
   /** Milliseconds from sending the request to the last byte of a 200 answer. */
   timedGet(path: string): Promise<number>;
+  /**
+   * One request offering only `encoding`: the bytes as sent, and the milliseconds until the answer
+   * is decoded (fetch offers every encoding it knows and hides which one came).
+   */
+  encodedGet(path: string, encoding: 'identity' | 'gzip' | 'br'): Promise<{ ms: number; bytes: number }>;
   close(): Promise<void>;
 }
 
@@ -52,11 +59,43 @@ export async function startHttpGateway(options: {
   return {
     async timedGet(path) {
       const t0 = performance.now();
-      const response = await fetch(`${base}${path}`, { headers: { 'X-API-Key': key } });
+      // Uncompressed, as these series were measured before the API compressed large answers: over
+      // loopback compression only costs (encodedGet below prints what it changes).
+      const response = await fetch(`${base}${path}`, {
+        headers: { 'X-API-Key': key, 'Accept-Encoding': 'identity' },
+      });
       const body = await response.text();
       const ms = performance.now() - t0;
       if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${body.slice(0, 200)}`);
       return ms;
+    },
+    encodedGet(path, encoding) {
+      const t0 = performance.now();
+      return new Promise((resolve, reject) => {
+        const request = http.get(
+          `${base}${path}`,
+          { headers: { 'X-API-Key': key, 'Accept-Encoding': encoding } },
+          (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('error', reject);
+            response.on('end', () => {
+              const sent = Buffer.concat(chunks);
+              const coding = response.headers['content-encoding'];
+              const body =
+                coding === 'br'
+                  ? zlib.brotliDecompressSync(sent)
+                  : coding === 'gzip'
+                    ? zlib.gunzipSync(sent)
+                    : sent;
+              JSON.parse(body.toString('utf8'));
+              if (response.statusCode !== 200) reject(new Error(`GET ${path}: ${response.statusCode}`));
+              else resolve({ ms: performance.now() - t0, bytes: sent.length });
+            });
+          },
+        );
+        request.on('error', reject);
+      });
     },
     close: () => stopChildren([gateway]),
   };

@@ -363,6 +363,23 @@ if (process.env.BENCH_HTTP === '1') {
       report(`${name}, cold, Dar es Salaam only`, darCold);
       if (darAllTypes.length) report(`${name}, cold, Dar es Salaam box, all types`, darAllTypes);
     }
+    // What compression changes for the largest answer: the Dar es Salaam box, all types, last quarter.
+    const darBox = heatmapPath({ city: 'dar_es_salaam', type: undefined, period: periods[1]! });
+    for (let round = 0; round < 2; round++) {
+      for (const encoding of ['identity', 'br', 'gzip'] as const) {
+        const samples: number[] = [];
+        let bytes = 0;
+        for (let i = 0; i < 20; i++) {
+          const answer = await http.encodedGet(darBox, encoding);
+          samples.push(answer.ms);
+          bytes = answer.bytes;
+        }
+        report(
+          `heatmap Dar es Salaam box over HTTP, Accept-Encoding ${encoding} (${Math.round(bytes / 1024)} KiB sent)`,
+          samples,
+        );
+      }
+    }
   } finally {
     await http.close();
   }

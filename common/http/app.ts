@@ -1,7 +1,8 @@
 // Builds the Express app every HTTP process serves: shared middleware (request id, access log and
-// request metrics, CORS), /healthz, /livez, /readyz and /metrics, the pages (/docs, /dashboard),
-// 405 for undeclared methods, the given API routers under /api/v1, then the one 404 and error
-// handlers. Bodies are read by the routes that take one, after authentication (json-body.ts).
+// request metrics, CORS, compression of large answers), /healthz, /livez, /readyz and /metrics, the
+// pages (/docs, /dashboard), 405 for undeclared methods, the given API routers under /api/v1, then
+// the one 404 and error handlers. Bodies are read by the routes that take one, after authentication
+// (json-body.ts).
 import express, { type Router } from 'express';
 import http from 'node:http';
 import https from 'node:https';
@@ -11,6 +12,7 @@ import { createPathMatcher } from '../openapi/paths.ts';
 import { registerOpsPaths } from '../openapi/ops-paths.ts';
 import { createOpenApiRegistry, type OpenApiRegistry } from '../openapi/registry.ts';
 import { accessLog } from './access-log.ts';
+import { compressLargeAnswers } from './compression.ts';
 import { cors } from './cors.ts';
 import { errorHandler, notFound } from './errors.ts';
 import { healthRoutes } from './health-routes.ts';
@@ -51,6 +53,7 @@ export function createApiApp(options: ApiAppOptions): express.Express {
   app.use(requestId);
   app.use(accessLog(options.logger, paths));
   app.use(cors);
+  app.use(compressLargeAnswers());
   app.use(
     healthRoutes({
       health: options.health,
