@@ -100,3 +100,27 @@ export async function startHttpGateway(options: {
     close: () => stopChildren([gateway]),
   };
 }
+
+/**
+ * `path` asked 20 times per encoding the API can send, in 2 rounds: the time until decoded, and the
+ * bytes the answer took on the wire.
+ */
+export async function measureEncodings(
+  http: HttpGateway,
+  path: string,
+  name: string,
+  report: (name: string, samples: number[]) => void,
+): Promise<void> {
+  for (let round = 0; round < 2; round++) {
+    for (const encoding of ['identity', 'br', 'gzip'] as const) {
+      const samples: number[] = [];
+      let bytes = 0;
+      for (let i = 0; i < 20; i++) {
+        const answer = await http.encodedGet(path, encoding);
+        samples.push(answer.ms);
+        bytes = answer.bytes;
+      }
+      report(`${name}, Accept-Encoding ${encoding} (${Math.round(bytes / 1024)} KiB sent)`, samples);
+    }
+  }
+}

@@ -42,7 +42,7 @@ import { listingModel, LISTING_MODEL, reseedListings, seed } from './analytics-s
 import { benchClickHouse } from './clickhouse-server.ts';
 import { seedLifecycle } from './lifecycle-seed.ts';
 import { tableOps } from './table-ops.ts';
-import { startHttpGateway } from './analytics-http.ts';
+import { measureEncodings, startHttpGateway } from './analytics-http.ts';
 
 const env = parseEnv(
   baseEnvSchema.pick({
@@ -364,22 +364,12 @@ if (process.env.BENCH_HTTP === '1') {
       if (darAllTypes.length) report(`${name}, cold, Dar es Salaam box, all types`, darAllTypes);
     }
     // What compression changes for the largest answer: the Dar es Salaam box, all types, last quarter.
-    const darBox = heatmapPath({ city: 'dar_es_salaam', type: undefined, period: periods[1]! });
-    for (let round = 0; round < 2; round++) {
-      for (const encoding of ['identity', 'br', 'gzip'] as const) {
-        const samples: number[] = [];
-        let bytes = 0;
-        for (let i = 0; i < 20; i++) {
-          const answer = await http.encodedGet(darBox, encoding);
-          samples.push(answer.ms);
-          bytes = answer.bytes;
-        }
-        report(
-          `heatmap Dar es Salaam box over HTTP, Accept-Encoding ${encoding} (${Math.round(bytes / 1024)} KiB sent)`,
-          samples,
-        );
-      }
-    }
+    await measureEncodings(
+      http,
+      heatmapPath({ city: 'dar_es_salaam', type: undefined, period: periods[1]! }),
+      'heatmap Dar es Salaam box over HTTP',
+      report,
+    );
   } finally {
     await http.close();
   }
