@@ -20,8 +20,8 @@ export interface CellFacts {
   readonly size: number;
 }
 
-/** ~100 bytes per cell: at most ~20 MB per process. */
-export const MAX_CELLS = 200_000;
+/** ~140 bytes per cell (measured): at most ~14 MB per process. */
+export const MAX_CELLS = 100_000;
 
 export function createCellFacts(maxCells = MAX_CELLS): CellFacts {
   // Keyed by the two halves: a UInt64 id is not exact as a number, and a string key would cost
