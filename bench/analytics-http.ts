@@ -106,7 +106,7 @@ export async function startHttpGateway(options: {
  * bytes the answer took on the wire.
  */
 export async function measureEncodings(
-  http: HttpGateway,
+  gateway: HttpGateway,
   path: string,
   name: string,
   report: (name: string, samples: number[]) => void,
@@ -116,7 +116,7 @@ export async function measureEncodings(
       const samples: number[] = [];
       let bytes = 0;
       for (let i = 0; i < 20; i++) {
-        const answer = await http.encodedGet(path, encoding);
+        const answer = await gateway.encodedGet(path, encoding);
         samples.push(answer.ms);
         bytes = answer.bytes;
       }
