@@ -24,6 +24,7 @@
 // replay guard is read only once no batch of the partition is in flight, here or in another member.
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
+import { createGroupConsumer } from '../common/clients/kafka.ts';
 import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { errorFields, type Logger } from '../common/logger.ts';
 import { streamBatchStore, streamBatchWait } from '../common/metrics/registry.ts';
@@ -172,16 +173,20 @@ async function startMember(options: OffsetConsumerOptions) {
   const timing = options.timing ?? DEFAULT_TIMING;
   const depth = options.pipeline?.depth ?? 1;
   const marks = options.pipeline?.marks;
-  const consumer = kafka.consumer({
-    groupId: options.groupId,
-    sessionTimeout: timing.sessionTimeoutMs,
-    rebalanceTimeout: timing.rebalanceTimeoutMs,
-    heartbeatInterval: timing.heartbeatIntervalMs,
-    maxBytesPerPartition: options.maxBytesPerPartition ?? 1024 * 1024,
-    minBytes: options.fetchMinBytes ?? 1,
-    maxWaitTimeInMs: options.fetchWaitMs ?? IDLE_FETCH_WAIT_MS,
-    allowAutoTopicCreation: false,
-  });
+  const consumer = createGroupConsumer(
+    kafka,
+    {
+      groupId: options.groupId,
+      sessionTimeout: timing.sessionTimeoutMs,
+      rebalanceTimeout: timing.rebalanceTimeoutMs,
+      heartbeatInterval: timing.heartbeatIntervalMs,
+      maxBytesPerPartition: options.maxBytesPerPartition ?? 1024 * 1024,
+      minBytes: options.fetchMinBytes ?? 1,
+      maxWaitTimeInMs: options.fetchWaitMs ?? IDLE_FETCH_WAIT_MS,
+      allowAutoTopicCreation: false,
+    },
+    logger,
+  );
   const guards = replayGuard(options.clickhouse, topic, options.provenanceTables);
   const lagByPartition: Record<string, number> = {};
   let assigned: number[] = [];

@@ -1,12 +1,18 @@
-// Which ClickHouse failures pass by themselves. An ALLOW-list: an error is transient only when it is
-// known to be the connection, a timeout, or a server condition that clears without anyone touching
-// the data. Everything else may be caused by the rows being sent (a poison row) and must not be
-// retried forever: the stream writer tries it a bounded number of times, then isolates the refused
-// rows (stream/sink/clickhouse-writer.ts). Reference for the list: ClickHouse's
-// src/Common/ErrorCodes.cpp (names checked with errorCodeToName() on 26.7) and the retriable codes
-// of ClickHouse's own Kafka Connect sink (3, 107, 159, 164, 202, 203, 209, 210, 241, 242, 252,
-// 285, 319, 425, 999) without 107 FILE_DOESNT_EXIST (a missing file is not a condition that clears
-// by waiting), plus the shutdown, overload, lock and disk codes below.
+// How the stream writer and the APIs treat a ClickHouse failure. Two allow-lists, each of errors
+// known for what they are:
+// - transient: the connection, a timeout, or a server condition that clears without anyone touching
+//   the data (the APIs answer 503 and the caller retries);
+// - row refusals: the server read the rows and refused them for what they hold (a parse error, a
+//   type or constraint violation). Only these may be blamed on the rows: the stream writer tries such
+//   an insert a bounded number of times, then isolates the refused rows for quarantine
+//   (stream/sink/clickhouse-writer.ts), and only once the server answers again.
+// Everything else (a server dying mid-insert, a code nobody classified) is retried by the writer
+// until it passes: an error nobody classified must never cost an accepted listing.
+// Reference for the lists: ClickHouse's src/Common/ErrorCodes.cpp (names checked with
+// errorCodeToName() on 26.7) and the retriable codes of ClickHouse's own Kafka Connect sink (3, 107,
+// 159, 164, 202, 203, 209, 210, 241, 242, 252, 285, 319, 425, 999) without 107 FILE_DOESNT_EXIST
+// (a missing file is not a condition that clears by waiting), plus the shutdown, overload, lock and
+// disk codes below.
 
 /** Transient ClickHouse error codes, each with why waiting (not changing the rows) fixes it. */
 const transientCodes = new Map<number, string>([
@@ -16,6 +22,8 @@ const transientCodes = new Map<number, string>([
   [159, 'TIMEOUT_EXCEEDED'], // ran over a time limit or waited too long for a lock: server busy
   [164, 'READONLY'], // the server or user is in read-only mode (maintenance): no row causes it
   [201, 'QUOTA_EXCEEDED'], // the quota's interval resets
+  // A server dying (a fatal signal, a shutdown) aborts what it runs: "The server is shutting down".
+  [236, 'ABORTED'],
   [202, 'TOO_MANY_SIMULTANEOUS_QUERIES'], // max_concurrent_queries reached
   [203, 'NO_FREE_CONNECTION'], // connection pool exhausted
   [209, 'SOCKET_TIMEOUT'],
@@ -51,6 +59,41 @@ const transientCodes = new Map<number, string>([
   [516, 'AUTHENTICATION_FAILED'],
 ]);
 const transientNames = new Set(transientCodes.values());
+
+/**
+ * Codes of a server that read the rows and refused what they hold: parsing, types, values out of
+ * range, constraints and `throwIf` checks of the materialized views. The only failures the writer
+ * may blame on the rows. Left out on purpose: codes of a body cut short (32
+ * ATTEMPT_TO_READ_AFTER_EOF, 33 CANNOT_READ_ALL_DATA), which a dying connection gives too, and
+ * codes of our own statements or schema (syntax, unknown identifiers), which no row causes.
+ */
+const rowRefusalCodes = new Map<number, string>([
+  [6, 'CANNOT_PARSE_TEXT'],
+  [19, 'SIZE_OF_FIXED_STRING_DOESNT_MATCH'],
+  [25, 'CANNOT_PARSE_ESCAPE_SEQUENCE'],
+  [26, 'CANNOT_PARSE_QUOTED_STRING'],
+  [27, 'CANNOT_PARSE_INPUT_ASSERTION_FAILED'],
+  [38, 'CANNOT_PARSE_DATE'],
+  [41, 'CANNOT_PARSE_DATETIME'],
+  [53, 'TYPE_MISMATCH'],
+  [69, 'ARGUMENT_OUT_OF_BOUND'],
+  [70, 'CANNOT_CONVERT_TYPE'],
+  [72, 'CANNOT_PARSE_NUMBER'],
+  [117, 'INCORRECT_DATA'],
+  [128, 'TOO_LARGE_ARRAY_SIZE'],
+  [130, 'CANNOT_READ_ARRAY_FROM_TEXT'],
+  [131, 'TOO_LARGE_STRING_SIZE'],
+  [190, 'SIZES_OF_ARRAYS_DONT_MATCH'],
+  [321, 'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE'],
+  [349, 'CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN'],
+  [395, 'FUNCTION_THROW_IF_VALUE_IS_NON_ZERO'],
+  [407, 'DECIMAL_OVERFLOW'],
+  [469, 'VIOLATED_CONSTRAINT'],
+]);
+const rowRefusalNames = new Set(rowRefusalCodes.values());
+
+/** What a dying server writes when it has no code to give (or gives one outside the lists). */
+const shuttingDown = /server is shutting down|shutting down due to a fatal error/i;
 
 /** Node's errors of the connection itself (`error.code`): ClickHouse unreachable or gone mid-request. */
 const transientSystemCodes = new Set([
@@ -91,6 +134,7 @@ export function clickhouseErrorCode(error: unknown): number | undefined {
 /** Transient = ClickHouse unreachable, busy, over a limit that clears, or not usable yet (above). */
 export function isTransientClickHouseError(error: unknown): boolean {
   const code = clickhouseErrorCode(error);
+  if (shuttingDown.test(messageOf(error))) return true;
   if (code !== undefined) {
     if (code === 252 && tooManyPartitions.test(messageOf(error))) return false;
     return transientCodes.has(code);
@@ -98,6 +142,21 @@ export function isTransientClickHouseError(error: unknown): boolean {
   const type = (error as { type?: unknown } | null)?.type;
   if (typeof type === 'string' && transientNames.has(type)) return true;
   return isConnectionFailure(error);
+}
+
+/**
+ * A refusal of the rows themselves (the allow-list above, and an insert spanning too many
+ * partitions): the only failure the writer may bisect and quarantine rows for. Never true of a
+ * server that is shutting down, whatever code it attaches.
+ */
+export function isRowRefusal(error: unknown): boolean {
+  const message = messageOf(error);
+  if (shuttingDown.test(message)) return false;
+  const code = clickhouseErrorCode(error);
+  if (code !== undefined)
+    return rowRefusalCodes.has(code) || (code === 252 && tooManyPartitions.test(message));
+  const type = (error as { type?: unknown } | null)?.type;
+  return typeof type === 'string' && rowRefusalNames.has(type);
 }
 
 /**

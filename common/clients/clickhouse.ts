@@ -47,6 +47,7 @@ export function createClickHouse(config: ClickHouseConfig): ClickHouseClient {
 export {
   clickhouseErrorCode,
   insertCertainlyNotStored,
+  isRowRefusal,
   isTransientClickHouseError,
 } from './clickhouse-errors.ts';
 

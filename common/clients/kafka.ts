@@ -1,8 +1,16 @@
-import { Kafka, logLevel as kafkaLogLevel, Partitioners, type Producer } from 'kafkajs';
+import {
+  Kafka,
+  logLevel as kafkaLogLevel,
+  Partitioners,
+  type Consumer,
+  type ConsumerConfig,
+  type ConsumerCrashEvent,
+  type Producer,
+} from 'kafkajs';
 import { coveredProducer, recordingPartitioner } from './kafka-covered-send.ts';
 import './kafkajs-timers.ts';
 import './kafkajs-request-queue.ts';
-import type { Logger } from '../logger.ts';
+import { errorFields, type Logger } from '../logger.ts';
 
 export function createKafka(brokers: string[], clientId: string, logger: Logger): Kafka {
   return new Kafka({
@@ -19,10 +27,35 @@ export function createKafka(brokers: string[], clientId: string, logger: Logger)
         // Start-up notices that do not apply: we bound producer retries on purpose (an API request
         // must fail in seconds, and listing ids make a re-send harmless), and set the partitioner.
         if (typeof message === 'string' && message.startsWith('Limiting retries for the idempotent')) return;
-        const at = level <= kafkaLogLevel.ERROR ? 'error' : level === kafkaLogLevel.WARN ? 'warn' : 'debug';
+        // kafkajs logs at error what it retries itself (a broker down, a leader moving, a consumer it
+        // restarts): expected during a broker's failover, so a warning. What it gives up on reaches
+        // our code — a send's rejection, a consumer crash without restart (createGroupConsumer) —
+        // which logs it at the level it deserves.
+        const at = level <= kafkaLogLevel.WARN ? 'warn' : 'debug';
         logger[at](`kafka: ${message}`, rest);
       },
   });
+}
+
+/**
+ * A group consumer whose crash kafkajs does not restart (a non-retriable error) is logged as an
+ * error: the member stopped consuming. Crashes it restarts are its own warnings (above).
+ */
+export function createGroupConsumer(kafka: Kafka, config: ConsumerConfig, logger: Logger): Consumer {
+  const consumer = kafka.consumer(config);
+  consumer.on(consumer.events.CRASH, crashReporter(logger));
+  return consumer;
+}
+
+/** The consumer's CRASH listener: an error line only when kafkajs gives the consumer up. */
+export function crashReporter(logger: Logger) {
+  return ({ payload }: ConsumerCrashEvent): void => {
+    if (payload.restart) return;
+    logger.error('kafka: consumer stopped after a crash kafkajs does not restart', {
+      group: payload.groupId,
+      ...errorFields(payload.error),
+    });
+  };
 }
 
 /**

@@ -4,12 +4,14 @@
 // commits and the next fetch), or when it is `maxDelayMs` old (a trickle). Inserts run one at a
 // time; a flush due while one runs waits for it and takes the rows that arrive meanwhile (group
 // commit), so a busy writer makes fewer, larger inserts. Callers await the flush that holds their
-// rows, and only then commit their Kafka offsets. Transient failures (an allow-list: connection,
-// timeouts, the server's try-again codes; common/clients/clickhouse-errors.ts) are retried with capped backoff and
-// never give up while running, so an outage pauses consumption instead of losing data. Any other
-// failure may be a row's doing (a poison row would otherwise stall every insert behind it, inserts
-// being serial): the insert is tried REFUSED_ATTEMPTS times, then bisected down to the refused rows,
-// which are handed back to their caller (for quarantine) while every other row is stored.
+// rows, and only then commit their Kafka offsets. Only a refusal of the rows themselves (an
+// allow-list of data codes: common/clients/clickhouse-errors.ts) may be a row's doing (a poison row
+// would otherwise stall every insert behind it, inserts being serial): such an insert is tried
+// REFUSED_ATTEMPTS times and, once the server answers a ping after the last refusal, bisected down to
+// the refused rows, which are handed back to their caller (for quarantine) while every other row is
+// stored. Every other failure (the connection, a timeout, a server shutting down, a code nobody
+// classified) is retried with capped backoff and never gives up while running, so an outage pauses
+// consumption instead of costing accepted rows.
 //
 // Fencing (docs/stream.md "Effectively-once design"): a write made for a Kafka batch
 // carries that batch's fence (batch-fence.ts), which the writer tells when an insert holding the
@@ -21,7 +23,7 @@ import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
 import {
   describeClickHouseError,
   insertCertainlyNotStored,
-  isTransientClickHouseError,
+  isRowRefusal,
 } from '../../common/clients/clickhouse-errors.ts';
 import { errorFields, type Logger } from '../../common/logger.ts';
 import { writerFlushDuration, writerFlushRows } from '../../common/metrics/registry.ts';
@@ -82,8 +84,8 @@ export class WriterClosedError extends Error {}
 export const INSERT_SETTINGS: ClickHouseSettings = { parallel_view_processing: 1 };
 
 /**
- * Tries of an insert failing with an error not known to be transient before its rows are bisected
- * (so a fluke does not split a good insert). The halves get one try each: the failure has repeated.
+ * Tries of an insert refused for its rows before they are bisected (so a fluke does not split a good
+ * insert). The halves get one try each: the refusal has repeated.
  */
 export const REFUSED_ATTEMPTS = 3;
 
@@ -102,9 +104,19 @@ export function createClickHouseWriter<Row extends object>(
   const stats = { rows: 0, inserts: 0, retries: 0, rejected: 0, dropped: 0 };
 
   /**
-   * Inserts once, retrying transient errors for as long as it runs; throws any other error once it
-   * happened `attempts` times (the rows are then bisected). Rows of dropped writes are left out as
-   * long as no attempt of this insert may have been stored (its token must not change after that).
+   * True when the server answers: a refusal seen while it is going down (a fatal signal, a restart)
+   * is the server's state, not the rows', so rows are only bisected once it answers again.
+   */
+  async function serverAnswers(): Promise<boolean> {
+    const ping = await client.ping().catch((error: unknown) => ({ success: false as const, error }));
+    return ping.success;
+  }
+
+  /**
+   * Inserts once, retrying for as long as it runs; throws only a refusal of the rows, once it
+   * happened `attempts` times and the server answers after it (the rows are then bisected). Rows of
+   * dropped writes are left out as long as no attempt of this insert may have been stored (its token
+   * must not change after that).
    */
   async function insertWithRetry(batch: Pending<Row>, allRows: Row[], attempts: number): Promise<void> {
     let refusals = 0;
@@ -135,14 +147,17 @@ export function createClickHouseWriter<Row extends object>(
         if (!insertCertainlyNotStored(error)) mayBeStored = true;
         // May drop writes of revoked batches (their rows leave the next attempt, above).
         for (const fence of fences) fence.attemptEnded(mayBeStored);
-        const transient = isTransientClickHouseError(error);
-        if (!transient && ++refusals >= attempts) throw error;
+        const refused = isRowRefusal(error);
+        if (refused && ++refusals >= attempts) {
+          if (await serverAnswers()) throw error;
+          refusals = attempts - 1; // not answering: wait, then one more try decides
+        }
         // Shutting down with ClickHouse unreachable: give up; nothing is committed, so it replays.
         if (abandoned) throw new WriterClosedError(`writer for ${table} abandoned`);
         stats.retries++;
         const delay = Math.min(200 * 2 ** attempt, 5_000);
         options.logger.warn(
-          transient ? 'insert failed, retrying' : 'insert refused, trying again before bisecting',
+          refused ? 'insert refused, trying again before bisecting' : 'insert failed, retrying',
           {
             table,
             rows: rows.length,

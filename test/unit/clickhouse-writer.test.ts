@@ -1,12 +1,14 @@
-// The writer's error handling without a server: which failures are transient (an allow-list), and
-// that any other failure is tried a bounded number of times, then bisected so the refused rows come
-// back (for quarantine) while every other row is stored ("Poison pill": a row the server
-// refused with a code outside the old permanent list was retried forever, stalling every tenant).
+// The writer's error handling without a server: which failures are transient and which are refusals
+// of the rows (two allow-lists); a refusal of the rows is tried a bounded number of times, then
+// bisected once the server answers, so the refused rows come back (for quarantine) while every other
+// row is stored; any other failure — a server dying mid-insert, a code nobody classified — is retried
+// until it passes and never costs a row.
 import { parseError, type ClickHouseClient } from '@clickhouse/client';
 import { describe, expect, it } from 'vitest';
 import {
   createClickHouse,
   insertCertainlyNotStored,
+  isRowRefusal,
   isTransientClickHouseError,
 } from '../../common/clients/clickhouse.ts';
 import { createLogger } from '../../common/logger.ts';
@@ -24,6 +26,11 @@ const loneSurrogate26 =
   'save bad escape sequences as is: (while reading the value of key s): (at row 1)\n' +
   ': While executing ParallelParsingBlockInputFormat. (CANNOT_PARSE_ESCAPE_SEQUENCE) (version 26.7.2.1)';
 const systemError = (code: string, message: string) => Object.assign(new Error(message), { code });
+// What an insert gets from a clickhouse-local that received a fatal signal (seen under SIGABRT).
+const aborted26 = () =>
+  parseError(
+    'Code: 236. DB::Exception: The server is shutting down due to a fatal error. (ABORTED) (version 26.7.3.1)',
+  );
 
 /** What the real client throws when an insert cannot connect (nothing listens on port 1). */
 const unreachableInsertError = () =>
@@ -58,6 +65,8 @@ describe('isTransientClickHouseError (allow-list)', () => {
       parseError(
         'Code: 60. DB::Exception: Table rls.listings does not exist. (UNKNOWN_TABLE) (version 26.7.2.1)',
       ),
+      aborted26(),
+      new Error('Code: 1001. DB::Exception: The server is shutting down. (STD_EXCEPTION)'),
     ]) {
       expect([String(error), isTransientClickHouseError(error)]).toEqual([String(error), true]);
     }
@@ -82,15 +91,55 @@ describe('isTransientClickHouseError (allow-list)', () => {
   });
 });
 
+describe('isRowRefusal (allow-list of data codes)', () => {
+  it('happy: parse, type and constraint refusals, and an insert over too many partitions, are the rows', () => {
+    for (const error of [
+      parseError(loneSurrogate26),
+      new Error('Code: 25, e.displayText() = DB::Exception: Cannot parse escape sequence (version 18.16.1)'),
+      parseError(
+        "Code: 27. DB::Exception: Cannot parse input: expected '\"' before: 'x': (at row 1). (CANNOT_PARSE_INPUT_ASSERTION_FAILED) (version 26.7.2.1)",
+      ),
+      parseError(
+        'Code: 252. DB::Exception: Too many partitions for single INSERT block (more than 100). (TOO_MANY_PARTS) (version 26.7.2.1)',
+      ),
+      parseError(
+        'Code: 469. DB::Exception: Constraint `price` for table x is violated. (VIOLATED_CONSTRAINT)',
+      ),
+    ])
+      expect([String(error), isRowRefusal(error)]).toEqual([String(error), true]);
+  });
+
+  it('error: a dying server, transient codes, codes nobody classified and errors without a code are not the rows', async () => {
+    for (const error of [
+      aborted26(),
+      // A data code from a server that says it is going down is still the server's state.
+      new Error('Code: 27. DB::Exception: The server is shutting down due to a fatal error.'),
+      parseError('Code: 33. DB::Exception: Cannot read all data. (CANNOT_READ_ALL_DATA)'),
+      parseError('Code: 1000. DB::Exception: Something new. (POCO_EXCEPTION) (version 26.7.2.1)'),
+      parseError('Code: 202. DB::Exception: Too many simultaneous queries. (TOO_MANY_SIMULTANEOUS_QUERIES)'),
+      await unreachableInsertError(),
+      new TypeError('Do not know how to serialize a BigInt'),
+      new Error('unexpected'),
+    ])
+      expect([String(error), isRowRefusal(error)]).toEqual([String(error), false]);
+  });
+});
+
 /** Rows of a table of these tests: `bad` marks the rows the stand-in below refuses. */
 type Row = { n: number; bad: boolean };
 const testTable = defineTable<Row>()('listings', ['n', 'bad']);
 
-/** A ClickHouse stand-in: refuses any insert holding a row with `bad`, stores the others. */
-function fakeClickHouse(failure: (rows: Row[], call: number) => unknown) {
+/**
+ * A ClickHouse stand-in: fails an insert with what `failure` returns, stores the others; its ping
+ * answers while `answering()` is true.
+ */
+function fakeClickHouse(failure: (rows: Row[], call: number) => unknown, answering = () => true) {
   const inserts: number[] = [];
   const stored: Row[] = [];
   const client = {
+    async ping() {
+      return answering() ? { success: true } : { success: false, error: new Error('connect ECONNREFUSED') };
+    },
     async insert(insert: { values: unknown[]; columns: string[]; format: string }) {
       // The writer sends each row as an array in the insert's column order: back to rows.
       const values =
@@ -119,32 +168,70 @@ const writerFor = (client: ClickHouseClient) =>
 const batch = (n: number, badAt: number[]) =>
   Array.from({ length: n }, (_, i) => ({ n: i, bad: badAt.includes(i) }));
 
-describe('writer: failures that are not transient', () => {
-  it.each([
-    [
-      'the server refused the data',
-      () => parseError(loneSurrogate26),
+describe('writer: refusals of the rows', () => {
+  it('error: the server refused the data — tried 3 times, then bisected; the refused rows return, the rest is stored', async () => {
+    const fake = fakeClickHouse((rows) =>
+      rows.some((r) => r.bad) ? parseError(loneSurrogate26) : undefined,
+    );
+    const writer = writerFor(fake.client);
+    const rows = batch(16, [5, 11]);
+    const result = await writer.write(rows);
+    expect(result.rejected.map((r) => r.row)).toEqual([rows[5], rows[11]]);
+    // With the code and name put back.
+    expect(result.rejected[0]!.error).toMatch(
       /^Code: 25 \(CANNOT_PARSE_ESCAPE_SEQUENCE\)\. Cannot parse escape sequence: missing second part/,
+    );
+    expect(fake.stored.map((r) => r.n).sort((a, b) => Number(a) - Number(b))).toEqual(
+      rows.filter((r) => !r.bad).map((r) => r.n),
+    );
+    // The whole insert three times, then each half once per halving (no retries while bisecting).
+    expect(fake.inserts.slice(0, 4)).toEqual([16, 16, 16, 8]);
+    expect(fake.inserts.length).toBeLessThanOrEqual(3 + 2 * 4 * 2);
+    await writer.drain();
+  }, 10_000);
+
+  it('security: a refusal while the server does not answer is not bisected: retried until it answers, and nothing is quarantined', async () => {
+    // The server refuses with a data code while it is going down (its ping fails), then comes back
+    // and stores every row: no row may be blamed.
+    let down = true;
+    const fake = fakeClickHouse(
+      (_, call) => (call <= 4 ? parseError(loneSurrogate26) : undefined),
+      () => !down,
+    );
+    const writer = writerFor(fake.client);
+    const rows = batch(16, []);
+    const writing = writer.write(rows);
+    await sleep(2_500); // 200 + 400 + 800 ms of backoff: 4 refusals, each judged while down
+    down = false;
+    const result = await writing;
+    expect(result.rejected).toEqual([]);
+    expect(fake.inserts.every((n) => n === 16)).toBe(true); // never bisected
+    expect(fake.stored).toHaveLength(16);
+    await writer.drain();
+  }, 15_000);
+});
+
+describe('writer: failures that are not the rows', () => {
+  it.each([
+    ['a server shutting down after a fatal error (Code 236)', aborted26],
+    ['an error no one classified', () => new Error('something new')],
+    [
+      'a body cut short',
+      () => parseError('Code: 33. DB::Exception: Cannot read all data. (CANNOT_READ_ALL_DATA)'),
     ],
-    ['an error no one classified', () => new Error('something new'), /^something new$/],
   ])(
-    'error: %s — tried 3 times, then bisected; the refused rows return, the rest is stored',
-    async (_, refusal, reported) => {
-      const fake = fakeClickHouse((rows) => (rows.some((r) => r.bad) ? refusal() : undefined));
+    'security: %s is retried until it passes: never bisected, no row refused',
+    async (_, failure) => {
+      const fake = fakeClickHouse((_, call) => (call <= 4 ? failure() : undefined));
       const writer = writerFor(fake.client);
-      const rows = batch(16, [5, 11]);
+      const rows = batch(16, [5]);
       const result = await writer.write(rows);
-      expect(result.rejected.map((r) => r.row)).toEqual([rows[5], rows[11]]);
-      expect(result.rejected[0]!.error).toMatch(reported); // with the code and name put back
-      expect(fake.stored.map((r) => r.n).sort((a, b) => Number(a) - Number(b))).toEqual(
-        rows.filter((r) => !r.bad).map((r) => r.n),
-      );
-      // The whole insert three times, then each half once per halving (no retries while bisecting).
-      expect(fake.inserts.slice(0, 4)).toEqual([16, 16, 16, 8]);
-      expect(fake.inserts.length).toBeLessThanOrEqual(3 + 2 * 4 * 2);
+      expect(result.rejected).toEqual([]);
+      expect(fake.inserts).toEqual([16, 16, 16, 16, 16]);
+      expect(fake.stored).toHaveLength(16);
       await writer.drain();
     },
-    10_000,
+    15_000,
   );
 
   it('happy: a transient failure is retried until it passes, and nothing is bisected or refused', async () => {
