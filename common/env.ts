@@ -142,6 +142,17 @@ export const sharedEnvSchema = z.object({
   // Further ports of the local stack that outbound calls never reach; in production usually absent.
   CLICKHOUSE_TCP_PORT: port.optional(),
   KAFKA_CONTROLLER_PORT: port.optional(),
+  // Every port the local stack listens on (infra/local/settings.mjs sets it from its own settings):
+  // outbound calls never reach them, whatever OUTBOUND_ALLOW_CIDRS opens without a port range.
+  OUTBOUND_PROTECTED_PORTS: commaList.pipe(
+    z.array(
+      z
+        .string()
+        .regex(/^\d{1,5}$/, 'each must be a port, 1-65535')
+        .transform(Number)
+        .pipe(z.number().int().min(1).max(65535)),
+    ),
+  ),
   // How long an HTTP listener waits for a client's headers and whole request (http/timeouts.ts).
   HTTP_HEADERS_TIMEOUT_MS: positiveInt.default(10_000),
   HTTP_REQUEST_TIMEOUT_MS: positiveInt.default(30_000),
@@ -184,6 +195,9 @@ export const outboundEnvSchema = sharedEnvSchema.pick({
   TLS_CERT_FILE: true,
   CLICKHOUSE_TCP_PORT: true,
   KAFKA_CONTROLLER_PORT: true,
+  CLICKHOUSE_NODES: true,
+  REDIS_CLUSTER_NODES: true,
+  OUTBOUND_PROTECTED_PORTS: true,
 });
 export type OutboundEnv = z.infer<typeof outboundEnvSchema>;
 

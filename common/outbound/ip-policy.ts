@@ -34,7 +34,14 @@ const deniedV6: [string, number][] = [
 ];
 
 export type AddressVerdict =
-  { allowed: true; address: string; family: 4 | 6 } | { allowed: false; address: string; reason: string };
+  | { allowed: true; address: string; family: 4 | 6 }
+  | {
+      allowed: false;
+      address: string;
+      reason: string;
+      /** Inside an allowed range, refused because the port is one of the service's own components. */
+      ownPort?: true;
+    };
 
 export interface AddressPolicy {
   /** Classifies one resolved address (no brackets) for a connection to `port`. */
@@ -109,6 +116,7 @@ export function createAddressPolicy(
     // Inside an allowed range, but not for this port: say so in the (log-only) reason.
     return {
       ...verdict,
+      ...(servicePorts.has(port) ? { ownPort: true as const } : {}),
       reason: `${verdict.reason}; port ${port} is not open in OUTBOUND_ALLOW_CIDRS ${inRanges
         .map((entry) => entry.text)
         .join(', ')}${servicePorts.has(port) ? " (a port of the service's own components)" : ''}`,

@@ -1,7 +1,9 @@
 // The ports of the service's own components, which an OUTBOUND_ALLOW_CIDRS entry without a port
 // range never opens (ip-policy.ts): a webhook or image URL must not reach Kafka, ClickHouse (whose
-// HTTP interface runs the query of a GET), Redis or our own API on an allowed host. Derived from the
-// connection settings every process already has, so nothing extra needs configuring.
+// HTTP interface runs the query of a GET, and whose native port a stray request can abort), Redis
+// or our own API on an allowed host. Derived from the connection settings every process already has
+// (every shard and cluster node included), plus OUTBOUND_PROTECTED_PORTS: the local stack lists
+// there every port it listens on (infra/local/settings.mjs, stackPorts), internal ones included.
 import type { OutboundEnv } from '../env.ts';
 import { TLS_PORT_OFFSET } from '../http/tls.ts';
 import { createAddressPolicy, type AddressPolicy } from './ip-policy.ts';
@@ -15,9 +17,13 @@ export function servicePorts(env: OutboundEnv): number[] {
     const port = /:(\d+)$/.exec(broker)?.[1];
     ports.add(port ? Number(port) : 9092);
   }
-  const clickhouse = new URL(env.CLICKHOUSE_URL);
-  ports.add(Number(clickhouse.port) || (clickhouse.protocol === 'https:' ? 443 : 80));
+  for (const url of [env.CLICKHOUSE_URL, ...env.CLICKHOUSE_NODES]) {
+    const clickhouse = new URL(url);
+    ports.add(Number(clickhouse.port) || (clickhouse.protocol === 'https:' ? 443 : 80));
+  }
   ports.add(Number(new URL(env.REDIS_URL).port) || 6379);
+  for (const node of env.REDIS_CLUSTER_NODES) ports.add(Number(node.split(':').pop()));
+  for (const port of env.OUTBOUND_PROTECTED_PORTS) ports.add(port);
   const apiPorts = env.PORT !== undefined ? [env.PORT] : DEFAULT_API_PORTS;
   for (const port of apiPorts) ports.add(port);
   if (env.TLS_PORT !== undefined) ports.add(env.TLS_PORT);

@@ -88,7 +88,11 @@ export async function checkTarget(
     if (!verdict.allowed)
       throw new OutboundRefusedError(
         'forbidden_address',
-        `${hostname} is not a public address; outbound calls to it are refused`,
+        // Where a private range is allowed (local stacks, tests), say why this port is not.
+        verdict.ownPort
+          ? `${hostname} is not a public address, and port ${port} is one of the service's own ` +
+              'components there; outbound calls to it are refused'
+          : `${hostname} is not a public address; outbound calls to it are refused`,
         `${hostname} resolves to ${address} (port ${port}): ${verdict.reason}`,
       );
   }

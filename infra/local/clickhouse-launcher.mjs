@@ -10,8 +10,12 @@ import { repoRoot } from './settings.mjs';
 const COMPONENT = 'clickhouse';
 const LIBRARY_PACKAGE = '@chdb/lib-linux-x64-gnu';
 const SOURCE_DIR = path.join(repoRoot, 'infra/local/clickhouse');
-const LAUNCHER_SOURCES = ['launcher.c', 'native-front.c'].map((file) => path.join(SOURCE_DIR, file));
-const LAUNCHER_HEADERS = ['native-front.h'].map((file) => path.join(SOURCE_DIR, file));
+const LAUNCHER_SOURCES = ['launcher.c', 'native-front.c', 'native-packets.c', 'front-limits.c'].map((file) =>
+  path.join(SOURCE_DIR, file),
+);
+const LAUNCHER_HEADERS = ['native-front.h', 'native-packets.h', 'front-limits.h'].map((file) =>
+  path.join(SOURCE_DIR, file),
+);
 
 /** The directory of libchdb.so in node_modules (installed by `npm ci`). */
 function libraryDir() {

@@ -4,8 +4,11 @@ export interface StackSettings {
   topology: 'single' | 'cluster';
   stateDir: string;
   cacheDir: string;
+  portBase: number;
   logDir: string;
   port: number;
+  streamMetricsPort: number;
+  imagesMetricsPort: number;
   kafka: {
     external: string;
     port: number;
@@ -22,4 +25,5 @@ export function readSettings(
   options?: { profile?: 'start' | 'test' },
 ): StackSettings;
 export function serviceEnv(settings: StackSettings): Record<string, string>;
+export function stackPorts(settings: StackSettings): number[];
 export function pidFile(settings: StackSettings, component: string, n?: number): string;

@@ -2,6 +2,7 @@
 // Dependency-free on purpose: this runs before `npm ci`.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { clickhouseNodes } from './clickhouse-config.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -167,6 +168,30 @@ export function readSettings(env = process.env, { profile = 'start' } = {}) {
   };
 }
 
+// Redis Cluster's bus between nodes: each node's port + 10000 (Redis's default cluster-port).
+const REDIS_CLUSTER_BUS_OFFSET = 10_000;
+
+/**
+ * Every port this stack listens on (components it runs itself, the API and the workers' metrics
+ * listeners), internal ones included: the services' outbound calls never reach them
+ * (OUTBOUND_PROTECTED_PORTS, common/outbound/service-ports.ts), whatever OUTBOUND_ALLOW_CIDRS opens.
+ * test/unit/stack-ports.test.ts fails when a port setting is added here but not listed.
+ */
+export function stackPorts(settings) {
+  const ports = [settings.port, settings.streamMetricsPort, settings.imagesMetricsPort];
+  if (!settings.kafka.external)
+    for (const node of settings.kafka.nodes) ports.push(node.port, node.controllerPort);
+  if (!settings.clickhouse.external)
+    for (const node of clickhouseNodes(settings))
+      ports.push(node.httpPort, node.tcpPort, node.internalTcpPort);
+  if (!settings.redis.external) {
+    ports.push(...settings.redis.ports);
+    if (settings.topology === 'cluster')
+      ports.push(...settings.redis.ports.map((port) => port + REDIS_CLUSTER_BUS_OFFSET));
+  }
+  return [...new Set(ports.filter((port) => port > 0))].sort((a, b) => a - b);
+}
+
 /** Connection URLs of the stack, as the services read them. */
 export function serviceEnv(settings) {
   const cluster = settings.topology === 'cluster';
@@ -190,6 +215,7 @@ export function serviceEnv(settings) {
       : {}),
     RLS_TOPOLOGY: settings.topology,
     PORT: String(settings.port),
+    OUTBOUND_PROTECTED_PORTS: stackPorts(settings).join(','),
     RLS_STATE_DIR: settings.stateDir,
   };
 }

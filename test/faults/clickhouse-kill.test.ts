@@ -155,4 +155,43 @@ describe('local ClickHouse server (fault)', () => {
     );
     expect(again).toMatchObject({ ok: true });
   }, 120_000);
+
+  // It used to give up after 5 deaths within a minute, leaving the warehouse down until a restart
+  // by hand: now it waits longer after each one (capped) and never stops trying.
+  it('the launcher never gives up: 6 aborts within a minute are each restarted, after delays that grow', async () => {
+    const launcher = Number(fs.readFileSync(pidFile, 'utf8'));
+    const logSize = fs.statSync(launcherLog).size;
+    const childOf = () =>
+      Number(fs.readFileSync(`/proc/${launcher}/task/${launcher}/children`, 'utf8').trim());
+    for (let abort = 1; abort <= 6; abort++) {
+      const child = childOf();
+      process.kill(child, 'SIGABRT');
+      await eventually(
+        async () => {
+          const next = fs.existsSync(`/proc/${launcher}`) ? childOf() : 0;
+          if (!next || next === child) return undefined;
+          try {
+            return (await scalar('SELECT 1')) === '1' ? true : undefined;
+          } catch {
+            return undefined;
+          }
+        },
+        60_000,
+        `the server to answer after abort ${abort}`,
+      );
+    }
+    const delays = [
+      ...fs
+        .readFileSync(launcherLog, 'utf8')
+        .slice(logSize)
+        .matchAll(/died from signal 6; starting it again in (\d+) ms/g),
+    ].map((match) => Number(match[1]));
+    expect(delays).toHaveLength(6);
+    for (let i = 1; i < delays.length; i++) expect(delays[i]).toBeGreaterThanOrEqual(delays[i - 1]!);
+    expect(delays.at(-1)).toBeGreaterThan(delays[0]!);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(10_000);
+    expect(fs.readFileSync(launcherLog, 'utf8').slice(logSize)).not.toMatch(/giving up/);
+    process.kill(launcher, 0); // the same launcher, still supervising
+    expect(Number(fs.readFileSync(pidFile, 'utf8'))).toBe(launcher);
+  }, 240_000);
 });

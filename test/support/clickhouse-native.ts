@@ -52,6 +52,20 @@ export type NativeHello =
   | { ok: true; server: string; version: string; timezone: string }
   | { ok: false; code: number; name: string; message: string };
 
+/** The bytes of a client Hello. */
+export function helloBytes(user: string, password: string, database = ''): Buffer {
+  return Buffer.concat([
+    varUInt(0), // ClientHello
+    str('rls-tests'),
+    varUInt(24),
+    varUInt(1),
+    varUInt(CLIENT_REVISION),
+    str(database),
+    str(user),
+    str(password),
+  ]);
+}
+
 /** Sends a client Hello and returns the server's answer. */
 export function nativeHello(
   port: number,
@@ -59,25 +73,18 @@ export function nativeHello(
   password: string,
   database = '',
 ): Promise<NativeHello> {
+  return nativeAnswer(port, helloBytes(user, password, database));
+}
+
+/** Sends `bytes` as they are (a Hello, or anything else) and returns the server's first packet. */
+export function nativeAnswer(port: number, bytes: Buffer, timeoutMs = 5_000): Promise<NativeHello> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: '127.0.0.1', port });
     let received = Buffer.alloc(0);
-    socket.setTimeout(5_000, () => socket.destroy(new Error('no answer in 5 s')));
+    socket.setTimeout(timeoutMs, () => socket.destroy(new Error(`no answer in ${timeoutMs} ms`)));
     socket.on('error', reject);
-    socket.on('connect', () =>
-      socket.write(
-        Buffer.concat([
-          varUInt(0), // ClientHello
-          str('rls-tests'),
-          varUInt(24),
-          varUInt(1),
-          varUInt(CLIENT_REVISION),
-          str(database),
-          str(user),
-          str(password),
-        ]),
-      ),
-    );
+    socket.on('close', () => reject(new Error('closed without an answer')));
+    socket.on('connect', () => socket.write(bytes));
     socket.on('data', (chunk) => {
       received = Buffer.concat([received, chunk]);
       const reader = new Reader(received);

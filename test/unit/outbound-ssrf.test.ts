@@ -367,4 +367,22 @@ describe('service ports', () => {
       6380, 8080, 8123, 8443, 9092, 19092,
     ]);
   });
+
+  // Shards 2+ and Redis Cluster nodes beyond REDIS_URL's were reachable, as was every port the
+  // local stack opens without a connection setting (ClickHouse's internal native port, metrics).
+  it('adds every ClickHouse shard, every Redis Cluster node and OUTBOUND_PROTECTED_PORTS', () => {
+    const raw = {
+      KAFKA_BROKERS: '127.0.0.1:19092',
+      CLICKHOUSE_URL: 'http://127.0.0.1:18123',
+      CLICKHOUSE_NODES: 'http://127.0.0.1:18123,http://127.0.0.1:18124',
+      REDIS_URL: 'redis://127.0.0.1:18379',
+      REDIS_CLUSTER_NODES: '127.0.0.1:18379,127.0.0.1:18380,127.0.0.1:18381',
+      PORT: '8080',
+      OUTBOUND_PROTECTED_PORTS: '18910, 8090,8091',
+    };
+    expect(servicePorts(outboundEnvSchema.parse(raw))).toEqual([
+      8080, 8090, 8091, 18123, 18124, 18379, 18380, 18381, 18910, 19092,
+    ]);
+    expect(() => outboundEnvSchema.parse({ ...raw, OUTBOUND_PROTECTED_PORTS: '80,http' })).toThrow();
+  });
 });

@@ -24,8 +24,12 @@
  * answers a failed one itself, so a wrong password never reaches clickhouse-local's TCP handler.
  *
  * Supervision, for any other abort: the launcher runs clickhouse-local in a child process and
- * starts it again when it dies from a signal (at most 5 times a minute); SIGTERM/SIGINT are passed
- * to the child, whose clean shutdown ends the launcher with its status. The child dies with the
+ * starts it again whenever it dies from a signal, never giving up: after RESTART_DELAY_FIRST_MS,
+ * doubling with each death that follows a short run, up to RESTART_DELAY_MAX_MS (a run longer than
+ * STABLE_RUN_S counts the next delay from the start again). A warehouse that stays down until
+ * someone restarts it by hand costs more than one that keeps trying, and the delay keeps a crash
+ * loop from eating the CPU. SIGTERM/SIGINT are passed to the child, whose clean shutdown ends the
+ * launcher with its status; during a delay they end the launcher at once. The child dies with the
  * launcher (PR_SET_PDEATHSIG), so a SIGKILL of the launcher is a SIGKILL of the server, as before.
  * test/faults/clickhouse-kill.test.ts covers both.
  *
@@ -38,6 +42,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -67,6 +72,10 @@ static void *wait_for_stop(void *unused) {
   close(stdin_write_end); /* end of file for the blocking query: clickhouse-local shuts down */
   return NULL;
 }
+
+#define RESTART_DELAY_FIRST_MS 500
+#define RESTART_DELAY_MAX_MS 10000
+#define STABLE_RUN_S 60
 
 static int front_ports[3]; /* public, internal native, HTTP; 0 = no front */
 
@@ -120,8 +129,9 @@ int main(int argc, char **argv) {
   pthread_sigmask(SIG_BLOCK, &supervised, NULL);
 
   pid_t launcher = getpid();
-  time_t crashes[5] = {0};
-  for (int run = 0;; run++) {
+  long delay_ms = RESTART_DELAY_FIRST_MS;
+  for (;;) {
+    time_t started = time(NULL);
     pid_t child = fork();
     if (child < 0) {
       perror("launcher: fork");
@@ -145,13 +155,30 @@ int main(int argc, char **argv) {
       return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
     }
     if (WIFEXITED(status)) return WEXITSTATUS(status); /* it ended by itself: do not loop */
-    time_t now = time(NULL);
-    if (crashes[run % 5] != 0 && now - crashes[run % 5] < 60) {
-      fprintf(stderr, "launcher: clickhouse-local died 5 times within a minute; giving up\n");
-      return 1;
+    if (time(NULL) - started > STABLE_RUN_S) delay_ms = RESTART_DELAY_FIRST_MS;
+    fprintf(stderr, "launcher: clickhouse-local died from signal %d; starting it again in %ld ms\n",
+            WTERMSIG(status), delay_ms);
+    /* The delay, unless a stop signal comes first (SIGCHLD of nothing: ignored). */
+    struct timespec left = {.tv_sec = delay_ms / 1000, .tv_nsec = (delay_ms % 1000) * 1000000};
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += left.tv_sec;
+    until.tv_nsec += left.tv_nsec;
+    if (until.tv_nsec >= 1000000000) until.tv_sec++, until.tv_nsec -= 1000000000;
+    for (;;) {
+      int signal_number = sigtimedwait(&supervised, NULL, &left);
+      if (signal_number == SIGTERM || signal_number == SIGINT) {
+        fprintf(stderr, "launcher: signal %d while waiting to restart; stopping\n", signal_number);
+        return 0;
+      }
+      if (signal_number < 0 && errno == EAGAIN) break; /* the delay is over */
+      struct timespec now;
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      long remaining_ns = (until.tv_sec - now.tv_sec) * 1000000000L + (until.tv_nsec - now.tv_nsec);
+      if (remaining_ns <= 0) break;
+      left.tv_sec = remaining_ns / 1000000000L;
+      left.tv_nsec = remaining_ns % 1000000000L;
     }
-    crashes[run % 5] = now;
-    fprintf(stderr, "launcher: clickhouse-local died from signal %d; starting it again\n", WTERMSIG(status));
-    sleep(1);
+    delay_ms = delay_ms * 2 < RESTART_DELAY_MAX_MS ? delay_ms * 2 : RESTART_DELAY_MAX_MS;
   }
 }

@@ -17,6 +17,16 @@
  * the internal port and relays bytes both ways, or answers the client itself with the server's
  * error as a native Exception packet and closes. The users' configuration stays the one source of
  * truth for credentials. Queries after a successful login run exactly as before.
+ *
+ * The HTTP check must judge the same bytes the native login will: HTTP header values lose leading
+ * and trailing whitespace (password " " is the empty password over HTTP, not over TCP), so a user
+ * or password that begins or ends with whitespace, or holds a control character anywhere, is
+ * refused here and never forwarded.
+ *
+ * Limits, so the front cannot be used to exhaust the server or to guess passwords quickly: the
+ * whole Hello must arrive within HELLO_DEADLINE_S of the accept; only so many connections may wait
+ * to log in (beyond that a connection is refused at once, without a thread); and a failed login is
+ * answered only after a growing delay (front-limits.c).
  */
 #define _GNU_SOURCE /* accept4 */
 #include <errno.h>
@@ -30,12 +40,14 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "front-limits.h"
 #include "native-front.h"
+#include "native-packets.h"
 
 #define HELLO_MAX 16384 /* names and a password: far below this */
-#define HELLO_TIMEOUT_S 10
 #define CHECK_TIMEOUT_S 10
 
 struct front {
@@ -43,71 +55,6 @@ struct front {
   int native_port;
   int http_port;
 };
-
-struct hello {
-  char user[256];
-  char password[1024];
-  char database[256];
-};
-
-/* Native-protocol VarUInt and String readers over a buffer; 0 = need more bytes, -1 = malformed. */
-static int read_varuint(const unsigned char *buf, size_t len, size_t *at, uint64_t *value) {
-  *value = 0;
-  for (int shift = 0; shift < 64; shift += 7) {
-    if (*at >= len) return 0;
-    unsigned char byte = buf[(*at)++];
-    *value |= (uint64_t)(byte & 0x7f) << shift;
-    if (!(byte & 0x80)) return 1;
-  }
-  return -1;
-}
-
-static int read_string(const unsigned char *buf, size_t len, size_t *at, char *out, size_t cap) {
-  uint64_t size;
-  int state = read_varuint(buf, len, at, &size);
-  if (state <= 0) return state;
-  if (size >= cap) return -1;
-  if (*at + size > len) return 0;
-  if (out) {
-    memcpy(out, buf + *at, size);
-    out[size] = '\0';
-    if (strlen(out) != size) return -1; /* a NUL inside: not a name or password we can check */
-  }
-  *at += size;
-  return 1;
-}
-
-/* ClientHello: packet 0, client name, major, minor, protocol revision, database, user, password. */
-static int parse_hello(const unsigned char *buf, size_t len, struct hello *hello) {
-  size_t at = 0;
-  uint64_t number;
-  int state;
-  if ((state = read_varuint(buf, len, &at, &number)) <= 0) return state;
-  if (number != 0) return -1;
-  if ((state = read_string(buf, len, &at, NULL, HELLO_MAX)) <= 0) return state;
-  for (int i = 0; i < 3; i++)
-    if ((state = read_varuint(buf, len, &at, &number)) <= 0) return state;
-  if ((state = read_string(buf, len, &at, hello->database, sizeof hello->database)) <= 0) return state;
-  if ((state = read_string(buf, len, &at, hello->user, sizeof hello->user)) <= 0) return state;
-  if ((state = read_string(buf, len, &at, hello->password, sizeof hello->password)) <= 0) return state;
-  return at == len ? 1 : -1; /* nothing may follow before the server's answer */
-}
-
-static void put_varuint(unsigned char *out, size_t *at, uint64_t value) {
-  do {
-    unsigned char byte = value & 0x7f;
-    value >>= 7;
-    if (value) byte |= 0x80;
-    out[(*at)++] = byte;
-  } while (value);
-}
-
-static void put_string(unsigned char *out, size_t *at, const char *text) {
-  size_t size = strlen(text);
-  put_varuint(out, at, size);
-  memcpy(out + *at, text, size);
-  *at += size;
-}
 
 static int write_all(int fd, const void *data, size_t len) {
   const char *p = data;
@@ -121,21 +68,20 @@ static int write_all(int fd, const void *data, size_t len) {
   return 0;
 }
 
-/* The server's answer to a refused Hello: an Exception packet (code, name, message, stack trace,
- * has_nested), as the server itself would have sent before aborting. */
+/* The server's answer to a refused Hello, as the server itself would have sent it before aborting. */
 static void send_exception(int fd, int32_t code, const char *message) {
-  unsigned char out[4096 + 64];
-  size_t at = 0;
-  char text[4096];
-  snprintf(text, sizeof text, "%s", message);
-  put_varuint(out, &at, 2);
-  uint32_t le = (uint32_t)code;
-  for (int i = 0; i < 4; i++) out[at++] = (le >> (8 * i)) & 0xff;
-  put_string(out, &at, "DB::Exception");
-  put_string(out, &at, text);
-  put_string(out, &at, "");
-  out[at++] = 0;
-  write_all(fd, out, at);
+  unsigned char out[EXCEPTION_PACKET_MAX];
+  write_all(fd, out, exception_packet(out, code, message));
+}
+
+/* Refuses a connection over the cap at once, from the accept loop: a few bytes into an empty
+ * socket buffer cannot block. 202 (TOO_MANY_SIMULTANEOUS_QUERIES): clients try again later. */
+static void refuse_busy(int client) {
+  unsigned char out[EXCEPTION_PACKET_MAX];
+  size_t size = exception_packet(out, 202, "DB::Exception: too many connections waiting to log in; try again later.");
+  if (send(client, out, size, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) { /* the client is gone: nothing to tell */
+  }
+  close(client);
 }
 
 static int connect_local(int port) {
@@ -156,9 +102,14 @@ static void set_timeout(int fd, int seconds) {
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
 }
 
-static int header_safe(const char *text) {
-  for (const char *p = text; *p; p++)
-    if (*p == '\r' || *p == '\n') return 0;
+/* 1 when the native login and an HTTP header carry `text` alike: no control character (bytes
+ * below 0x20 and DEL) anywhere, and no space at either end (HTTP trims leading and trailing
+ * whitespace from header values; the native protocol keeps every byte). */
+static int same_over_http(const char *text) {
+  size_t size = strlen(text);
+  if (size > 0 && (text[0] == ' ' || text[size - 1] == ' ')) return 0;
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+    if (*p < 0x20 || *p == 0x7f) return 0;
   return 1;
 }
 
@@ -181,8 +132,10 @@ static void url_encode(const char *text, char *out, size_t cap) {
  * message in `message` (the body minus the trailing newline). */
 static int check_login(const struct front *front, const struct hello *hello, char *message, size_t cap) {
   const char *user = hello->user[0] ? hello->user : "default";
-  if (!header_safe(user) || !header_safe(hello->password)) {
-    snprintf(message, cap, "DB::Exception: Authentication failed: bad characters in user or password.");
+  if (!same_over_http(user) || !same_over_http(hello->password)) {
+    snprintf(message, cap,
+             "DB::Exception: Authentication failed: a user name or password must not begin or end "
+             "with whitespace or contain control characters.");
     return 516;
   }
   char database[800];
@@ -255,40 +208,60 @@ static void relay(int client, int server) {
 struct connection {
   const struct front *front;
   int client;
+  struct timespec accepted; /* CLOCK_MONOTONIC */
 };
+
+/* Reads the client's Hello until it is whole, malformed, or the deadline from accept passes.
+ * Returns parse_hello's state (1 = whole) and the bytes read in *len. */
+static int read_hello(int client, const struct timespec *accepted, unsigned char *buffer, size_t cap,
+                      size_t *len, struct hello *hello) {
+  int state = 0;
+  while (state == 0 && *len < cap) {
+    long left = HELLO_DEADLINE_S * 1000L - elapsed_ms(accepted);
+    if (left <= 0) return 0;
+    struct pollfd readable = {.fd = client, .events = POLLIN};
+    int ready = poll(&readable, 1, (int)left);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return 0;
+    ssize_t n = recv(client, buffer + *len, cap - *len, MSG_DONTWAIT);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n <= 0) return 0;
+    *len += (size_t)n;
+    state = parse_hello(buffer, *len, hello);
+  }
+  return state;
+}
 
 static void *serve_connection(void *argument) {
   struct connection *connection = argument;
   const struct front *front = connection->front;
   int client = connection->client;
+  struct timespec accepted = connection->accepted;
   free(connection);
 
   unsigned char buffer[HELLO_MAX];
   size_t len = 0;
   struct hello hello;
-  int state = 0;
-  set_timeout(client, HELLO_TIMEOUT_S);
-  while (state == 0 && len < sizeof buffer) {
-    ssize_t n = recv(client, buffer + len, sizeof buffer - len, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    len += (size_t)n;
-    state = parse_hello(buffer, len, &hello);
-  }
+  set_timeout(client, HELLO_DEADLINE_S); /* our own writes to a client that reads nothing */
+  int state = read_hello(client, &accepted, buffer, sizeof buffer, &len, &hello);
   if (state != 1) {
     if (len > 0)
       send_exception(client, 101, "DB::Exception: Unexpected packet from client: expected a Hello "
                                   "(this port speaks ClickHouse's native protocol).");
     close(client);
+    release_unauthenticated();
     return NULL;
   }
   char message[4096];
   int code = check_login(front, &hello, message, sizeof message);
   if (code != 0) {
+    if (code != 210) pause_after_failed_login(); /* a refused login, not a server that is starting */
     send_exception(client, code, message);
     close(client);
+    release_unauthenticated();
     return NULL;
   }
+  release_unauthenticated();
   int server = connect_local(front->native_port);
   if (server < 0) {
     send_exception(client, 210, "DB::Exception: the server is restarting; try again.");
@@ -318,6 +291,10 @@ static void *accept_loop(void *argument) {
       perror("native front: accept");
       return NULL;
     }
+    if (!admit_unauthenticated()) {
+      refuse_busy(client);
+      continue;
+    }
     struct connection *connection = malloc(sizeof *connection);
     pthread_t thread;
     pthread_attr_t attributes;
@@ -327,10 +304,12 @@ static void *accept_loop(void *argument) {
     if (connection) {
       connection->front = front;
       connection->client = client;
+      clock_gettime(CLOCK_MONOTONIC, &connection->accepted);
     }
     if (!connection || pthread_create(&thread, &attributes, serve_connection, connection) != 0) {
       free(connection);
       close(client);
+      release_unauthenticated();
     }
     pthread_attr_destroy(&attributes);
   }
