@@ -52,7 +52,6 @@ describe('analytics fairness across accounts', () => {
     const floodAnswers = await Promise.all(flood);
 
     expect(victimAnswer.status).toBe(200);
-    expect(victimAnswer.headers.get('x-cache')).toBe('miss');
 
     const refused = floodAnswers.filter((a) => a.status === 429);
     const admitted = floodAnswers.filter((a) => a.status === 200);
