@@ -5,6 +5,8 @@
 // batch is `completed`, its account's next answer includes it. Anyone else's new data shows within
 // one lifetime.
 // Redis trouble never fails a request: the answer is computed and served uncached.
+// A computation runs through `admit` (admission.ts: the account's fair share of the warehouse);
+// a hit never waits for it.
 import type { Redis } from 'ioredis';
 import { accountStoredAtKey } from '../common/account-stored-at.ts';
 import type { Logger } from '../common/logger.ts';
@@ -35,13 +37,16 @@ export function createAnswerCache(options: {
   keyPrefix: string;
   ttlSeconds: number;
   logger: Logger;
+  /** Runs a computation of `account` when it may (default: at once). */
+  admit?: <T>(account: string, compute: () => Promise<T>) => Promise<T>;
 }): AnswerCache {
   const { redis, ttlSeconds, logger, keyPrefix } = options;
+  const admit = options.admit ?? ((_account, compute) => compute());
   const fullKey = (key: string) => `${keyPrefix}analytics:v2:${key}`;
   return {
     ttlSeconds,
     async getOrCompute(key, account, compute) {
-      if (ttlSeconds <= 0) return { value: await compute(), cache: 'off' };
+      if (ttlSeconds <= 0) return { value: await admit(account, compute), cache: 'off' };
       let startedAt: number | undefined;
       try {
         // One round trip: the entry, the account's last completion and the clock they compare to.
@@ -68,7 +73,7 @@ export function createAnswerCache(options: {
       } catch (error) {
         logger.warn('analytics cache read failed', { error: String(error) });
       }
-      const value = await compute();
+      const value = await admit(account, compute);
       // Without the clock (Redis failed above) the answer is not cached: its age would be unknown.
       if (startedAt !== undefined) {
         redis

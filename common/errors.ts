@@ -26,6 +26,7 @@ export const errorCodes = {
   method_not_allowed: 405,
   rate_limited: 429,
   quota_exceeded: 429,
+  concurrency_limited: 429,
   limit_exceeded: 409,
   last_admin_key: 409,
   key_not_rollable: 409,

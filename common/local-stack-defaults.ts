@@ -25,6 +25,9 @@ export function localStackDefaults(env: NodeJS.ProcessEnv): Record<string, strin
   return {
     KAFKA_BROKERS: nodes(kafkaPort, cluster ? 3 : 1),
     CLICKHOUSE_URL: `http://127.0.0.1:${clickhouseHttp}`,
+    // The local stack's user of the analytics API (infra/local/clickhouse-config.mjs); another
+    // server (CLICKHOUSE_URL given) may not have it.
+    ...(env.CLICKHOUSE_URL ? {} : { CLICKHOUSE_ANALYTICS_USER: 'rls_api' }),
     ...(shards > 1
       ? {
           CLICKHOUSE_NODES: Array.from(

@@ -2,7 +2,8 @@
 //   401 missing_api_key / invalid_api_key: no key, malformed key (checksum, no Redis lookup), unknown key
 //   403 revoked_api_key: the key was revoked, or rolled and past its grace period (read from Redis
 //       on every request, never cached)
-//   429 rate_limited: the key's window is used up (Retry-After = seconds until it reopens)
+//   429 rate_limited: the key's window, or its account's (all its keys together), is used up
+//       (Retry-After = seconds until it reopens; details.scope says which)
 //   503 dependency_unavailable: Redis is unreachable (never a 500, never silently unlimited)
 //   403 insufficient_tier: requirePermission, for a tier without the route's permission
 //   403 insufficient_role: requireRole, for a key without the route's role (/keys*: admin)
@@ -55,15 +56,21 @@ export function authenticate(keys: KeyStore) {
     setRateLimitHeaders(res, decision.rateLimit);
     req.rateLimit = decision.rateLimit;
     if (decision.outcome === 'rate_limited') {
-      rateLimitRejections.inc({ tier: decision.record.tier });
-      const { limit, resetSeconds } = decision.rateLimit;
+      const { limit, resetSeconds, scope } = decision.rateLimit;
+      rateLimitRejections.inc({ tier: decision.record.tier, scope });
+      const whose = scope === 'account' ? "The account's rate limit (all its keys together)" : 'Rate limit';
       return next(
         new AppError(
           'rate_limited',
-          `Rate limit of ${limit} requests per minute exceeded; retry after ${resetSeconds} s`,
+          `${whose} of ${limit} requests per minute exceeded; retry after ${resetSeconds} s`,
           {
             retryAfterSeconds: resetSeconds,
-            details: { limit, window_seconds: RATE_WINDOW_MS / 1000, retry_after_seconds: resetSeconds },
+            details: {
+              limit,
+              scope,
+              window_seconds: RATE_WINDOW_MS / 1000,
+              retry_after_seconds: resetSeconds,
+            },
           },
         ),
       );

@@ -19,7 +19,7 @@
 // revoked_at here, refusal in access-check.ts), so expiry needs no job.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { checkAccess } from './access-check.ts';
+import { checkAccess, type AccessResult } from './access-check.ts';
 import { displayPrefix, generateApiKey, hashApiKey, type KeyMode } from './api-key-format.ts';
 import { keyAuditEvent, keyAuditOutboxKey, type KeyActor } from './key-audit.ts';
 import { revokeScript, rollScript, scriptOutcome } from './key-store-scripts.ts';
@@ -92,6 +92,31 @@ export interface RateLimitState {
   remaining: number;
   /** Seconds until the current window closes (at least 1). */
   resetSeconds: number;
+  /** The window described: the key's own, or its account's when that one has less room left. */
+  scope: 'key' | 'account';
+}
+
+/**
+ * The window a client should pace itself by: the one that refused the request, else the one with
+ * less room left (the key's on a tie).
+ */
+function tighterWindow(record: ApiKeyRecord, result: AccessResult): RateLimitState {
+  const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+  const key: RateLimitState = {
+    limit: record.rate_limit,
+    remaining: Math.max(0, record.rate_limit - result.used),
+    resetSeconds: seconds(result.windowTtlMs),
+    scope: 'key',
+  };
+  const account = result.account;
+  if (!account || result.limitedBy === 'key') return key;
+  const accountState: RateLimitState = {
+    limit: account.limit,
+    remaining: Math.max(0, account.limit - account.used),
+    resetSeconds: seconds(account.ttlMs),
+    scope: 'account',
+  };
+  return result.limitedBy === 'account' || accountState.remaining < key.remaining ? accountState : key;
 }
 
 /** A request the store refuses (bad input); callers show its message. */
@@ -186,12 +211,7 @@ export function createKeyStore(redis: Redis, prefix: string) {
     if (result.outcome === 'inactive') return { outcome: 'inactive', record };
     // The script stamped last_used_at after reading the record: reflect this request.
     if (result.outcome === 'allowed') record.last_used_at = now.toISOString();
-    const rateLimit: RateLimitState = {
-      limit: record.rate_limit,
-      remaining: Math.max(0, record.rate_limit - result.used),
-      resetSeconds: Math.max(1, Math.ceil(result.windowTtlMs / 1000)),
-    };
-    return { outcome: result.outcome, record, rateLimit };
+    return { outcome: result.outcome, record, rateLimit: tighterWindow(record, result) };
   }
 
   async function findById(id: string): Promise<ApiKeyRecord | null> {

@@ -1,12 +1,16 @@
 // Tiers and what they allow: the ONE table behind authorization, image limits and rate limits.
 // docs/auth.md ("Tiers") renders it for the README; change both together.
 //
-// | tier       | permissions                              | images/listing | requests/min            | listings/day | view events/day | snapshot ids/day | ids/snapshot | kept replies/day |
-// |------------|------------------------------------------|----------------|-------------------------|--------------|-----------------|------------------|--------------|------------------|
-// | free       | listings:write, usage:read, events:write | 5              | 60                      | 1,000        | 10,000          | 20,000           | 10,000       | 5 MB             |
-// | pro        | free + webhooks:manage                   | 15             | 60                      | 10,000       | 100,000         | 200,000          | 100,000      | 50 MB            |
-// | business   | all (adds analytics:read)                | 30             | 60                      | 100,000      | 1,000,000       | 500,000          | 250,000      | 200 MB           |
-// | enterprise | all                                      | 50             | 60, or `--rate-limit N` | 1,000,000    | 10,000,000      | 2,000,000        | 1,000,000    | 1 GB             |
+// | tier       | permissions                              | images/listing | requests/min per key    | requests/min per account | listings/day | view events/day | snapshot ids/day | ids/snapshot | kept replies/day |
+// |------------|------------------------------------------|----------------|-------------------------|--------------------------|--------------|-----------------|------------------|--------------|------------------|
+// | free       | listings:write, usage:read, events:write | 5              | 60                      | 120                      | 1,000        | 10,000          | 20,000           | 10,000       | 5 MB             |
+// | pro        | free + webhooks:manage                   | 15             | 60                      | 180                      | 10,000       | 100,000         | 200,000          | 100,000      | 50 MB            |
+// | business   | all (adds analytics:read)                | 30             | 60                      | 240                      | 100,000      | 1,000,000       | 500,000          | 250,000      | 200 MB           |
+// | enterprise | all                                      | 50             | 60, or `--rate-limit N` | 600, or the key's N      | 1,000,000    | 10,000,000      | 2,000,000        | 1,000,000    | 1 GB             |
+//
+// The account's rate counts the requests of all its keys (both modes) in one window beside each
+// key's: more keys do not multiply an account's rate beyond its tier's figure. A key with its own
+// higher `--rate-limit N` raises the account's figure to N for that key's requests.
 //
 // Daily quotas count per account and mode (UTC day) what stays in Redis and the warehouse: listings
 // created, view events accepted, snapshot external ids received and the bytes of Idempotency-Key
@@ -32,6 +36,8 @@ export interface TierPolicy {
   maxImagesPerListing: number;
   /** Default limit of a key of this tier (spec §8: 60 per key). */
   requestsPerMinute: number;
+  /** Requests per minute of all the account's keys together (access-check.ts). */
+  accountRequestsPerMinute: number;
   /** Only enterprise keys may be created with their own limit (`keys create --rate-limit N`). */
   customRateLimit: boolean;
   /** Listings an account may create per UTC day and mode (duplicates and failures are free). */
@@ -56,6 +62,7 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     permissions: ['listings:write', 'usage:read', 'events:write'],
     maxImagesPerListing: 5,
     requestsPerMinute: 60,
+    accountRequestsPerMinute: 120,
     customRateLimit: false,
     listingsPerDay: 1_000,
     viewEventsPerDay: 10_000,
@@ -67,6 +74,7 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     permissions: ['listings:write', 'usage:read', 'events:write', 'webhooks:manage'],
     maxImagesPerListing: 15,
     requestsPerMinute: 60,
+    accountRequestsPerMinute: 180,
     customRateLimit: false,
     listingsPerDay: 10_000,
     viewEventsPerDay: 100_000,
@@ -78,6 +86,7 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     permissions: everything,
     maxImagesPerListing: 30,
     requestsPerMinute: 60,
+    accountRequestsPerMinute: 240,
     customRateLimit: false,
     listingsPerDay: 100_000,
     viewEventsPerDay: 1_000_000,
@@ -89,6 +98,7 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     permissions: everything,
     maxImagesPerListing: 50,
     requestsPerMinute: 60,
+    accountRequestsPerMinute: 600,
     customRateLimit: true,
     listingsPerDay: 1_000_000,
     viewEventsPerDay: 10_000_000,

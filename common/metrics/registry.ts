@@ -20,8 +20,21 @@ export const httpRequestDuration = new Histogram({
 
 export const rateLimitRejections = new Counter({
   name: 'rate_limit_rejections_total',
-  help: 'Requests refused with 429 because the key used up its window, by key tier',
-  labelNames: ['tier'] as const,
+  help: 'Requests refused with 429 because the key or its account used up its window, by key tier and scope',
+  labelNames: ['tier', 'scope'] as const,
+  registers,
+});
+
+export const analyticsAdmission = new Gauge({
+  name: 'analytics_admission',
+  help: 'Analytics computations (cache misses) of this process running and waiting for a slot (analytics-api/admission.ts)',
+  labelNames: ['state'] as const,
+  registers,
+});
+
+export const analyticsAdmissionRejections = new Counter({
+  name: 'analytics_admission_rejections_total',
+  help: 'Analytics requests refused with 429 concurrency_limited because their account queue was full',
   registers,
 });
 

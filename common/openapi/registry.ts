@@ -58,7 +58,7 @@ const errorDescriptions: Record<number, string> = {
   413: 'Request body too large',
   415: 'Content-Type is not application/json',
   422: 'Idempotency-Key reused with a different body; rent estimates: fewer than 5 comparables (insufficient_comparables)',
-  429: 'Rate limit or daily quota exceeded (rate_limited, quota_exceeded)',
+  429: "Rate limit or daily quota exceeded (rate_limited: the key's or its account's window, details.scope says which; quota_exceeded); analytics: the account's queue of running requests is full (concurrency_limited). Retry after Retry-After seconds",
   503: 'A dependency is unavailable; retry later',
 };
 

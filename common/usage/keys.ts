@@ -27,14 +27,18 @@ export function usageKeys(prefix: string, keyId: string) {
   };
 }
 
+/** The rate window that all keys of an account share (common/auth/access-check.ts). */
+export const accountRateWindowKey = (prefix: string, accountId: string) => `${prefix}rla:${accountId}`;
+
 /**
  * The same names split around the key id, for the access script, which reads the id from the key
- * record: rate window = rateWindowBefore + id; day (month) counters = countersBefore + id + dayAfter
+ * record: rate window = rateWindowBefore + id (the account's: accountRateWindowBefore + account id); day (month) counters = countersBefore + id + dayAfter
  * (monthAfter).
  */
 export function usageKeysAroundId(prefix: string, buckets: UsageBuckets) {
   return {
     rateWindowBefore: `${prefix}rl:`,
+    accountRateWindowBefore: accountRateWindowKey(prefix, ''),
     countersBefore: `${prefix}usage:`,
     dayAfter: `:d:${buckets.day}`,
     monthAfter: `:m:${buckets.month}`,

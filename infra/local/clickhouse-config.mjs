@@ -1,11 +1,14 @@
 // What each local ClickHouse server is: its ports in the topology (one server, or one per shard)
 // and the config.xml and users.xml written for it (listeners on 127.0.0.1 only, `default` from
-// loopback only, the read-only `analyst`, and the shards of the cluster topology).
+// loopback only, the read-only `analyst` and `rls_api`, and the shards of the cluster topology).
 import { createHash } from 'node:crypto';
 
 // The server's own native listener sits behind the launcher's native front (native-front.c: a
 // failed native login would abort clickhouse-local), on the public native port + this offset.
 export const INTERNAL_TCP_OFFSET = 10;
+
+/** The user the analytics API reads as (CLICKHOUSE_ANALYTICS_USER of the local stack's services). */
+export const API_USER = 'rls_api';
 
 /** Name of the local cluster (remote_servers) the Distributed tables of the cluster topology use. */
 export const LOCAL_CLUSTER = 'rls';
@@ -90,8 +93,14 @@ export function usersXml(settings) {
   const localhost = '<networks><ip>::1</ip><ip>127.0.0.1</ip></networks>';
   // analyst: readonly=2 (no writes or DDL, but per-query settings such as output formats that
   // clients send), capped by constraints so a query cannot raise its own limits: each has a <min>
-  // too, since 0 means "unlimited" for these settings. SELECT on every
-  // database named rls* (namespaced test databases are rls_<ns>) and on system (system.columns).
+  // too, since 0 means "unlimited" for these settings. The user's limits (concurrent queries,
+  // memory of all its queries) are <const/>: the server checks them with the query's own settings,
+  // so a query that could set them could lift them. max_threads 2 of the machine's cores: a
+  // data engineer's heavy queries leave the API's queries CPU. SELECT on every database named
+  // rls* (namespaced test databases are rls_<ns>) and on system (system.columns).
+  // rls_api: the analytics API (read-only too), its own limit of concurrent queries above the
+  // API's own admission (ANALYTICS_MAX_IN_FLIGHT, 8 per process), so that it bounds the API
+  // processes together without refusing what one admits.
   return `<?xml version="1.0"?>
 <clickhouse>
   <profiles>
@@ -103,12 +112,28 @@ export function usersXml(settings) {
       <max_execution_time>60</max_execution_time>
       <max_memory_usage>2000000000</max_memory_usage>
       <max_result_bytes>500000000</max_result_bytes>
+      <max_threads>2</max_threads>
+      <max_concurrent_queries_for_user>4</max_concurrent_queries_for_user>
+      <max_memory_usage_for_user>3000000000</max_memory_usage_for_user>
       <constraints>
         <max_execution_time><min>1</min><max>60</max></max_execution_time>
         <max_memory_usage><min>1</min><max>2000000000</max></max_memory_usage>
         <max_result_bytes><min>1</min><max>500000000</max></max_result_bytes>
+        <max_threads><min>1</min><max>2</max></max_threads>
+        <max_concurrent_queries_for_user><const/></max_concurrent_queries_for_user>
+        <max_memory_usage_for_user><const/></max_memory_usage_for_user>
       </constraints>
     </analyst>
+    <api>
+      <profile>default</profile>
+      <readonly>2</readonly>
+      <max_execution_time>30</max_execution_time>
+      <max_concurrent_queries_for_user>24</max_concurrent_queries_for_user>
+      <constraints>
+        <max_execution_time><min>1</min><max>30</max></max_execution_time>
+        <max_concurrent_queries_for_user><const/></max_concurrent_queries_for_user>
+      </constraints>
+    </api>
   </profiles>
   <users>
     <default>
@@ -127,6 +152,15 @@ export function usersXml(settings) {
         <query>GRANT SELECT ON system.*</query>
       </grants>
     </analyst>
+    <${API_USER}>
+      <password></password>
+      ${localhost}
+      <profile>api</profile>
+      <quota>default</quota>
+      <grants>
+        <query>GRANT SELECT ON rls*.*</query>
+      </grants>
+    </${API_USER}>
   </users>
   <quotas>
     <default>

@@ -2,7 +2,7 @@
 // Dependency-free on purpose: this runs before `npm ci`.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { clickhouseNodes } from './clickhouse-config.mjs';
+import { API_USER, clickhouseNodes } from './clickhouse-config.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -208,6 +208,8 @@ export function serviceEnv(settings) {
           ).join(','),
         }
       : {}),
+    // The analytics API reads as its own user of our ClickHouse (clickhouse-config.mjs).
+    ...(settings.clickhouse.external ? {} : { CLICKHOUSE_ANALYTICS_USER: API_USER }),
     REDIS_URL: settings.redis.external || `redis://127.0.0.1:${settings.redis.port}`,
     // The services use ioredis's Cluster client when this is set (seed nodes; it discovers the rest).
     ...(cluster && !settings.redis.external

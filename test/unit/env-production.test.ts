@@ -44,6 +44,7 @@ describe('service environment in development', () => {
       expect(localStackDefaults(env), JSON.stringify(env)).toEqual({
         KAFKA_BROKERS: local.KAFKA_BROKERS,
         CLICKHOUSE_URL: local.CLICKHOUSE_URL,
+        CLICKHOUSE_ANALYTICS_USER: local.CLICKHOUSE_ANALYTICS_USER,
         ...(local.CLICKHOUSE_NODES ? { CLICKHOUSE_NODES: local.CLICKHOUSE_NODES } : {}),
         REDIS_URL: local.REDIS_URL,
       });
@@ -56,6 +57,7 @@ describe('service environment in development', () => {
       expect(localStackDefaults(env), JSON.stringify(env)).toEqual({
         KAFKA_BROKERS: local.KAFKA_BROKERS,
         CLICKHOUSE_URL: local.CLICKHOUSE_URL,
+        CLICKHOUSE_ANALYTICS_USER: local.CLICKHOUSE_ANALYTICS_USER,
         CLICKHOUSE_NODES: local.CLICKHOUSE_NODES,
         REDIS_URL: local.REDIS_URL,
         REDIS_CLUSTER_NODES: local.REDIS_CLUSTER_NODES,

@@ -28,6 +28,7 @@ const families: Record<string, readonly string[]> = {
     'usage:*:total',
     'rl:*',
     'rl:',
+    'rla:*',
     'usage:',
     'usage:dirty:*',
   ],

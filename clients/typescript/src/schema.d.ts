@@ -775,7 +775,7 @@ export interface components {
                 };
             };
         };
-        /** @description Rate limit or daily quota exceeded (rate_limited, quota_exceeded) */
+        /** @description Rate limit or daily quota exceeded (rate_limited: the key's or its account's window, details.scope says which; quota_exceeded); analytics: the account's queue of running requests is full (concurrency_limited). Retry after Retry-After seconds */
         Error429: {
             headers: {
                 [name: string]: unknown;
