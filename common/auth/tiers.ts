@@ -1,16 +1,16 @@
 // Tiers and what they allow: the ONE table behind authorization, image limits and rate limits.
 // docs/auth.md ("Tiers") renders it for the README; change both together.
 //
-// | tier       | permissions                              | images/listing | requests/min            | listings/day | view events/day | snapshot ids/day | ids/snapshot | kept replies/day |
-// |------------|------------------------------------------|----------------|-------------------------|--------------|-----------------|------------------|--------------|------------------|
-// | free       | listings:write, usage:read, events:write | 5              | 60                      | 1,000        | 10,000          | 20,000           | 10,000       | 5 MB             |
-// | pro        | free + webhooks:manage                   | 15             | 60                      | 10,000       | 100,000         | 200,000          | 100,000      | 50 MB            |
-// | business   | all (adds analytics:read)                | 30             | 60                      | 100,000      | 1,000,000       | 500,000          | 250,000      | 200 MB           |
-// | enterprise | all                                      | 50             | 60, or `--rate-limit N` | 1,000,000    | 10,000,000      | 2,000,000        | 1,000,000    | 1 GB             |
+// | tier       | permissions                              | images/listing | requests/min            | listings/day | view events/day | status updates/day | snapshot ids/day | ids/snapshot | kept replies/day |
+// |------------|------------------------------------------|----------------|-------------------------|--------------|-----------------|--------------------|------------------|--------------|------------------|
+// | free       | listings:write, usage:read, events:write | 5              | 60                      | 1,000        | 10,000          | 2,000              | 20,000           | 10,000       | 5 MB             |
+// | pro        | free + webhooks:manage                   | 15             | 60                      | 10,000       | 100,000         | 20,000             | 200,000          | 100,000      | 50 MB            |
+// | business   | all (adds analytics:read)                | 30             | 60                      | 100,000      | 1,000,000       | 200,000            | 500,000          | 250,000      | 200 MB           |
+// | enterprise | all                                      | 50             | 60, or `--rate-limit N` | 1,000,000    | 10,000,000      | 2,000,000          | 2,000,000        | 1,000,000    | 1 GB             |
 //
 // Daily quotas count per account and mode (UTC day) what stays in Redis and the warehouse: listings
-// created, view events accepted, snapshot external ids received and the bytes of Idempotency-Key
-// replies kept (ingest/quota.ts). A key with its own `--rate-limit N` has all but snapshot ids
+// created, view events and status updates accepted, snapshot external ids received and the bytes
+// of Idempotency-Key replies kept (ingest/quota.ts). A key with its own `--rate-limit N` has all but snapshot ids
 // scaled by N / 60, so load tests measure capacity rather
 // than the quota; snapshot ids are not scaled (they are held in Redis whole until the snapshot
 // completes, so their bound is a memory bound). Twice the largest snapshot a day lets a failed
@@ -38,6 +38,8 @@ export interface TierPolicy {
   listingsPerDay: number;
   /** View events an account may have accepted per UTC day and mode. */
   viewEventsPerDay: number;
+  /** Status updates an account may have accepted per UTC day and mode (POST /listings/status). */
+  statusUpdatesPerDay: number;
   /** Snapshot external ids an account may send per UTC day and mode (parts sent again are free). */
   snapshotIdsPerDay: number;
   /** Most external ids one snapshot may declare (all its parts together). */
@@ -59,6 +61,7 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     customRateLimit: false,
     listingsPerDay: 1_000,
     viewEventsPerDay: 10_000,
+    statusUpdatesPerDay: 2_000,
     snapshotIdsPerDay: 20_000,
     maxSnapshotIds: 10_000,
     keptReplyBytesPerDay: 5_000_000,
@@ -70,6 +73,7 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     customRateLimit: false,
     listingsPerDay: 10_000,
     viewEventsPerDay: 100_000,
+    statusUpdatesPerDay: 20_000,
     snapshotIdsPerDay: 200_000,
     maxSnapshotIds: 100_000,
     keptReplyBytesPerDay: 50_000_000,
@@ -81,6 +85,7 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     customRateLimit: false,
     listingsPerDay: 100_000,
     viewEventsPerDay: 1_000_000,
+    statusUpdatesPerDay: 200_000,
     snapshotIdsPerDay: 500_000,
     maxSnapshotIds: 250_000,
     keptReplyBytesPerDay: 200_000_000,
@@ -92,6 +97,7 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     customRateLimit: true,
     listingsPerDay: 1_000_000,
     viewEventsPerDay: 10_000_000,
+    statusUpdatesPerDay: 2_000_000,
     snapshotIdsPerDay: 2_000_000,
     maxSnapshotIds: 1_000_000,
     keptReplyBytesPerDay: 1_000_000_000,
@@ -101,7 +107,7 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
 /** A key's daily quota of `kind`: its tier's, scaled by its own rate limit when it has one. */
 export function dailyQuota(
   key: { tier: Tier; rate_limit: number },
-  kind: 'listingsPerDay' | 'viewEventsPerDay' | 'keptReplyBytesPerDay',
+  kind: 'listingsPerDay' | 'viewEventsPerDay' | 'statusUpdatesPerDay' | 'keptReplyBytesPerDay',
 ): number {
   const policy = tierPolicies[key.tier];
   const scale = Math.max(1, key.rate_limit / policy.requestsPerMinute);
