@@ -30,7 +30,7 @@ export interface paths {
         put?: never;
         /**
          * Change the status of up to 100 listings (active, under_contract, rented, withdrawn)
-         * @description 200 when at least one update was accepted; 400 (code all_listings_failed, the 200 body in error.details) when none was. Only the account's own listings of the request's mode; another account's id is a failed entry with code not_found. Applied asynchronously through Kafka, in order per account: GET /listings/{listing_id} shows the status once stored. Repeating a status the listing already has changes nothing. Idempotency-Key replays the first answer for 24 h. Tiers: all (permission listings:write). See docs/lifecycle.md.
+         * @description 200 when at least one update was accepted; 400 (code all_listings_failed, the 200 body in error.details) when none was. Only the account's own listings of the request's mode; another account's id is a failed entry with code not_found. Applied asynchronously through Kafka, in order per account: GET /listings/{listing_id} shows the status once stored. Repeating a status the listing already has changes nothing. Accepted updates count against a daily quota by tier (429 quota_exceeded, quota status_updates_per_day); one listing takes at most 10 accepted changes per UTC day, an update past that is a failed entry with code status_cap_reached. Idempotency-Key replays the first answer for 24 h. Tiers: all (permission listings:write). See docs/lifecycle.md.
          */
         post: operations["updateListingStatuses"];
         delete?: never;
@@ -1482,7 +1482,7 @@ export interface operations {
                      * @enum {string}
                      */
                     mode: "live" | "test";
-                    /** @description Label shown in lists (default empty) */
+                    /** @description Label shown in lists (default empty); no control or format characters (Unicode Cc, Cf: line breaks, NUL, bidi overrides), refused with code invalid_characters */
                     name?: string;
                     /**
                      * @description Default and maximum: the creating key's tier
