@@ -197,7 +197,7 @@ export interface paths {
         };
         /**
          * The account's keys, oldest first (never the plaintext), a page at a time
-         * @description Needs a key with the admin role (403 insufficient_role otherwise). A live admin key manages the account's live and test keys, a test admin key its test keys only; other keys are 404. A rolled key (in its grace period) may read but not create, roll or revoke keys (403 key_rolled). Pages of up to limit keys (default and most 1000); next_after names the last key of a page that has a next one. Keys revoked more than 30 days ago are no longer listed.
+         * @description Needs a key with the admin role (403 insufficient_role otherwise). A live admin key manages the account's live and test keys, a test admin key its test keys only; other keys are 404. A rolled key (in its grace period) may read but not create, roll or revoke keys (403 key_rolled). Pages of up to limit keys (default and most 1000); next_after names the last key of a page that has a next one; a limit or after that is not as documented, or an after naming no key of the list, is 400 invalid_parameter. Keys revoked more than 30 days ago are no longer listed.
          */
         get: operations["listKeys"];
         put?: never;
@@ -324,7 +324,7 @@ export interface paths {
         put?: never;
         /**
          * Record up to 1,000 listing views (topic rls.views.v1)
-         * @description Views of the account's own listings in the request's mode only (others: rejected entry not_found), unless the key has the portal role; at most 3 views per listing, viewer and UTC day count (view_cap_reached); accepted events count against the daily quota (429 quota_exceeded). See docs/ingest.md.
+         * @description Views of the account's own listings in the request's mode only (others: rejected entry not_found), unless the key has the portal role; at most 3 views per listing, viewer and UTC day count (view_cap_reached); accepted events count against the daily quota (429 quota_exceeded). Each event is validated on its own: an invalid one (listing_id missing, a field of the wrong type or format) is listed in rejected with its errors and the request still answers 202; only an invalid envelope is 400. See docs/ingest.md.
          */
         post: operations["recordViews"];
         delete?: never;
@@ -1461,6 +1461,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             429: components["responses"]["Error429"];
@@ -1928,8 +1929,11 @@ export interface operations {
             content: {
                 "application/json": {
                     events: {
-                        /** Format: uuid */
-                        listing_id: string;
+                        /**
+                         * Format: uuid
+                         * @description Required for the event to be accepted: an event without it is listed in rejected (field listing_id, code required) and the request still answers 202 with the other events
+                         */
+                        listing_id?: string;
                         /**
                          * Format: date-time
                          * @description Default: time received. Not in the future, not older than 1 year
