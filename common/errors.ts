@@ -3,6 +3,7 @@
 
 export const errorCodes = {
   invalid_json: 400,
+  invalid_body_encoding: 400,
   unsupported_media_type: 415,
   payload_too_large: 413,
   snapshot_too_large: 413,

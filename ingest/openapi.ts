@@ -56,7 +56,10 @@ export function registerIngestPaths(registry: OpenApiRegistry): void {
     description:
       "Views of the account's own listings in the request's mode only (others: rejected entry not_found), " +
       'unless the key has the portal role; at most 3 views per listing, viewer and UTC day count ' +
-      '(view_cap_reached); accepted events count against the daily quota (429 quota_exceeded). See docs/ingest.md.',
+      '(view_cap_reached); accepted events count against the daily quota (429 quota_exceeded). ' +
+      'Each event is validated on its own: an invalid one (listing_id missing, a field of the wrong ' +
+      'type or format) is listed in rejected with its errors and the request still answers 202; only ' +
+      'an invalid envelope is 400. See docs/ingest.md.',
     tags: ['events'],
     parameters: [idempotencyKeyParam],
     requestBody: viewsBodyDocSchema,

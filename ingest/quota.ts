@@ -1,13 +1,15 @@
-// Daily quotas per account and mode (docs/auth.md, "Quotas"): listings created, view events
-// accepted and snapshot external ids received per UTC day, by the calling key's tier, and keys
-// created or rolled over the API (ingest/keys/service.ts) (common/auth/tiers.ts). They bound what one
-// account can add to Redis and the warehouse in a day — Redis runs with maxmemory and noeviction,
-// so unbounded growth from one key would end in every request of every account failing.
+// Daily quotas per account and mode (docs/auth.md, "Quotas"): listings created, view events and
+// status updates accepted and snapshot external ids received per UTC day, by the calling key's
+// tier, and keys created or rolled over the API (ingest/keys/service.ts) (common/auth/tiers.ts).
+// They bound what one account can add to Redis and the warehouse in a day — Redis runs with
+// maxmemory and noeviction, so unbounded growth from one key would end in every request of every
+// account failing.
 //
 // One hash per account, mode and day, `<prefix>quota:<account>:<mode>:<YYYY-MM-DD>` (fields
-// `listings`, `views`, `snapshot_ids`, and `view_buckets` of ingest/views/view-guard.ts), kept 49 h so yesterday's
-// is still readable. Reserving checks and adds in one script: concurrent requests on several
-// processes can never together pass the quota.
+// `listings`, `views`, `status_updates` of ingest/lifecycle/status-quota.ts, `snapshot_ids`, and
+// `view_buckets` of ingest/views/view-guard.ts), kept 49 h so yesterday's is still readable.
+// Reserving checks and adds in one script: concurrent requests on several processes can never
+// together pass the quota.
 import type { Redis } from 'ioredis';
 import type { KeyMode } from '../common/auth/api-key-format.ts';
 import { redisScript } from '../common/clients/redis-script.ts';
@@ -16,11 +18,13 @@ import { AppError } from '../common/errors.ts';
 /** Today's hash stays until the end of tomorrow (UTC), whenever it was created. */
 export const QUOTA_TTL_SECONDS = 49 * 3600;
 
-export type QuotaKind = 'listings' | 'views' | 'snapshot_ids' | 'key_changes' | 'kept_reply_bytes';
+export type QuotaKind =
+  'listings' | 'views' | 'status_updates' | 'snapshot_ids' | 'key_changes' | 'kept_reply_bytes';
 
 const quotaNames: Record<QuotaKind, { what: string; quota: string; field: string }> = {
   listings: { what: 'listings created', quota: 'listings_per_day', field: 'listings' },
   views: { what: 'view events accepted', quota: 'view_events_per_day', field: 'events' },
+  status_updates: { what: 'status updates accepted', quota: 'status_updates_per_day', field: 'updates' },
   snapshot_ids: { what: 'snapshot external ids', quota: 'snapshot_ids_per_day', field: 'external_ids' },
   key_changes: { what: 'keys created or rolled', quota: 'key_changes_per_day', field: 'keys' },
   kept_reply_bytes: {

@@ -15,11 +15,11 @@ import { keyModes } from '../common/auth/api-key-format.ts';
 import type { KeyActor } from '../common/auth/key-audit.ts';
 import { flushKeyAudit } from '../common/auth/key-audit-flush.ts';
 import { createKeyStore, KeyStoreError } from '../common/auth/key-store.ts';
+import { keyNameSchema } from '../common/auth/key-name.ts';
 import { roles } from '../common/auth/roles.ts';
 import { MAX_CUSTOM_RATE_LIMIT, tiers } from '../common/auth/tiers.ts';
 import { createClickHouse } from '../common/clients/clickhouse.ts';
 import { createRedis, redisReady } from '../common/clients/redis.ts';
-import { text } from '../common/domain/text.ts';
 import { baseEnvSchema, parseEnv } from '../common/env.ts';
 import { redactUrl } from './redact.ts';
 import { createLogger, errorFields } from '../common/logger.ts';
@@ -33,7 +33,7 @@ const createOptions = z.object({
   mode: z.enum(keyModes),
   tier: z.enum(tiers),
   role: z.enum(roles).optional(),
-  name: text().max(200).optional(),
+  name: keyNameSchema.optional(),
   'rate-limit': z.coerce.number().int().positive().max(MAX_CUSTOM_RATE_LIMIT).optional(),
   account: z
     .string()

@@ -1,20 +1,20 @@
 // Tiers and what they allow: the ONE table behind authorization, image limits and rate limits.
 // docs/auth.md ("Tiers") renders it for the README; change both together.
 //
-// | tier       | permissions                              | images/listing | requests/min per key    | requests/min per account | listings/day | view events/day | snapshot ids/day | ids/snapshot | kept replies/day |
-// |------------|------------------------------------------|----------------|-------------------------|--------------------------|--------------|-----------------|------------------|--------------|------------------|
-// | free       | listings:write, usage:read, events:write | 5              | 60                      | 120                      | 1,000        | 10,000          | 20,000           | 10,000       | 5 MB             |
-// | pro        | free + webhooks:manage                   | 15             | 60                      | 180                      | 10,000       | 100,000         | 200,000          | 100,000      | 50 MB            |
-// | business   | all (adds analytics:read)                | 30             | 60                      | 240                      | 100,000      | 1,000,000       | 500,000          | 250,000      | 200 MB           |
-// | enterprise | all                                      | 50             | 60, or `--rate-limit N` | 600, or the key's N      | 1,000,000    | 10,000,000      | 2,000,000        | 1,000,000    | 1 GB             |
+// | tier       | permissions                              | images/listing | requests/min per key    | requests/min per account | listings/day | view events/day | status updates/day | snapshot ids/day | ids/snapshot | kept replies/day |
+// |------------|------------------------------------------|----------------|-------------------------|--------------------------|--------------|-----------------|--------------------|------------------|--------------|------------------|
+// | free       | listings:write, usage:read, events:write | 5              | 60                      | 120                      | 1,000        | 10,000          | 2,000              | 20,000           | 10,000       | 5 MB             |
+// | pro        | free + webhooks:manage                   | 15             | 60                      | 180                      | 10,000       | 100,000         | 20,000             | 200,000          | 100,000      | 50 MB            |
+// | business   | all (adds analytics:read)                | 30             | 60                      | 240                      | 100,000      | 1,000,000       | 200,000            | 500,000          | 250,000      | 200 MB           |
+// | enterprise | all                                      | 50             | 60, or `--rate-limit N` | 600, or the key's N      | 1,000,000    | 10,000,000      | 2,000,000          | 2,000,000        | 1,000,000    | 1 GB             |
 //
 // The account's rate counts the requests of all its keys (both modes) in one window beside each
 // key's: more keys do not multiply an account's rate beyond its tier's figure. A key with its own
 // higher `--rate-limit N` raises the account's figure to N for that key's requests.
 //
 // Daily quotas count per account and mode (UTC day) what stays in Redis and the warehouse: listings
-// created, view events accepted, snapshot external ids received and the bytes of Idempotency-Key
-// replies kept (ingest/quota.ts). A key with its own `--rate-limit N` has all but snapshot ids
+// created, view events and status updates accepted, snapshot external ids received and the bytes
+// of Idempotency-Key replies kept (ingest/quota.ts). A key with its own `--rate-limit N` has all but snapshot ids
 // scaled by N / 60, so load tests measure capacity rather
 // than the quota; snapshot ids are not scaled (they are held in Redis whole until the snapshot
 // completes, so their bound is a memory bound). Twice the largest snapshot a day lets a failed
@@ -44,6 +44,8 @@ export interface TierPolicy {
   listingsPerDay: number;
   /** View events an account may have accepted per UTC day and mode. */
   viewEventsPerDay: number;
+  /** Status updates an account may have accepted per UTC day and mode (POST /listings/status). */
+  statusUpdatesPerDay: number;
   /** Snapshot external ids an account may send per UTC day and mode (parts sent again are free). */
   snapshotIdsPerDay: number;
   /** Most external ids one snapshot may declare (all its parts together). */
@@ -66,6 +68,7 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     customRateLimit: false,
     listingsPerDay: 1_000,
     viewEventsPerDay: 10_000,
+    statusUpdatesPerDay: 2_000,
     snapshotIdsPerDay: 20_000,
     maxSnapshotIds: 10_000,
     keptReplyBytesPerDay: 5_000_000,
@@ -78,6 +81,7 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     customRateLimit: false,
     listingsPerDay: 10_000,
     viewEventsPerDay: 100_000,
+    statusUpdatesPerDay: 20_000,
     snapshotIdsPerDay: 200_000,
     maxSnapshotIds: 100_000,
     keptReplyBytesPerDay: 50_000_000,
@@ -90,6 +94,7 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     customRateLimit: false,
     listingsPerDay: 100_000,
     viewEventsPerDay: 1_000_000,
+    statusUpdatesPerDay: 200_000,
     snapshotIdsPerDay: 500_000,
     maxSnapshotIds: 250_000,
     keptReplyBytesPerDay: 200_000_000,
@@ -102,6 +107,7 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     customRateLimit: true,
     listingsPerDay: 1_000_000,
     viewEventsPerDay: 10_000_000,
+    statusUpdatesPerDay: 2_000_000,
     snapshotIdsPerDay: 2_000_000,
     maxSnapshotIds: 1_000_000,
     keptReplyBytesPerDay: 1_000_000_000,
@@ -111,7 +117,7 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
 /** A key's daily quota of `kind`: its tier's, scaled by its own rate limit when it has one. */
 export function dailyQuota(
   key: { tier: Tier; rate_limit: number },
-  kind: 'listingsPerDay' | 'viewEventsPerDay' | 'keptReplyBytesPerDay',
+  kind: 'listingsPerDay' | 'viewEventsPerDay' | 'statusUpdatesPerDay' | 'keptReplyBytesPerDay',
 ): number {
   const policy = tierPolicies[key.tier];
   const scale = Math.max(1, key.rate_limit / policy.requestsPerMinute);

@@ -1,5 +1,6 @@
-// JSON body reader with the checks the spec and our security rules need: Content-Type, size,
-// syntax, nesting depth and prototype-pollution keys, each answered with a specific 4xx.
+// JSON body reader with the checks the spec and our security rules need: Content-Type,
+// Content-Encoding, size (after decompression), syntax, nesting depth and prototype-pollution keys,
+// each answered with a specific 4xx.
 // Mounted per route, after authenticate and requirePermission, never app-wide: a request without a
 // valid key, or to an unknown route, is answered before a byte of its body is read or parsed, and
 // routes that take no body (POST /webhooks/{id}/test) need no Content-Type.
@@ -17,6 +18,12 @@ export const MAX_JSON_DEPTH = 32;
 /** Largest accepted request body: 100 listings of ~10 KB each, with room to spare. */
 export const DEFAULT_BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 const forbiddenKeys = new Set(['__proto__', 'constructor', 'prototype']);
+/**
+ * Content-Encoding values a body may be sent with (docs/ingest.md): those body-parser inflates,
+ * less zstd (not every client has it, and nothing needs it). Anything else is a 415 before a byte
+ * is read.
+ */
+export const BODY_ENCODINGS = ['identity', 'gzip', 'deflate', 'br'] as const;
 
 export function jsonBody(limitBytes = DEFAULT_BODY_LIMIT_BYTES) {
   const raw = express.raw({ type: () => true, limit: limitBytes });
@@ -30,8 +37,19 @@ export function jsonBody(limitBytes = DEFAULT_BODY_LIMIT_BYTES) {
         ),
       );
     }
+    const encoding = (req.get('content-encoding') ?? 'identity').trim().toLowerCase();
+    if (!(BODY_ENCODINGS as readonly string[]).includes(encoding)) {
+      return next(
+        new AppError(
+          'unsupported_media_type',
+          `Content-Encoding "${printable(encoding)}" is not supported; send the body as ` +
+            `${BODY_ENCODINGS.join(', ')}`,
+          { details: { header: 'Content-Encoding', supported: BODY_ENCODINGS } },
+        ),
+      );
+    }
     raw(req, res, (error?: unknown) => {
-      if (error) return next(error);
+      if (error) return next(encoding === 'identity' ? error : decompressionError(error, encoding));
       try {
         const bytes: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
         req.rawBody = bytes;
@@ -42,6 +60,27 @@ export function jsonBody(limitBytes = DEFAULT_BODY_LIMIT_BYTES) {
       }
     });
   };
+}
+
+/**
+ * A failure of the inflating stream (truncated gzip, garbage deflate, a plain body labelled br)
+ * reaches us as the zlib error with a status of 400 and none of body-parser's `type`s: the
+ * client's bytes are wrong, so it is a 400 naming the encoding, never a 500. Errors with a `type`
+ * (too large, aborted, …) keep their own answer.
+ */
+function decompressionError(error: unknown, encoding: string): unknown {
+  if (!(error instanceof Error) || (error as { type?: unknown }).type !== undefined) return error;
+  return new AppError(
+    'invalid_body_encoding',
+    `Request body is not valid ${encoding} data (${error.message}); send it as labelled by Content-Encoding`,
+    { details: { header: 'Content-Encoding', encoding }, cause: error },
+  );
+}
+
+/** A header value fit for a message: printable ASCII, at most 40 characters. */
+function printable(value: string): string {
+  const clean = value.replace(/[^\x20-\x7e]/g, '?');
+  return clean.length > 40 ? `${clean.slice(0, 40)}…` : clean;
 }
 
 export function parseJsonSafely(text: string): unknown {

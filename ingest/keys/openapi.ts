@@ -44,7 +44,7 @@ export function registerKeyPaths(registry: OpenApiRegistry): void {
     path: '/keys',
     operationId: 'listKeys',
     summary: "The account's keys, oldest first (never the plaintext), a page at a time",
-    description: `${adminOnly} Pages of up to limit keys (default and most ${KEY_PAGE_MAX}); next_after names the last key of a page that has a next one. Keys revoked more than 30 days ago are no longer listed.`,
+    description: `${adminOnly} Pages of up to limit keys (default and most ${KEY_PAGE_MAX}); next_after names the last key of a page that has a next one; a limit or after that is not as documented, or an after naming no key of the list, is 400 invalid_parameter. Keys revoked more than 30 days ago are no longer listed.`,
     tags,
     parameters: [
       {
@@ -61,7 +61,9 @@ export function registerKeyPaths(registry: OpenApiRegistry): void {
       },
     ],
     responses: { 200: { description: 'Keys', schema: keyListSchema } },
-    errors: [503],
+    // 400 invalid_parameter: a limit outside 1–1000 or an after that is not a key id (service.ts),
+    // and a well-formed after that names no key of the list.
+    errors: [400, 503],
   });
   registry.register({
     method: 'get',

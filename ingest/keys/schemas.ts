@@ -2,21 +2,25 @@
 // API"), as zod schemas: the same ones validate requests and describe them in OpenAPI.
 import { z } from 'zod';
 import { keyModes } from '../../common/auth/api-key-format.ts';
+import { keyNameSchema } from '../../common/auth/key-name.ts';
 import { roles } from '../../common/auth/roles.ts';
 import { tiers } from '../../common/auth/tiers.ts';
-import { text } from '../../common/domain/text.ts';
 
 export const ROLL_DEFAULT_HOURS = 24;
 export const ROLL_MAX_HOURS = 168;
 
-// text(): well-formed Unicode only (a lone surrogate would be mangled in Redis and refused by
-// ClickHouse in the audit row).
-const keyName = text().max(200);
+// Well-formed Unicode only (a lone surrogate would be mangled in Redis and refused by ClickHouse
+// in the audit row), and no control or format characters (common/auth/key-name.ts).
+const keyName = keyNameSchema;
 
 export const createKeyBodySchema = z
   .strictObject({
     mode: z.enum(keyModes).meta({ description: 'live, or test; a test key may create test keys only' }),
-    name: keyName.optional().meta({ description: 'Label shown in lists (default empty)' }),
+    name: keyName.optional().meta({
+      description:
+        'Label shown in lists (default empty); no control or format characters (Unicode Cc, Cf: ' +
+        'line breaks, NUL, bidi overrides), refused with code invalid_characters',
+    }),
     tier: z.enum(tiers).optional().meta({ description: "Default and maximum: the creating key's tier" }),
     role: z
       .enum(roles)

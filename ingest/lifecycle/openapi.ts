@@ -9,6 +9,7 @@ import {
   storedListingSchema,
 } from './schemas.ts';
 import { snapshotPartSchema } from './snapshots.ts';
+import { STATUS_CHANGES_PER_LISTING_DAY } from './status-quota.ts';
 
 const snapshotId = {
   name: 'snapshot_id',
@@ -37,8 +38,11 @@ export function registerLifecyclePaths(registry: OpenApiRegistry): void {
       "error.details) when none was. Only the account's own listings of the request's mode; " +
       "another account's id is a failed entry with code not_found. Applied asynchronously through " +
       'Kafka, in order per account: GET /listings/{listing_id} shows the status once stored. ' +
-      'Repeating a status the listing already has changes nothing. Idempotency-Key replays the ' +
-      'first answer for 24 h. Tiers: all (permission listings:write). See docs/lifecycle.md.',
+      'Repeating a status the listing already has changes nothing. Accepted updates count against ' +
+      'a daily quota by tier (429 quota_exceeded, quota status_updates_per_day); one listing takes ' +
+      `at most ${STATUS_CHANGES_PER_LISTING_DAY} accepted changes per UTC day, an update past ` +
+      'that is a failed entry with code status_cap_reached. Idempotency-Key replays the first answer for 24 h. Tiers: all ' +
+      '(permission listings:write). See docs/lifecycle.md.',
     tags: ['listings'],
     parameters: [idempotencyKeyParam],
     requestBody: statusBodyDocSchema,

@@ -14,6 +14,7 @@ import { storedListing } from './listing-details.ts';
 import { registerLifecyclePaths } from './openapi.ts';
 import { snapshotStore } from './snapshot-store.ts';
 import { confirmSnapshot, readSnapshot, submitPart, type SnapshotDeps } from './snapshots.ts';
+import { statusQuota } from './status-quota.ts';
 import { updateStatuses, type StatusUpdateDeps } from './status-updates.ts';
 
 export function createLifecycleRouter(ctx: IngestContext, openapi?: OpenApiRegistry): Router {
@@ -27,6 +28,7 @@ export function createLifecycleRouter(ctx: IngestContext, openapi?: OpenApiRegis
     async publish(message) {
       await ctx.statusPublisher.publish(topic, [{ key: message.account_id, value: JSON.stringify(message) }]);
     },
+    quota: statusQuota(platform.redis, platform.env.REDIS_KEY_PREFIX),
   };
 
   const updateStatus = idempotentPost(ctx, 'status', async (auth, body) => {

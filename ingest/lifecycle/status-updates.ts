@@ -3,8 +3,9 @@
 // listing's stored state, and publish the accepted ones to rls.listing-status.v1 in one message.
 // The stream applies them in order per account; GET /listings/{id} shows the result once stored.
 import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
+import { dailyQuota } from '../../common/auth/tiers.ts';
 import type { StatusItem, StatusMessage } from '../../common/domain/lifecycle.ts';
-import { dependencyUnavailable } from '../../common/errors.ts';
+import { AppError, dependencyUnavailable } from '../../common/errors.ts';
 import type { ListingState } from '../../common/lifecycle/states.ts';
 import { isTestMode } from '../listings/bulk-create.ts';
 import { externalIdFingerprint, listingIdFor } from '../listings/fingerprint.ts';
@@ -18,12 +19,15 @@ import {
   type StatusResult,
   type StatusUpdate,
 } from './schemas.ts';
+import { STATUS_CHANGES_PER_LISTING_DAY, type StatusQuota } from './status-quota.ts';
 
 export interface StatusUpdateDeps {
   /** Stored states by listing id (any account; the service checks the owner). */
   readStates(ids: string[]): Promise<Map<string, ListingState>>;
   /** Publishes one status message (key: the account); rejects when Kafka is unavailable. */
   publish(message: StatusMessage & { items: StatusItem[] }): Promise<void>;
+  /** The account's daily quota and the per-listing cap (status-quota.ts). */
+  quota: StatusQuota;
   now?: () => number;
 }
 
@@ -49,6 +53,11 @@ interface Resolved {
   update: StatusUpdate;
 }
 
+/** An update its listing's stored state allows, as it will be published. */
+interface Allowed extends Resolved {
+  item: StatusItem;
+}
+
 export async function updateStatuses(
   deps: StatusUpdateDeps,
   auth: ApiKeyRecord,
@@ -63,9 +72,10 @@ export async function updateStatuses(
   const results: StatusResult[] = [];
   const valid = resolveUpdates(envelope.updates, caller, results);
   const states = await readStatesOf(deps, valid);
-  const items = checkAgainstStates(valid, states, caller, results);
-  if (items.length) await publishItems(deps, caller, items);
-  const succeeded = items.length;
+  const allowed = checkAgainstStates(valid, states, caller, results);
+  const admitted = await admitWithinQuota(deps, caller, allowed, results);
+  if (admitted.length) await publishAdmitted(deps, caller, admitted);
+  const succeeded = admitted.length;
   return {
     status: succeeded > 0 ? 200 : 400,
     response: { summary: { total: results.length, succeeded, failed: results.length - succeeded }, results },
@@ -102,18 +112,19 @@ async function readStatesOf(deps: StatusUpdateDeps, valid: Resolved[]): Promise<
 
 /**
  * Checks each valid update against its listing's stored state (owner, mode, the times of its listing
- * and last change); records every outcome in `results` and returns the accepted items.
+ * and last change); records every outcome in `results` and returns the allowed updates.
  */
 function checkAgainstStates(
   valid: Resolved[],
   states: Map<string, ListingState>,
   { auth, isTest, now }: Caller,
   results: StatusResult[],
-): StatusItem[] {
+): Allowed[] {
   // Several updates of one listing in a request apply in order, each on top of the one before.
   const working = new Map<string, { listed_at: number; status_at: number }>();
-  const items: StatusItem[] = [];
-  for (const { index, listingId, update } of valid) {
+  const allowed: Allowed[] = [];
+  for (const resolved of valid) {
+    const { index, listingId, update } = resolved;
     const state = states.get(listingId);
     const field = update.listing_id !== undefined ? 'listing_id' : 'external_id';
     // Another account's listing, or the other mode's, is indistinguishable from none at all.
@@ -134,17 +145,77 @@ function checkAgainstStates(
       continue;
     }
     working.set(listingId, { listed_at: known.listed_at, status_at: at });
-    items.push({
+    const item: StatusItem = {
       listing_id: listingId,
       status: update.status,
       at: iso(at),
       ...(update.rent_agreed !== undefined
         ? { rent_agreed: update.rent_agreed, currency: update.currency ?? 'TZS' }
         : {}),
-    });
+    };
+    allowed.push({ ...resolved, item });
     results[index] = { index, success: true, listing_id: listingId, status: update.status };
   }
-  return items;
+  return allowed;
+}
+
+/**
+ * Counts the allowed updates against the per-listing cap (one over it fails on its own with
+ * status_cap_reached) and the account's daily quota (429 for the whole request when they do not
+ * fit); returns the admitted ones.
+ */
+async function admitWithinQuota(
+  deps: StatusUpdateDeps,
+  { auth, isTest, now }: Caller,
+  allowed: Allowed[],
+  results: StatusResult[],
+): Promise<Allowed[]> {
+  if (!allowed.length) return [];
+  const owner = { accountId: auth.account_id, mode: isTest ? 'test' : 'live' } as const;
+  const limit = dailyQuota(auth, 'statusUpdatesPerDay');
+  const marks = await deps.quota
+    .admit(
+      owner,
+      allowed.map((a) => a.listingId),
+      limit,
+      new Date(now),
+    )
+    .catch((error: unknown) => {
+      throw error instanceof AppError ? error : dependencyUnavailable('redis', error);
+    });
+  return allowed.filter(({ index, update }, i) => {
+    if (marks[i]) return true;
+    const field = update.listing_id !== undefined ? 'listing_id' : 'external_id';
+    results[index] = fail(
+      index,
+      field,
+      'status_cap_reached',
+      `Listing ${update[field]} already has ${STATUS_CHANGES_PER_LISTING_DAY} status changes today ` +
+        '(UTC); more are refused until 00:00 UTC',
+    );
+    return false;
+  });
+}
+
+/** Publishes the admitted updates; when that fails, their quota is given back before the 503. */
+async function publishAdmitted(deps: StatusUpdateDeps, caller: Caller, admitted: Allowed[]) {
+  try {
+    await publishItems(
+      deps,
+      caller,
+      admitted.map((a) => a.item),
+    );
+  } catch (error) {
+    const owner = { accountId: caller.auth.account_id, mode: caller.isTest ? 'test' : 'live' } as const;
+    await deps.quota
+      .giveBack(
+        owner,
+        admitted.map((a) => a.listingId),
+        new Date(caller.now),
+      )
+      .catch(() => undefined); // the publish failure is the answer; a count kept is only conservative
+    throw error;
+  }
 }
 
 /** A change may not predate the listing, nor its last status change. */

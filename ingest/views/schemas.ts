@@ -35,8 +35,26 @@ export const viewsEnvelope = batchEnvelope({
   items: 'view events',
 });
 
+/**
+ * An event as the OpenAPI document shows it: listing_id is required for the event to be accepted,
+ * but an event without it is a per-event rejection in a 202 (contract, "View events"), not an
+ * invalid request, so the document's schema lets it be absent (docs/decisions/0001-…).
+ */
+export const viewEventDocSchema = viewEventSchema
+  .extend({
+    listing_id: text()
+      .check(z.uuid())
+      .optional()
+      .meta({
+        description:
+          'Required for the event to be accepted: an event without it is listed in rejected (field ' +
+          'listing_id, code required) and the request still answers 202 with the other events',
+      }),
+  })
+  .meta({ title: 'ViewEvent' });
+
 export const viewsBodyDocSchema = viewsEnvelope
-  .docSchema(viewEventSchema)
+  .docSchema(viewEventDocSchema)
   .meta({ title: 'ViewEventsRequest' });
 
 export const viewsResponseSchema = z

@@ -65,6 +65,7 @@ describe('view events (happy)', () => {
       { listing_id: listingId, viewed_at: new Date(now + 86_400_000).toISOString() },
       { listing_id: listingId, viewed_at: new Date(now - 400 * 86_400_000).toISOString() },
       { listing_id: listingId, referrer: 'x' },
+      { viewer_id: 'no-listing' }, // valid by the document's schema, rejected on its own
     ]);
     expect(response.status).toBe(202);
     expect(response.body).toMatchObject({ accepted: 2, duplicates: 0, test_mode: false });
@@ -73,6 +74,7 @@ describe('view events (happy)', () => {
       3: ['in_future'],
       4: ['too_old'],
       5: ['unknown_field'],
+      6: ['required'],
     });
     const messages = await viewMessages(account_id, 2);
     expect(messages).toHaveLength(2);

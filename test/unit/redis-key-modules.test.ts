@@ -45,6 +45,7 @@ const families: Record<string, readonly string[]> = {
   'analytics-api/cache.ts': ['analytics:v2:*'],
   'ingest/idempotency.ts': ['idem:*:*:*:*'],
   'ingest/lifecycle/snapshot-store.ts': ['snapshot:*:*:*'],
+  'ingest/lifecycle/status-quota.ts': ['status-changes:*:*:*'],
   'ingest/listings/seen-store.ts': ['seen:*', 'claims:*'],
   'ingest/quota.ts': ['quota:*:*:*'],
   'ingest/views/view-guard.ts': ['vg:*:*:*:'],

@@ -5,6 +5,7 @@
 // - 429: wait as Retry-After / RateLimit-Reset say (the shared RateGate), then again;
 // - 409 idempotency_in_progress (an earlier attempt with this key is still running): again shortly;
 // - 401/403: fatal, the key is wrong, revoked or not allowed — no row can succeed;
+// - 3xx: fatal, never followed — fetch would send X-API-Key to wherever Location points;
 // - anything else is the caller's answer to interpret (201, 400 all_listings_failed, 413, …).
 // Each kind of retry is bounded, so an unreachable or broken server ends in a clear fatal error.
 import { FatalError } from '../fatal.ts';
@@ -67,11 +68,14 @@ export function createApiClient(options: ApiClientOptions) {
           method,
           headers,
           body: init.body,
+          redirect: 'manual',
           signal: AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]),
         });
+        if (isRedirect(response)) throw redirectRefused(method, url, response);
         const text = await response.text();
         answer = { status: response.status, body: parseBody(text), headers: response.headers };
       } catch (error) {
+        if (error instanceof FatalError) throw error;
         if (options.signal.aborted) throw options.signal.reason;
         const reason = describeNetworkError(error);
         if (++tries.transient > retryLimits.transient) {
@@ -134,6 +138,20 @@ export type ApiClient = ReturnType<typeof createApiClient>;
 function backoffMs(attempt: number): number {
   const base = Math.min(MAX_BACKOFF_MS, 500 * 2 ** (attempt - 1));
   return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+function isRedirect(response: Response): boolean {
+  return response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400);
+}
+
+function redirectRefused(method: string, url: string, response: Response): FatalError {
+  void response.body?.cancel();
+  const location = response.headers.get('location');
+  return new FatalError(
+    `${method} ${url} answered ${response.status} redirecting to ${location ?? '(no Location)'}; ` +
+      'the uploader does not follow redirects (it would send RLS_API_KEY to another address): ' +
+      'set RLS_API_URL to the address the API really answers on',
+  );
 }
 
 function parseBody(text: string): unknown {

@@ -3,7 +3,8 @@ generated; operations.py reads method, path and parameters from the document at 
 path and query parameters as keyword arguments and ``body=`` for a request body, returning the
 parsed JSON answer (text for HTML/plain answers). A refusal raises RlsApiError. 429 and
 retriable 5xx are tried again after Retry-After; a request whose operation takes an
-Idempotency-Key gets one, the same on every retry."""
+Idempotency-Key gets one, the same on every retry. Redirects are never followed (they would carry
+X-API-Key to another address): a 3xx raises RlsApiError with code redirect_not_followed."""
 
 from __future__ import annotations
 
@@ -100,7 +101,13 @@ class Client(Methods):
             content = json.dumps(body)
         attempt = 0
         while True:
-            response = self._http.request(op.method, url, params=query, headers=headers, content=content)
+            # Never follow a redirect, even with a caller's http_client set to: it would carry
+            # X-API-Key to wherever Location points.
+            response = self._http.request(
+                op.method, url, params=query, headers=headers, content=content, follow_redirects=False
+            )
+            if response.is_redirect:
+                raise _redirect_refused(op.method, response)
             parsed = _parse(response)
             if response.is_success:
                 return parsed
@@ -119,3 +126,21 @@ def _parse(response: httpx.Response) -> Any:
         except ValueError:
             return response.text
     return response.text
+
+
+def _redirect_refused(method: str, response: httpx.Response) -> RlsApiError:
+    location = response.headers.get("location")
+    message = (
+        f"{method} {response.request.url} answered {response.status_code} redirecting to "
+        f"{location or '(unknown)'}; the client does not follow redirects (it would send the API "
+        "key to another address): use the address the API really answers on as base_url"
+    )
+    body = {
+        "error": {
+            "code": "redirect_not_followed",
+            "message": message,
+            "retriable": False,
+            "details": {"location": location},
+        }
+    }
+    return RlsApiError(response.status_code, body, response.headers)

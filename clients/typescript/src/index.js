@@ -2,7 +2,9 @@
 // from openapi.json), named by its operationId and taking one object: path and query parameters by
 // name, `body` for a request body. Answers are the parsed JSON (text for HTML/plain answers); a
 // refusal throws RlsApiError. 429 and retriable 5xx are tried again after Retry-After; a request
-// whose operation takes an Idempotency-Key gets one, the same on every retry.
+// whose operation takes an Idempotency-Key gets one, the same on every retry. Redirects are never
+// followed (fetch would send X-API-Key to wherever Location points): a 3xx throws RlsApiError with
+// code redirect_not_followed.
 import { randomUUID } from 'node:crypto';
 import { RlsApiError, WebhookVerificationError } from './errors.js';
 import { operations } from './operations.js';
@@ -40,6 +42,24 @@ async function parse(response) {
   return text;
 }
 
+function isRedirect(response) {
+  return response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400);
+}
+
+function redirectRefused(method, url, response) {
+  void response.body?.cancel();
+  const location = response.headers.get('location');
+  const message =
+    `${method} ${url} answered ${response.status} redirecting to ${location ?? '(unknown)'}; the ` +
+    'client does not follow redirects (it would send the API key to another address): use the ' +
+    'address the API really answers on as baseUrl';
+  return new RlsApiError(
+    response.status,
+    { error: { code: 'redirect_not_followed', message, retriable: false, details: { location } } },
+    response.headers,
+  );
+}
+
 /**
  * `createClient({ baseUrl, apiKey })`: baseUrl ends in /api/v1. Options: `maxRetries` (default 5),
  * `baseDelayMs` (500, the backoff without Retry-After), `maxDelayMs` (60 000), `fetch`, `headers`.
@@ -69,7 +89,8 @@ export function createClient({
       throw new TypeError(`${operationId} needs a body`);
     }
     for (let attempt = 0; ; attempt++) {
-      const response = await fetchImpl(url, { method: op.method, headers, body });
+      const response = await fetchImpl(url, { method: op.method, headers, body, redirect: 'manual' });
+      if (isRedirect(response)) throw redirectRefused(op.method, url, response);
       const parsed = await parse(response);
       if (response.ok) return parsed;
       if (attempt >= maxRetries || !isRetriable(response.status, parsed)) {

@@ -30,7 +30,7 @@ export interface paths {
         put?: never;
         /**
          * Change the status of up to 100 listings (active, under_contract, rented, withdrawn)
-         * @description 200 when at least one update was accepted; 400 (code all_listings_failed, the 200 body in error.details) when none was. Only the account's own listings of the request's mode; another account's id is a failed entry with code not_found. Applied asynchronously through Kafka, in order per account: GET /listings/{listing_id} shows the status once stored. Repeating a status the listing already has changes nothing. Idempotency-Key replays the first answer for 24 h. Tiers: all (permission listings:write). See docs/lifecycle.md.
+         * @description 200 when at least one update was accepted; 400 (code all_listings_failed, the 200 body in error.details) when none was. Only the account's own listings of the request's mode; another account's id is a failed entry with code not_found. Applied asynchronously through Kafka, in order per account: GET /listings/{listing_id} shows the status once stored. Repeating a status the listing already has changes nothing. Accepted updates count against a daily quota by tier (429 quota_exceeded, quota status_updates_per_day); one listing takes at most 10 accepted changes per UTC day, an update past that is a failed entry with code status_cap_reached. Idempotency-Key replays the first answer for 24 h. Tiers: all (permission listings:write). See docs/lifecycle.md.
          */
         post: operations["updateListingStatuses"];
         delete?: never;
@@ -197,7 +197,7 @@ export interface paths {
         };
         /**
          * The account's keys, oldest first (never the plaintext), a page at a time
-         * @description Needs a key with the admin role (403 insufficient_role otherwise). A live admin key manages the account's live and test keys, a test admin key its test keys only; other keys are 404. A rolled key (in its grace period) may read but not create, roll or revoke keys (403 key_rolled). Pages of up to limit keys (default and most 1000); next_after names the last key of a page that has a next one. Keys revoked more than 30 days ago are no longer listed.
+         * @description Needs a key with the admin role (403 insufficient_role otherwise). A live admin key manages the account's live and test keys, a test admin key its test keys only; other keys are 404. A rolled key (in its grace period) may read but not create, roll or revoke keys (403 key_rolled). Pages of up to limit keys (default and most 1000); next_after names the last key of a page that has a next one; a limit or after that is not as documented, or an after naming no key of the list, is 400 invalid_parameter. Keys revoked more than 30 days ago are no longer listed.
          */
         get: operations["listKeys"];
         put?: never;
@@ -324,7 +324,7 @@ export interface paths {
         put?: never;
         /**
          * Record up to 1,000 listing views (topic rls.views.v1)
-         * @description Views of the account's own listings in the request's mode only (others: rejected entry not_found), unless the key has the portal role; at most 3 views per listing, viewer and UTC day count (view_cap_reached); accepted events count against the daily quota (429 quota_exceeded). See docs/ingest.md.
+         * @description Views of the account's own listings in the request's mode only (others: rejected entry not_found), unless the key has the portal role; at most 3 views per listing, viewer and UTC day count (view_cap_reached); accepted events count against the daily quota (429 quota_exceeded). Each event is validated on its own: an invalid one (listing_id missing, a field of the wrong type or format) is listed in rejected with its errors and the request still answers 202; only an invalid envelope is 400. See docs/ingest.md.
          */
         post: operations["recordViews"];
         delete?: never;
@@ -1461,6 +1461,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             429: components["responses"]["Error429"];
@@ -1482,7 +1483,7 @@ export interface operations {
                      * @enum {string}
                      */
                     mode: "live" | "test";
-                    /** @description Label shown in lists (default empty) */
+                    /** @description Label shown in lists (default empty); no control or format characters (Unicode Cc, Cf: line breaks, NUL, bidi overrides), refused with code invalid_characters */
                     name?: string;
                     /**
                      * @description Default and maximum: the creating key's tier
@@ -1928,8 +1929,11 @@ export interface operations {
             content: {
                 "application/json": {
                     events: {
-                        /** Format: uuid */
-                        listing_id: string;
+                        /**
+                         * Format: uuid
+                         * @description Required for the event to be accepted: an event without it is listed in rejected (field listing_id, code required) and the request still answers 202 with the other events
+                         */
+                        listing_id?: string;
                         /**
                          * Format: date-time
                          * @description Default: time received. Not in the future, not older than 1 year
