@@ -1,16 +1,17 @@
 // Tiers and what they allow: the ONE table behind authorization, image limits and rate limits.
 // docs/auth.md ("Tiers") renders it for the README; change both together.
 //
-// | tier       | permissions                              | images/listing | requests/min            | listings/day | view events/day | snapshot ids/day | ids/snapshot | kept replies/day |
-// |------------|------------------------------------------|----------------|-------------------------|--------------|-----------------|------------------|--------------|------------------|
-// | free       | listings:write, usage:read, events:write | 5              | 60                      | 1,000        | 10,000          | 20,000           | 10,000       | 5 MB             |
-// | pro        | free + webhooks:manage                   | 15             | 60                      | 10,000       | 100,000         | 200,000          | 100,000      | 50 MB            |
-// | business   | all (adds analytics:read)                | 30             | 60                      | 100,000      | 1,000,000       | 500,000          | 250,000      | 200 MB           |
-// | enterprise | all                                      | 50             | 60, or `--rate-limit N` | 1,000,000    | 10,000,000      | 2,000,000        | 1,000,000    | 1 GB             |
+// | tier       | permissions                              | images/listing | requests/min            | listings/day | view events/day | snapshot ids/day | ids/snapshot | kept replies/day | estimate cells/day |
+// |------------|------------------------------------------|----------------|-------------------------|--------------|-----------------|------------------|--------------|------------------|--------------------|
+// | free       | listings:write, usage:read, events:write | 5              | 60                      | 1,000        | 10,000          | 20,000           | 10,000       | 5 MB             | 20                 |
+// | pro        | free + webhooks:manage                   | 15             | 60                      | 10,000       | 100,000         | 200,000          | 100,000      | 50 MB            | 50                 |
+// | business   | all (adds analytics:read)                | 30             | 60                      | 100,000      | 1,000,000       | 500,000          | 250,000      | 200 MB           | 200                |
+// | enterprise | all                                      | 50             | 60, or `--rate-limit N` | 1,000,000    | 10,000,000      | 2,000,000        | 1,000,000    | 1 GB             | 1,000              |
 //
 // Daily quotas count per account and mode (UTC day) what stays in Redis and the warehouse: listings
 // created, view events accepted, snapshot external ids received and the bytes of Idempotency-Key
-// replies kept (ingest/quota.ts). A key with its own `--rate-limit N` has all but snapshot ids
+// replies kept (ingest/quota.ts), and the distinct cells asked for point rent estimates
+// (analytics-api/estimate-quota.ts). A key with its own `--rate-limit N` has all but snapshot ids
 // scaled by N / 60, so load tests measure capacity rather
 // than the quota; snapshot ids are not scaled (they are held in Redis whole until the snapshot
 // completes, so their bound is a memory bound). Twice the largest snapshot a day lets a failed
@@ -44,6 +45,11 @@ export interface TierPolicy {
   maxSnapshotIds: number;
   /** Bytes of Idempotency-Key replies an account may have kept per UTC day and mode (24 h each). */
   keptReplyBytesPerDay: number;
+  /**
+   * Distinct H3 cells an account may ask point rent estimates for per UTC day and mode (the same
+   * cell again is free): what bounds locating other accounts' listings from many search centres.
+   */
+  estimateCellsPerDay: number;
 }
 
 /** Upper bound of `--rate-limit N`. */
@@ -62,6 +68,7 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     snapshotIdsPerDay: 20_000,
     maxSnapshotIds: 10_000,
     keptReplyBytesPerDay: 5_000_000,
+    estimateCellsPerDay: 20,
   },
   pro: {
     permissions: ['listings:write', 'usage:read', 'events:write', 'webhooks:manage'],
@@ -73,6 +80,7 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     snapshotIdsPerDay: 200_000,
     maxSnapshotIds: 100_000,
     keptReplyBytesPerDay: 50_000_000,
+    estimateCellsPerDay: 50,
   },
   business: {
     permissions: everything,
@@ -84,6 +92,7 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     snapshotIdsPerDay: 500_000,
     maxSnapshotIds: 250_000,
     keptReplyBytesPerDay: 200_000_000,
+    estimateCellsPerDay: 200,
   },
   enterprise: {
     permissions: everything,
@@ -95,13 +104,14 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     snapshotIdsPerDay: 2_000_000,
     maxSnapshotIds: 1_000_000,
     keptReplyBytesPerDay: 1_000_000_000,
+    estimateCellsPerDay: 1_000,
   },
 };
 
 /** A key's daily quota of `kind`: its tier's, scaled by its own rate limit when it has one. */
 export function dailyQuota(
   key: { tier: Tier; rate_limit: number },
-  kind: 'listingsPerDay' | 'viewEventsPerDay' | 'keptReplyBytesPerDay',
+  kind: 'listingsPerDay' | 'viewEventsPerDay' | 'keptReplyBytesPerDay' | 'estimateCellsPerDay',
 ): number {
   const policy = tierPolicies[key.tier];
   const scale = Math.max(1, key.rate_limit / policy.requestsPerMinute);
