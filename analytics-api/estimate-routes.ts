@@ -1,13 +1,13 @@
 // HTTP of the rent estimates (docs/analytics.md, "Rent estimates"): a point's estimate (contract)
 // and a stored listing's for its owner. Same key rules, tier permission, cache and error shape as
 // pricing; the numbers come from services/estimate.ts.
-import type { RequestHandler, Response, Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 import { authOf, requirePermission } from '../common/auth/authenticate.ts';
-import type { CacheOutcome } from './cache.ts';
 import type { AnalyticsContext } from './context.ts';
 import { parseEstimateParams, parseListingEstimateParams } from './estimate-params.ts';
 import { estimateQuota } from './estimate-quota.ts';
 import { searchCentre } from './geo/search-centre.ts';
+import { send } from './send-answer.ts';
 import { pointEstimateAnswer } from './services/estimate.ts';
 import { listingEstimateAnswer } from './services/listing-estimate.ts';
 
@@ -30,7 +30,7 @@ export function addEstimateRoutes(router: Router, ctx: AnalyticsContext, auth: R
       ...answer.value,
       subject: { ...answer.value.subject, latitude: p.latitude, longitude: p.longitude },
     };
-    send(res, { ...answer, value });
+    send(res, { ...answer, value }, 'account');
   });
 
   router.get(
@@ -48,13 +48,8 @@ export function addEstimateRoutes(router: Router, ctx: AnalyticsContext, auth: R
         await ctx.cache.getOrCompute(key, auth.account_id, () =>
           listingEstimateAnswer(ctx.estimates, auth, id, { currency, testMode }),
         ),
+        'account',
       );
     },
   );
-}
-
-function send(res: Response, answer: { value: unknown; cache: CacheOutcome }): void {
-  res.setHeader('X-Cache', answer.cache);
-  res.setHeader('Cache-Control', 'private, max-age=0');
-  res.json(answer.value);
 }

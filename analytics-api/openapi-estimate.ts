@@ -11,6 +11,7 @@ export function registerEstimatePaths(registry: OpenApiRegistry): void {
   registry.register(
     cachedAnswerOperation({
       path: '/analytics/estimate',
+      cacheScope: 'account',
       operationId: 'getRentEstimate',
       summary: 'Asking-rent estimate for a unit at a point, with its comparables and measured accuracy',
       description:
@@ -31,6 +32,7 @@ export function registerEstimatePaths(registry: OpenApiRegistry): void {
   registry.register(
     cachedAnswerOperation({
       path: '/listings/{listing_id}/estimate',
+      cacheScope: 'account',
       operationId: 'getListingRentEstimate',
       summary:
         'The rent estimate of one of your listings, and whether its asking rent is over, within or under',
