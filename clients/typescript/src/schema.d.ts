@@ -1996,8 +1996,6 @@ export interface operations {
             /** @description Pricing */
             200: {
                 headers: {
-                    /** @description hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
-                    "X-Cache"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2056,8 +2054,6 @@ export interface operations {
             /** @description Heatmap */
             200: {
                 headers: {
-                    /** @description hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
-                    "X-Cache"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2135,7 +2131,7 @@ export interface operations {
             /** @description Velocity */
             200: {
                 headers: {
-                    /** @description hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
+                    /** @description hit, miss or off: whether the answer came from the analytics cache (answers cached per account only: velocity, market share and the estimates; market-wide answers do not say, as a hit would tell that another account just asked the same question). A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
                     "X-Cache"?: string;
                     [name: string]: unknown;
                 };
@@ -2239,8 +2235,6 @@ export interface operations {
             /** @description Seasonality */
             200: {
                 headers: {
-                    /** @description hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
-                    "X-Cache"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2304,7 +2298,7 @@ export interface operations {
             /** @description Market share */
             200: {
                 headers: {
-                    /** @description hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
+                    /** @description hit, miss or off: whether the answer came from the analytics cache (answers cached per account only: velocity, market share and the estimates; market-wide answers do not say, as a hit would tell that another account just asked the same question). A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
                     "X-Cache"?: string;
                     [name: string]: unknown;
                 };
@@ -2391,7 +2385,7 @@ export interface operations {
             /** @description Estimate */
             200: {
                 headers: {
-                    /** @description hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
+                    /** @description hit, miss or off: whether the answer came from the analytics cache (answers cached per account only: velocity, market share and the estimates; market-wide answers do not say, as a hit would tell that another account just asked the same question). A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
                     "X-Cache"?: string;
                     [name: string]: unknown;
                 };
@@ -2522,7 +2516,7 @@ export interface operations {
             /** @description Estimate */
             200: {
                 headers: {
-                    /** @description hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
+                    /** @description hit, miss or off: whether the answer came from the analytics cache (answers cached per account only: velocity, market share and the estimates; market-wide answers do not say, as a hit would tell that another account just asked the same question). A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
                     "X-Cache"?: string;
                     [name: string]: unknown;
                 };
