@@ -8,13 +8,14 @@
 // | business   | all (adds analytics:read)                | 30             | 60                      | 100,000      | 1,000,000       | 500,000          | 250,000      | 200 MB           |
 // | enterprise | all                                      | 50             | 60, or `--rate-limit N` | 1,000,000    | 10,000,000      | 2,000,000        | 1,000,000    | 1 GB             |
 //
-// Distinct cells asked for point rent estimates per day (analytics-api/estimate-quota.ts): free 20,
-// pro 50, business 200, enterprise 1,000 (only business and enterprise may ask).
+// Distinct cells asked for point rent estimates per account, mode and UTC day
+// (analytics-api/estimate-quota.ts; scaled by `--rate-limit N` like the daily quotas below): free
+// 20, pro 50, business 200, enterprise 1,000 (only business and enterprise may ask).
 //
 // Daily quotas count per account and mode (UTC day) what stays in Redis and the warehouse: listings
 // created, view events accepted, snapshot external ids received and the bytes of Idempotency-Key
-// replies kept (ingest/quota.ts), and estimate cells. A key with its own `--rate-limit N` has all
-// but snapshot ids scaled by N / 60, so load tests measure capacity rather
+// replies kept (ingest/quota.ts). A key with its own `--rate-limit N` has all but snapshot ids
+// scaled by N / 60, so load tests measure capacity rather
 // than the quota; snapshot ids are not scaled (they are held in Redis whole until the snapshot
 // completes, so their bound is a memory bound). Twice the largest snapshot a day lets a failed
 // snapshot be sent again the same day.
