@@ -126,6 +126,24 @@ describe('rent estimate privacy', () => {
       byCell.set(cell, json);
       expect(comps.every((c) => c.listing_id === null && [1, 2, 5, 10].includes(c.distance_km))).toBe(true);
     }
+
+    // Two points of the spot's cell: one search from its centre, each point echoed as asked.
+    const other = offset(spot, 0.05, 300);
+    const [here, there] = [
+      await api('GET', query(spot), { key: attacker.key }),
+      await api('GET', query(other), { key: attacker.key }),
+    ];
+    expect(here.body.subject.search_center).toEqual({
+      latitude: spot.latitude,
+      longitude: spot.longitude,
+      h3_index: BigInt(`0x${latLngToCell(spot.latitude, spot.longitude, 8)}`).toString(),
+    });
+    expect(there.body.subject).toMatchObject({
+      latitude: other.latitude,
+      longitude: other.longitude,
+      search_center: here.body.subject.search_center,
+    });
+    expect(there.body.comparables).toEqual(here.body.comparables);
   }, 300_000);
 
   it('counts distinct cells per account and mode a day: a new cell past the quota is 429, an asked one is free (error)', async () => {
