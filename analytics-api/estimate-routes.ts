@@ -1,26 +1,36 @@
 // HTTP of the rent estimates (docs/analytics.md, "Rent estimates"): a point's estimate (contract)
 // and a stored listing's for its owner. Same key rules, tier permission, cache and error shape as
 // pricing; the numbers come from services/estimate.ts.
-import type { RequestHandler, Response, Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 import { authOf, requirePermission } from '../common/auth/authenticate.ts';
-import type { CacheOutcome } from './cache.ts';
 import type { AnalyticsContext } from './context.ts';
 import { parseEstimateParams, parseListingEstimateParams } from './estimate-params.ts';
+import { estimateQuota } from './estimate-quota.ts';
+import { searchCentre } from './geo/search-centre.ts';
+import { send } from './send-answer.ts';
 import { pointEstimateAnswer } from './services/estimate.ts';
 import { listingEstimateAnswer } from './services/listing-estimate.ts';
 
 export function addEstimateRoutes(router: Router, ctx: AnalyticsContext, auth: RequestHandler): void {
+  const quota = estimateQuota(ctx.platform.redis, ctx.platform.env.REDIS_KEY_PREFIX);
   router.get('/analytics/estimate', auth, requirePermission('analytics:read'), async (req, res) => {
     const p = parseEstimateParams(req.query);
-    const { mode, account_id: account } = authOf(req);
+    const caller = authOf(req);
+    const { mode, account_id: account } = caller;
+    // The answer is the cell's (searched from its centre): counted, and cached, by cell.
+    const cell = searchCentre(p.latitude, p.longitude).h3Index;
+    await quota.reserveCell(caller, cell);
     // Per account: the account's own comparables show their ids.
-    const key = `estimate:${mode}:${account}:${p.latitude},${p.longitude}:${p.type}:${p.bedrooms ?? '-'}:${p.bathrooms ?? '-'}:${p.areaSqm ?? '-'}:${p.currency}`;
-    send(
-      res,
-      await ctx.cache.getOrCompute(key, account, () =>
-        pointEstimateAnswer(ctx.estimates, p, mode === 'test', account),
-      ),
+    const key = `estimate:${mode}:${account}:${cell}:${p.type}:${p.bedrooms ?? '-'}:${p.bathrooms ?? '-'}:${p.areaSqm ?? '-'}:${p.currency}`;
+    const answer = await ctx.cache.getOrCompute(key, account, () =>
+      pointEstimateAnswer(ctx.estimates, p, mode === 'test', account),
     );
+    // The point as asked, whichever point of the cell the cached answer was computed for.
+    const value = {
+      ...answer.value,
+      subject: { ...answer.value.subject, latitude: p.latitude, longitude: p.longitude },
+    };
+    send(res, { ...answer, value }, 'account');
   });
 
   router.get(
@@ -38,13 +48,8 @@ export function addEstimateRoutes(router: Router, ctx: AnalyticsContext, auth: R
         await ctx.cache.getOrCompute(key, auth.account_id, () =>
           listingEstimateAnswer(ctx.estimates, auth, id, { currency, testMode }),
         ),
+        'account',
       );
     },
   );
-}
-
-function send(res: Response, answer: { value: unknown; cache: CacheOutcome }): void {
-  res.setHeader('X-Cache', answer.cache);
-  res.setHeader('Cache-Control', 'private, max-age=0');
-  res.json(answer.value);
 }

@@ -9,6 +9,7 @@ export function registerMarketPaths(registry: OpenApiRegistry): void {
   registry.register(
     cachedAnswerOperation({
       path: '/analytics/velocity',
+      cacheScope: 'account',
       operationId: 'getVelocity',
       summary: 'How fast listings leave the market: days to rent, stock, absorption, Kaplan–Meier',
       description: `Live keys see live data, test keys test data. ${tiers} See docs/analytics.md.`,
@@ -20,6 +21,7 @@ export function registerMarketPaths(registry: OpenApiRegistry): void {
   registry.register(
     cachedAnswerOperation({
       path: '/analytics/seasonality',
+      cacheScope: 'market',
       operationId: 'getSeasonality',
       summary: 'Monthly series of rents, new listings, views and days to rent, with a month-of-year index',
       description: `status: insufficient_history under 12 months (no index), provisional for 12–23, ok from 24. ${tiers} See docs/analytics.md.`,
@@ -31,6 +33,7 @@ export function registerMarketPaths(registry: OpenApiRegistry): void {
   registry.register(
     cachedAnswerOperation({
       path: '/analytics/market-share',
+      cacheScope: 'account',
       operationId: 'getMarketShare',
       summary:
         "The calling account's share of stock, new listings, rentals and views, against the anonymous rest",

@@ -13,6 +13,7 @@ export function registerAnalyticsPaths(registry: OpenApiRegistry): void {
   registry.register(
     cachedAnswerOperation({
       path: '/analytics/pricing',
+      cacheScope: 'market',
       operationId: 'getPricing',
       summary: 'Prices by neighbourhood for a city and property type in a quarter',
       description: 'Live keys see live listings, test keys test listings. See docs/analytics.md.',
@@ -24,6 +25,7 @@ export function registerAnalyticsPaths(registry: OpenApiRegistry): void {
   registry.register(
     cachedAnswerOperation({
       path: '/analytics/heatmap',
+      cacheScope: 'market',
       operationId: 'getHeatmap',
       summary: 'Demand per 500 m H3 cell (resolution 8) inside a bounding box',
       description: `Cells whose centre lies inside the box and that hold listings of the period. Boxes larger than ${MAX_BOUNDS_AREA_KM2} km² get a 400. See docs/analytics.md.`,

@@ -1,6 +1,6 @@
 // HTTP surface of the analytics API: authenticate, validate, answer through the cache. The numbers
 // are computed in services/; the rules are in rules.ts and docs/analytics.md.
-import { Router, type Response } from 'express';
+import { Router } from 'express';
 import { authenticate, authOf, requirePermission } from '../common/auth/authenticate.ts';
 import type { OpenApiRegistry } from '../common/openapi/registry.ts';
 import type { HeatmapAnswer } from './answers/heatmap.ts';
@@ -17,7 +17,7 @@ import { marketShareAnswer } from './services/market-share.ts';
 import { pricingAnswer } from './services/pricing.ts';
 import { seasonalityAnswer } from './services/seasonality.ts';
 import { velocityAnswer } from './services/velocity.ts';
-import type { CacheOutcome } from './cache.ts';
+import { send } from './send-answer.ts';
 
 export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRegistry): Router {
   const router = Router();
@@ -36,7 +36,7 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
     const answer = await ctx.cache.getOrCompute(key, account, () =>
       pricingAnswer(ctx.pricing, params, mode === 'test'),
     );
-    send(res, answer);
+    send(res, answer, 'market');
   });
 
   router.get('/analytics/heatmap', auth, requirePermission('analytics:read'), async (req, res) => {
@@ -50,9 +50,9 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
     // One cached answer per box; the GeoJSON is drawn from it on the way out.
     if (format === 'geojson') {
       res.type(GEOJSON_MEDIA_TYPE);
-      send(res, { value: heatmapGeoJson(answer.value as HeatmapAnswer), cache: answer.cache });
+      send(res, { value: heatmapGeoJson(answer.value as HeatmapAnswer), cache: answer.cache }, 'market');
     } else {
-      send(res, answer);
+      send(res, answer, 'market');
     }
   });
 
@@ -67,6 +67,7 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
       await ctx.cache.getOrCompute(key, account, () =>
         velocityAnswer(clickhouse, params, mode === 'test', account),
       ),
+      'account',
     );
   });
 
@@ -79,6 +80,7 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
       await ctx.cache.getOrCompute(key, account, () =>
         seasonalityAnswer(clickhouse, params, mode === 'test'),
       ),
+      'market',
     );
   });
 
@@ -92,17 +94,11 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
       await ctx.cache.getOrCompute(key, account, () =>
         marketShareAnswer(clickhouse, params, mode === 'test', account),
       ),
+      'account',
     );
   });
 
   addEstimateRoutes(router, ctx, auth); // rent estimates (docs/analytics.md, "Rent estimates")
 
   return router;
-}
-
-/** X-Cache tells operators (and tests) whether the answer came from the cache (hit/miss/off). */
-function send(res: Response, answer: { value: unknown; cache: CacheOutcome }): void {
-  res.setHeader('X-Cache', answer.cache);
-  res.setHeader('Cache-Control', 'private, max-age=0');
-  res.json(answer.value);
 }

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { currencies, propertyTypes } from '../../common/domain/listing.ts';
 import { bedroomClasses } from '../../common/estimate/method.ts';
+import { DISTANCE_BAND_LABELS } from '../services/distance-bands.ts';
 
 const figure = z.number().nullable();
 
@@ -50,7 +51,18 @@ export const estimateAnswerSchema = z.object({
         .nullable()
         .describe('The calling account’s own listings only; null for other accounts’ listings'),
       price: z.number().describe('Asking rent in the answer’s currency'),
-      distance_km: z.number().describe('Rounded to the nearest 0.5 km'),
+      distance_km: z
+        .number()
+        .describe(
+          'From subject.search_center. Your own listings: the distance, to 0.01 km. Other accounts’ ' +
+            'listings: the upper bound of distance_band (1, 2, 5 or 10), never the distance itself',
+        ),
+      distance_band: z
+        .enum(DISTANCE_BAND_LABELS)
+        .describe(
+          'The band of the distance from subject.search_center (upper bound inclusive): the search ' +
+            'radii 1, 2, 5, 10 km. Comparables are listed by distance_km, then price',
+        ),
       days_old: z.number().int().describe('Whole days since it was listed'),
       bedrooms: z.number().int().nullable(),
       bathrooms: z.number().int().nullable(),
@@ -66,8 +78,19 @@ export const estimateAnswerSchema = z.object({
     .describe('Comparables used that are off the market (rented, withdrawn, expired): counted, not listed'),
   accuracy: accuracyAnswerSchema,
   subject: z.object({
-    latitude: z.number(),
-    longitude: z.number(),
+    latitude: z.number().describe('As asked'),
+    longitude: z.number().describe('As asked'),
+    search_center: z
+      .object({
+        latitude: z.number(),
+        longitude: z.number(),
+        h3_index: z.string().describe('Resolution-8 H3 cell, decimal 64-bit index'),
+      })
+      .describe(
+        'Where the search started and distances are measured from: the centre of the point’s ' +
+          'resolution-8 H3 cell (every point of a cell gets the same answer); for a listing’s ' +
+          'estimate, the listing’s own position',
+      ),
     property_type: z.enum(propertyTypes),
     bedrooms: z.number().int().nullable(),
     bathrooms: z.number().int().nullable(),

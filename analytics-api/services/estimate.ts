@@ -29,8 +29,10 @@ import {
 import type { EstimateAnswer } from '../answers/estimate.ts';
 import type { EstimateParams } from '../estimate-params.ts';
 import { diskCells } from '../geo/h3-disk.ts';
+import { searchCentre } from '../geo/search-centre.ts';
 import { nearbyComparables, type ComparableRow } from '../queries/estimate.ts';
 import { round3 } from '../rules.ts';
+import { shownDistance } from './distance-bands.ts';
 import type { AccuracySource } from './estimate-accuracy.ts';
 
 /**
@@ -52,10 +54,12 @@ export const ESTIMATE_DEFINITION =
   'widening 1 → 2 → 5 → 10 km over 90, then 365 days until 5 are found. Asking rents, not agreed ' +
   'rents. The interval and accuracy come from the latest backtest of the segment (docs/analytics.md).';
 
+/** `latitude`/`longitude` are where the search starts; `asked`, the point as the caller gave it. */
 export interface EstimateSubject extends Subject {
   type: PropertyType;
   /** City slug of the accuracy segment; '' outside the ten cities. */
   city: string;
+  asked?: { latitude: number; longitude: number };
 }
 
 export interface EstimateDeps {
@@ -92,9 +96,11 @@ export async function estimateAnswer(
     estimatePoint(deps.clickhouse, subject, options),
     deps.accuracy.forSegment(options.isTest, segment),
   ]);
-  // Other accounts' listings must not be locatable from the answer: no id, the distance rounded
-  // to half a kilometre, and those off the market (which GET /listings/{id} hides from others too)
-  // only counted. A listing without a known state counts as on the market.
+  // Other accounts' listings must not be locatable from the answer: no id, only the band of their
+  // distance (services/distance-bands.ts), listed by band and price rather than nearest first (an
+  // order would place them between the caller's own listings, whose distances are shown), and
+  // those off the market (which GET /listings/{id} hides from others too) only counted. A listing
+  // without a known state counts as on the market.
   const states = await readListingStates(
     deps.clickhouse,
     point.comparables.map(({ candidate }) => candidate.listingId),
@@ -122,21 +128,37 @@ export async function estimateAnswer(
     },
     radius_km: step.radiusKm,
     max_age_days: step.maxAgeDays,
-    comparables: onMarket.map(({ candidate: c, similarity }) => ({
-      listing_id: states.get(c.listingId)?.account_id === options.accountId ? c.listingId : null,
-      price: price(c.priceTzs),
-      distance_km: Math.round(c.distanceKm * 2) / 2,
-      days_old: Math.floor(c.ageDays),
-      bedrooms: c.bedrooms,
-      bathrooms: c.bathrooms,
-      area_sqm: c.areaSqm,
-      similarity: round3(similarity),
-    })),
+    comparables: onMarket
+      .map(({ candidate: c, similarity }) => {
+        const own = states.get(c.listingId)?.account_id === options.accountId;
+        return {
+          listing_id: own ? c.listingId : null,
+          price: price(c.priceTzs),
+          ...shownDistance(c.distanceKm, own),
+          days_old: Math.floor(c.ageDays),
+          bedrooms: c.bedrooms,
+          bathrooms: c.bathrooms,
+          area_sqm: c.areaSqm,
+          similarity: round3(similarity),
+        };
+      })
+      .sort(
+        (a, b) =>
+          a.distance_km - b.distance_km ||
+          a.price - b.price ||
+          a.days_old - b.days_old ||
+          b.similarity - a.similarity,
+      ),
     off_market_comparables: point.comparables.length - onMarket.length,
     accuracy: answer,
     subject: {
-      latitude: subject.latitude,
-      longitude: subject.longitude,
+      latitude: subject.asked?.latitude ?? subject.latitude,
+      longitude: subject.asked?.longitude ?? subject.longitude,
+      search_center: {
+        latitude: subject.latitude,
+        longitude: subject.longitude,
+        h3_index: searchCentre(subject.latitude, subject.longitude).h3Index,
+      },
       property_type: subject.type,
       bedrooms: subject.bedrooms,
       bathrooms: subject.bathrooms,
@@ -259,21 +281,27 @@ function insufficient(
   );
 }
 
-/** GET /analytics/estimate: the point's city (as the stream places coordinates) names its segment. */
+/**
+ * GET /analytics/estimate: searched from the centre of the point's H3 cell (geo/search-centre.ts),
+ * whose city (as the stream places coordinates) names the segment: the answer is the same for
+ * every point of the cell.
+ */
 export function pointEstimateAnswer(
   deps: EstimateDeps,
   params: EstimateParams,
   isTest: boolean,
   accountId: string,
 ): Promise<EstimateAnswer> {
-  const place = resolveByPoint(params.latitude, params.longitude);
+  const centre = searchCentre(params.latitude, params.longitude);
+  const place = resolveByPoint(centre.latitude, centre.longitude);
   return estimateAnswer(
     deps,
     {
       type: params.type,
       city: place?.city ?? '',
-      latitude: params.latitude,
-      longitude: params.longitude,
+      latitude: centre.latitude,
+      longitude: centre.longitude,
+      asked: { latitude: params.latitude, longitude: params.longitude },
       bedrooms: params.bedrooms,
       bathrooms: params.bathrooms,
       areaSqm: params.areaSqm,

@@ -12,6 +12,10 @@
 // key's: more keys do not multiply an account's rate beyond its tier's figure. A key with its own
 // higher `--rate-limit N` raises the account's figure to N for that key's requests.
 //
+// Distinct cells asked for point rent estimates per account, mode and UTC day
+// (analytics-api/estimate-quota.ts; scaled by `--rate-limit N` like the daily quotas below): free
+// 20, pro 50, business 200, enterprise 1,000 (only business and enterprise may ask).
+//
 // Daily quotas count per account and mode (UTC day) what stays in Redis and the warehouse: listings
 // created, view events and status updates accepted, snapshot external ids received and the bytes
 // of Idempotency-Key replies kept (ingest/quota.ts). A key with its own `--rate-limit N` has all but snapshot ids
@@ -52,6 +56,11 @@ export interface TierPolicy {
   maxSnapshotIds: number;
   /** Bytes of Idempotency-Key replies an account may have kept per UTC day and mode (24 h each). */
   keptReplyBytesPerDay: number;
+  /**
+   * Distinct H3 cells an account may ask point rent estimates for per UTC day and mode (the same
+   * cell again is free): what bounds locating other accounts' listings from many search centres.
+   */
+  estimateCellsPerDay: number;
 }
 
 /** Upper bound of `--rate-limit N`. */
@@ -72,6 +81,7 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     snapshotIdsPerDay: 20_000,
     maxSnapshotIds: 10_000,
     keptReplyBytesPerDay: 5_000_000,
+    estimateCellsPerDay: 20,
   },
   pro: {
     permissions: ['listings:write', 'usage:read', 'events:write', 'webhooks:manage'],
@@ -85,6 +95,7 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     snapshotIdsPerDay: 200_000,
     maxSnapshotIds: 100_000,
     keptReplyBytesPerDay: 50_000_000,
+    estimateCellsPerDay: 50,
   },
   business: {
     permissions: everything,
@@ -98,6 +109,7 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     snapshotIdsPerDay: 500_000,
     maxSnapshotIds: 250_000,
     keptReplyBytesPerDay: 200_000_000,
+    estimateCellsPerDay: 200,
   },
   enterprise: {
     permissions: everything,
@@ -111,13 +123,19 @@ export const tierPolicies: Record<Tier, TierPolicy> = {
     snapshotIdsPerDay: 2_000_000,
     maxSnapshotIds: 1_000_000,
     keptReplyBytesPerDay: 1_000_000_000,
+    estimateCellsPerDay: 1_000,
   },
 };
 
 /** A key's daily quota of `kind`: its tier's, scaled by its own rate limit when it has one. */
 export function dailyQuota(
   key: { tier: Tier; rate_limit: number },
-  kind: 'listingsPerDay' | 'viewEventsPerDay' | 'statusUpdatesPerDay' | 'keptReplyBytesPerDay',
+  kind:
+    | 'listingsPerDay'
+    | 'viewEventsPerDay'
+    | 'statusUpdatesPerDay'
+    | 'keptReplyBytesPerDay'
+    | 'estimateCellsPerDay',
 ): number {
   const policy = tierPolicies[key.tier];
   const scale = Math.max(1, key.rate_limit / policy.requestsPerMinute);

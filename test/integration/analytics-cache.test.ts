@@ -28,20 +28,42 @@ describe('analytics cache', () => {
 
     const first = await api('GET', path, { key });
     expect(first.status).toBe(200);
-    expect(first.headers.get('x-cache')).toBe('miss');
     expect(first.body.summary.total_listings).toBe(1);
 
+    // The new listing is not in the cached answer, whoever asks.
     await insertListings([listing(70_000)]);
     const second = await api('GET', path, { key });
-    expect(second.headers.get('x-cache')).toBe('hit');
     expect(second.body).toEqual(first.body);
 
     const fresh = await eventually(async () => {
       const now = await api('GET', path, { key });
       return now.body.summary.total_listings === 2 ? now : undefined;
     });
-    expect(fresh.headers.get('x-cache')).toBe('miss');
     expect(fresh.body.summary.median_price_tzs).toBe(60_000);
+  });
+
+  it('says X-Cache only on answers cached per account, never that another account asked a market question (security)', async () => {
+    const year = await claimYear();
+    const [asker, competitor] = await Promise.all([
+      createTestKey({ mode: 'test' }),
+      createTestKey({ mode: 'test' }),
+    ]);
+    const market = [
+      `/api/v1/analytics/pricing?city=iringa&type=house&period=${year}-Q2`,
+      `/api/v1/analytics/heatmap?bounds=35.6,-7.9,35.8,-7.7&type=house&period=${year}-Q2`,
+      '/api/v1/analytics/seasonality?city=iringa&type=house',
+    ];
+    for (const path of market) {
+      expect((await api('GET', path, { key: asker.key })).status, path).toBe(200);
+      // The competitor's answer comes from the asker's entry, and does not say so.
+      const theirs = await api('GET', path, { key: competitor.key });
+      expect(theirs.status, path).toBe(200);
+      expect(theirs.headers.get('x-cache'), path).toBeNull();
+    }
+    // Per account: one's own repeated question says hit.
+    const own = '/api/v1/analytics/market-share?city=iringa&type=house';
+    expect((await api('GET', own, { key: competitor.key })).headers.get('x-cache')).toBe('miss');
+    expect((await api('GET', own, { key: competitor.key })).headers.get('x-cache')).toBe('hit');
   });
 
   it("includes an account's batch in its next answer, even when the same question was cached just before (happy)", async () => {

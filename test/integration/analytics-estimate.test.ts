@@ -115,12 +115,15 @@ describe('rent estimates', () => {
       difference_pct: 525,
     });
 
-    // The same point without a subject: the listing and its twin are the nearest comparables (the
-    // twin is another account's: no id).
+    // The same point without a subject: the listing and its twin are comparables (the twin is
+    // another account's: no id, only its distance band).
     const point = await estimate(live.key, at);
-    const pointIds = (point.body.comparables as { listing_id: string | null }[]).map((c) => c.listing_id);
-    expect(pointIds.slice(0, 2)).toContain(subjectId);
-    expect(pointIds.slice(0, 2)).toContain(null);
+    const pointComps = point.body.comparables as { listing_id: string | null; distance_km: number }[];
+    const pointIds = pointComps.map((c) => c.listing_id);
+    expect(pointComps.find((c) => c.listing_id === subjectId)?.distance_km).toBe(0);
+    expect(pointComps.filter((c) => c.listing_id === null)).toEqual([
+      expect.objectContaining({ distance_km: 1, distance_band: '0-1 km', price: 5_000_000 }),
+    ]);
     expect(pointIds).not.toContain(twinId);
 
     // Only the owner, only in its mode.
@@ -129,7 +132,7 @@ describe('rent estimates', () => {
     expect((await api('GET', `/api/v1/listings/not-a-uuid/estimate`, { key: live.key })).status).toBe(404);
   });
 
-  it("never locates another account's listing: no id, distance to 0.5 km, off-market ones only counted (security)", async () => {
+  it("never locates another account's listing: no id, distance as a band, off-market ones only counted (security)", async () => {
     const at = await emptySpot();
     const other = await createTestKey({ mode: 'live' });
     const theirs = ring(at, 6, 0.7, 10, { priceTzs: 1_000_000, accountId: other.account_id });
@@ -144,7 +147,11 @@ describe('rent estimates', () => {
     });
     const response = await estimate(live.key, at);
     expect(response.status, JSON.stringify(response.body)).toBe(200);
-    const comps = response.body.comparables as { listing_id: string | null; distance_km: number }[];
+    const comps = response.body.comparables as {
+      listing_id: string | null;
+      distance_km: number;
+      distance_band: string;
+    }[];
     expect(response.body.off_market_comparables).toBe(1);
     expect(comps).toHaveLength(7);
     expect(
@@ -154,7 +161,9 @@ describe('rent estimates', () => {
         .sort(),
     ).toEqual([...ownIds].sort());
     expect(comps.map((c) => c.listing_id)).not.toContain(offMarketId);
-    expect(comps.map((c) => c.distance_km).sort()).toEqual([0.5, 0.5, 0.5, 0.5, 0.5, 1, 1]);
+    // Theirs (0.7 km) only as the band's upper bound; ours (0.95 km) as they are, listed first.
+    expect(comps.map((c) => c.distance_km)).toEqual([0.95, 0.95, 1, 1, 1, 1, 1]);
+    expect(comps.every((c) => c.distance_band === '0-1 km')).toBe(true);
     // The other account sees its own ids, not ours.
     const theirView = await estimate(other.key, at);
     const theirIds = (theirView.body.comparables as { listing_id: string | null }[]).map((c) => c.listing_id);

@@ -4,7 +4,7 @@
 // rural Tanzania, away from the ten cities, with no listing of either mode within 15 km in the
 // last 400 days, so parallel files and reruns never meet.
 import { randomUUID } from 'node:crypto';
-import { latLngToCell } from 'h3-js';
+import { cellToLatLng, latLngToCell } from 'h3-js';
 import { citySlugs } from '../../common/domain/cities.ts';
 import { cityLocation, distanceKm } from '../../common/domain/locations.ts';
 import { listingsTable, type ListingRow } from '../../common/warehouse/listings.ts';
@@ -27,7 +27,10 @@ export function offset(p: Point, km: number, bearingDeg: number): Point {
   };
 }
 
-/** A random empty spot (see above). */
+/**
+ * A random empty spot (see above), at the centre of its resolution-8 H3 cell: a point's estimate
+ * searches from there, so listings placed at a distance from the spot are that far from the search.
+ */
 export async function emptySpot(): Promise<Point> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const p = { latitude: -10.5 + Math.random() * 8.5, longitude: 31 + Math.random() * 7.5 };
@@ -44,7 +47,10 @@ export async function emptySpot(): Promise<Point> {
       format: 'JSONEachRow',
     });
     const [row] = await result.json<{ n: string }>();
-    if (Number(row?.n) === 0) return p;
+    if (Number(row?.n) === 0) {
+      const [latitude, longitude] = cellToLatLng(latLngToCell(p.latitude, p.longitude, 8));
+      return { latitude, longitude };
+    }
   }
   throw new Error('no empty spot for the estimate tests');
 }

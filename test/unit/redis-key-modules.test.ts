@@ -43,6 +43,7 @@ const families: Record<string, readonly string[]> = {
   // One process each, beside it.
   'stream/jobs/schedule.ts': ['job:*:*'],
   'analytics-api/cache.ts': ['analytics:v2:*'],
+  'analytics-api/estimate-quota.ts': ['estimate-cells:*:*:*'],
   'ingest/idempotency.ts': ['idem:*:*:*:*'],
   'ingest/lifecycle/snapshot-store.ts': ['snapshot:*:*:*'],
   'ingest/lifecycle/status-quota.ts': ['status-changes:*:*:*'],

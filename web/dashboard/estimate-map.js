@@ -1,7 +1,8 @@
 // The estimate's point and its comparables on an offline SVG map (no tiles, as map.js): the
 // neighbourhoods around the point where they are, the search radius as a ring, and each comparable
 // as a numbered dot (numbered as in the table) at its distance from the point. The API gives a
-// comparable's distance only (other accounts' listings are never located), so the dots are spread
+// comparable's distance only (other accounts' listings as the upper bound of a distance band:
+// they are never located), so the dots are spread
 // evenly around their distances' circles and the map says that their direction means nothing.
 import { svgEl } from './svg.js';
 
@@ -48,7 +49,8 @@ export function drawEstimateMap(container, { subject, comparables, radiusKm, nei
       const px = cx + Math.cos(angle) * r;
       const py = cy + Math.sin(angle) * r;
       const dot = svgEl('circle', { class: 'comparable', cx: px, cy: py, r: 7 });
-      dot.append(svgEl('title', {}, `Comparable ${i + 1}: ${c.price}, ${c.distance_km} km away`));
+      const away = c.listing_id === null ? c.distance_band : `${c.distance_km} km`;
+      dot.append(svgEl('title', {}, `Comparable ${i + 1}: ${c.price}, ${away} away`));
       svg.append(dot);
       svg.append(
         svgEl(

@@ -95,7 +95,8 @@ initAnalyticPage('estimate', {
         a.comparables.map((c, i) => [
           String(i + 1),
           count.format(c.price),
-          `${num(c.distance_km)} km`,
+          // Another account's comparable comes as a band only; the account's own, as its distance.
+          c.listing_id === null ? c.distance_band : `${num(c.distance_km)} km`,
           `${c.days_old} d`,
           c.bedrooms === null ? '–' : String(c.bedrooms),
           c.bathrooms === null ? '–' : String(c.bathrooms),

@@ -878,6 +878,7 @@ GetRentEstimateResponseComparablesItem = TypedDict(
     "listing_id": Optional[str],
     "price": float,
     "distance_km": float,
+    "distance_band": Literal["0-1 km", "1-2 km", "2-5 km", "5-10 km"],
     "days_old": int,
     "bedrooms": Optional[int],
     "bathrooms": Optional[int],
@@ -925,11 +926,22 @@ GetRentEstimateResponseAccuracy = TypedDict(
 )
 
 
+GetRentEstimateResponseSubjectSearchCenter = TypedDict(
+    "GetRentEstimateResponseSubjectSearchCenter",
+    {
+    "latitude": float,
+    "longitude": float,
+    "h3_index": str,
+    },
+)
+
+
 GetRentEstimateResponseSubject = TypedDict(
     "GetRentEstimateResponseSubject",
     {
     "latitude": float,
     "longitude": float,
+    "search_center": GetRentEstimateResponseSubjectSearchCenter,
     "property_type": Literal["apartment", "house", "studio", "room", "commercial", "land"],
     "bedrooms": Optional[int],
     "bathrooms": Optional[int],
@@ -975,6 +987,7 @@ GetListingRentEstimateResponseComparablesItem = TypedDict(
     "listing_id": Optional[str],
     "price": float,
     "distance_km": float,
+    "distance_band": Literal["0-1 km", "1-2 km", "2-5 km", "5-10 km"],
     "days_old": int,
     "bedrooms": Optional[int],
     "bathrooms": Optional[int],
@@ -1022,11 +1035,22 @@ GetListingRentEstimateResponseAccuracy = TypedDict(
 )
 
 
+GetListingRentEstimateResponseSubjectSearchCenter = TypedDict(
+    "GetListingRentEstimateResponseSubjectSearchCenter",
+    {
+    "latitude": float,
+    "longitude": float,
+    "h3_index": str,
+    },
+)
+
+
 GetListingRentEstimateResponseSubject = TypedDict(
     "GetListingRentEstimateResponseSubject",
     {
     "latitude": float,
     "longitude": float,
+    "search_center": GetListingRentEstimateResponseSubjectSearchCenter,
     "property_type": Literal["apartment", "house", "studio", "room", "commercial", "land"],
     "bedrooms": Optional[int],
     "bathrooms": Optional[int],

@@ -442,7 +442,7 @@ export interface paths {
         };
         /**
          * Asking-rent estimate for a unit at a point, with its comparables and measured accuracy
-         * @description Comparables of the same type and mode (±1 bedroom, floor area within 1.5×), nearest first, widening 1 → 2 → 5 → 10 km over 90, then 365 days until 5 are found; 422 insufficient_comparables (details.searched) when none holds 5. Tiers business and enterprise (permission analytics:read). See docs/analytics.md.
+         * @description Searched from the centre of the point’s resolution-8 H3 cell (subject.search_center): every point of a cell gets the same answer. Comparables of the same type and mode (±1 bedroom, floor area within 1.5×), nearest first, widening 1 → 2 → 5 → 10 km over 90, then 365 days until 5 are found; 422 insufficient_comparables (details.searched) when none holds 5. Other accounts’ comparables carry no listing_id and only the band of their distance (distance_band 0-1, 1-2, 2-5 or 5-10 km; distance_km its upper bound); your own carry their id and distance. Each account and mode may ask a limited number of distinct cells per UTC day (business 200, enterprise 1,000; the same cell again is free): past it, 429 quota_exceeded (details.quota estimate_cells_per_day). Tiers business and enterprise (permission analytics:read). See docs/analytics.md.
          */
         get: operations["getRentEstimate"];
         put?: never;
@@ -462,7 +462,7 @@ export interface paths {
         };
         /**
          * The rent estimate of one of your listings, and whether its asking rent is over, within or under
-         * @description From the other listings only (never the listing itself nor any listing with its fingerprint). Owning account only (others get 404), keys of the listing's mode (test_mode=true for a live key's test listings). Tiers business and enterprise (permission analytics:read).
+         * @description From the other listings only (never the listing itself nor any listing with its fingerprint), searched from the listing’s position; other accounts’ comparables as distance bands. Owning account only (others get 404), keys of the listing's mode (test_mode=true for a live key's test listings). Tiers business and enterprise (permission analytics:read).
          */
         get: operations["getListingRentEstimate"];
         put?: never;
@@ -2000,8 +2000,6 @@ export interface operations {
             /** @description Pricing */
             200: {
                 headers: {
-                    /** @description hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
-                    "X-Cache"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2060,8 +2058,6 @@ export interface operations {
             /** @description Heatmap */
             200: {
                 headers: {
-                    /** @description hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
-                    "X-Cache"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2139,7 +2135,7 @@ export interface operations {
             /** @description Velocity */
             200: {
                 headers: {
-                    /** @description hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
+                    /** @description hit, miss or off: whether the answer came from the analytics cache (answers cached per account only: velocity, market share and the estimates; market-wide answers do not say, as a hit would tell that another account just asked the same question). A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
                     "X-Cache"?: string;
                     [name: string]: unknown;
                 };
@@ -2243,8 +2239,6 @@ export interface operations {
             /** @description Seasonality */
             200: {
                 headers: {
-                    /** @description hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
-                    "X-Cache"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2308,7 +2302,7 @@ export interface operations {
             /** @description Market share */
             200: {
                 headers: {
-                    /** @description hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
+                    /** @description hit, miss or off: whether the answer came from the analytics cache (answers cached per account only: velocity, market share and the estimates; market-wide answers do not say, as a hit would tell that another account just asked the same question). A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
                     "X-Cache"?: string;
                     [name: string]: unknown;
                 };
@@ -2395,7 +2389,7 @@ export interface operations {
             /** @description Estimate */
             200: {
                 headers: {
-                    /** @description hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
+                    /** @description hit, miss or off: whether the answer came from the analytics cache (answers cached per account only: velocity, market share and the estimates; market-wide answers do not say, as a hit would tell that another account just asked the same question). A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
                     "X-Cache"?: string;
                     [name: string]: unknown;
                 };
@@ -2429,8 +2423,13 @@ export interface operations {
                             listing_id: string | null;
                             /** @description Asking rent in the answer’s currency */
                             price: number;
-                            /** @description Rounded to the nearest 0.5 km */
+                            /** @description From subject.search_center. Your own listings: the distance, to 0.01 km. Other accounts’ listings: the upper bound of distance_band (1, 2, 5 or 10), never the distance itself */
                             distance_km: number;
+                            /**
+                             * @description The band of the distance from subject.search_center (upper bound inclusive): the search radii 1, 2, 5, 10 km. Comparables are listed by distance_km, then price
+                             * @enum {string}
+                             */
+                            distance_band: "0-1 km" | "1-2 km" | "2-5 km" | "5-10 km";
                             /** @description Whole days since it was listed */
                             days_old: number;
                             bedrooms: number | null;
@@ -2471,8 +2470,17 @@ export interface operations {
                             } | null;
                         };
                         subject: {
+                            /** @description As asked */
                             latitude: number;
+                            /** @description As asked */
                             longitude: number;
+                            /** @description Where the search started and distances are measured from: the centre of the point’s resolution-8 H3 cell (every point of a cell gets the same answer); for a listing’s estimate, the listing’s own position */
+                            search_center: {
+                                latitude: number;
+                                longitude: number;
+                                /** @description Resolution-8 H3 cell, decimal 64-bit index */
+                                h3_index: string;
+                            };
                             /** @enum {string} */
                             property_type: "apartment" | "house" | "studio" | "room" | "commercial" | "land";
                             bedrooms: number | null;
@@ -2512,7 +2520,7 @@ export interface operations {
             /** @description Estimate */
             200: {
                 headers: {
-                    /** @description hit, miss or off: whether the answer came from the analytics cache. A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
+                    /** @description hit, miss or off: whether the answer came from the analytics cache (answers cached per account only: velocity, market share and the estimates; market-wide answers do not say, as a hit would tell that another account just asked the same question). A cached answer is at most ANALYTICS_CACHE_TTL_SECONDS old (30 s by default) and never older than the caller's account's last completed batch or stored status change: your own writes show in your next answer, other accounts' within that lifetime. */
                     "X-Cache"?: string;
                     [name: string]: unknown;
                 };
@@ -2546,8 +2554,13 @@ export interface operations {
                             listing_id: string | null;
                             /** @description Asking rent in the answer’s currency */
                             price: number;
-                            /** @description Rounded to the nearest 0.5 km */
+                            /** @description From subject.search_center. Your own listings: the distance, to 0.01 km. Other accounts’ listings: the upper bound of distance_band (1, 2, 5 or 10), never the distance itself */
                             distance_km: number;
+                            /**
+                             * @description The band of the distance from subject.search_center (upper bound inclusive): the search radii 1, 2, 5, 10 km. Comparables are listed by distance_km, then price
+                             * @enum {string}
+                             */
+                            distance_band: "0-1 km" | "1-2 km" | "2-5 km" | "5-10 km";
                             /** @description Whole days since it was listed */
                             days_old: number;
                             bedrooms: number | null;
@@ -2588,8 +2601,17 @@ export interface operations {
                             } | null;
                         };
                         subject: {
+                            /** @description As asked */
                             latitude: number;
+                            /** @description As asked */
                             longitude: number;
+                            /** @description Where the search started and distances are measured from: the centre of the point’s resolution-8 H3 cell (every point of a cell gets the same answer); for a listing’s estimate, the listing’s own position */
+                            search_center: {
+                                latitude: number;
+                                longitude: number;
+                                /** @description Resolution-8 H3 cell, decimal 64-bit index */
+                                h3_index: string;
+                            };
                             /** @enum {string} */
                             property_type: "apartment" | "house" | "studio" | "room" | "commercial" | "land";
                             bedrooms: number | null;
