@@ -37,7 +37,7 @@ function prose(markdown: string): { line: number; text: string }[] {
 }
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
-export function headingAnchor(heading: string): string {
+function headingAnchor(heading: string): string {
   return heading
     .trim()
     .toLowerCase()
@@ -78,10 +78,11 @@ const topLevel = new Set(
     .map((e) => e.name),
 );
 
-const pathExtension = /\.(ts|mts|mjs|js|json|md|sql|c|h|py|txt|toml|yaml|yml|xml|properties|service|example)$/;
+const pathExtension =
+  /\.(ts|mts|mjs|js|json|md|sql|c|h|py|txt|toml|yaml|yml|xml|properties|service|example)$/;
 
 /** A backticked span that reads as a repository path; undefined when it is something else. */
-export function repositoryPath(span: string): string | undefined {
+function repositoryPath(span: string): string | undefined {
   const withoutLine = span.replace(/:\d+(-\d+)?$/, '');
   if (!/^[A-Za-z0-9_.@\-/]+$/.test(withoutLine) || !withoutLine.includes('/')) return undefined;
   const first = withoutLine.split('/')[0]!;
