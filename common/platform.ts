@@ -1,5 +1,6 @@
 // The clients every process builds from its environment, with one close(). Each process's
-// composition root (ingest/context.ts, stream/context.ts, …) starts from this.
+// composition root (ingest/context.ts, analytics-api/context.ts, stream/pipelines.ts, …) starts
+// from this.
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Redis } from 'ioredis';
 import type { Admin, Kafka } from 'kafkajs';

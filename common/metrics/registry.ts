@@ -1,7 +1,7 @@
 // Prometheus metrics of this process (GET /metrics, prom-client). One registry per process, as there
 // is one environment: the families are module-level, so the ClickHouse writer, the rate limiter or
 // the webhook deliverer record without a registry threaded through every constructor. The tests
-// read them over HTTP from the real processes (test/integration/metrics.test.ts).
+// read them over HTTP from the real processes (test/integration/observability.test.ts).
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 export const metricsRegistry = new Registry();

@@ -1,5 +1,5 @@
 // Turns zod issues into the stable, documented per-field errors of the ingest API
-// (docs/ingest.md, "Error codes"). Clients branch on `code`; `message` is for humans.
+// (docs/ingest.md, "Per-listing error codes (stable)"). Clients branch on `code`; `message` is for humans.
 import type { z } from 'zod';
 import { NOT_WELL_FORMED_MESSAGE } from '../../common/domain/text.ts';
 

@@ -12,7 +12,7 @@
 // refuses (quarantined) release their claim, so a corrected copy can be stored later.
 //
 // Storage: hashes of 1,048,576 buckets by the id's first five hex digits (small hashes use Redis'
-// compact listpack encoding), no TTL. Rebuilt from ClickHouse when Redis lost them (rebuild.ts).
+// compact listpack encoding), no TTL. Rebuilt from ClickHouse when Redis lost them (owners-rebuild.ts).
 // Why that many: a claim into a listpack costs time in proportion to its length (HSETNX measured at
 // 1.3 µs with 10–30 entries, 3.4 µs with 100, 6.6 with 300, 9.6 with 500). 65,536 buckets would
 // hold ~300 entries each at 20 M listings; a million stay ≤ 32 up to 33 M listings, for
