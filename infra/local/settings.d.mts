@@ -17,6 +17,8 @@ export interface StackSettings {
   clickhouse: { external: string; httpPort: number; tcpPort: number; shards: number };
   redis: { external: string; port: number; ports: number[]; maxmemoryMb: number };
 }
+/** The environment the launcher was started with (for the processes and scripts it runs). */
+export function inheritedEnvironment(): NodeJS.ProcessEnv;
 export function readSettings(
   env?: NodeJS.ProcessEnv,
   options?: { profile?: 'start' | 'test' },
