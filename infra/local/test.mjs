@@ -101,6 +101,9 @@ try {
   // after the stack's probes, not during them).
   const { ensureChromium } = await import('./chromium.mjs');
   ensureChromium();
+  // promtool for the alert rules' tests (Debian's prometheus package, apt-get on the first run).
+  const { ensurePromtool } = await import('./promtool.mjs');
+  ensurePromtool();
   const checksCode = await checks;
   if (checksCode !== 0) log('test', 'lint, format or type check failed');
   const testEnv = {
