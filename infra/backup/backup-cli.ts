@@ -83,7 +83,9 @@ await runCommand('backup', async () => {
   const admin = createKafka(env.KAFKA_BROKERS, 'rls-backup', createLogger('error')).admin();
   await admin.connect();
   const kafka = await captureKafka(admin).finally(() => admin.disconnect());
-  say(`kafka: ${kafka.topics.length} topics, offsets of ${Object.keys(kafka.offsets).length} consumer groups`);
+  say(
+    `kafka: ${kafka.topics.length} topics, offsets of ${Object.keys(kafka.offsets).length} consumer groups`,
+  );
 
   const first = targets[0]!.client;
   const [{ version: clickhouseVersion } = { version: 'unknown' }] = await queryRows<{ version: string }>(
@@ -96,7 +98,9 @@ await runCommand('backup', async () => {
     const t0 = Date.now();
     shards.push(await backupShard(target, env.CLICKHOUSE_DATABASE, backupDir));
     const shard = shards.at(-1)!;
-    say(`clickhouse server ${shard.n}: ${shard.tables} tables, ${shard.rows} rows, ${shard.bytes} bytes in ${Date.now() - t0} ms`);
+    say(
+      `clickhouse server ${shard.n}: ${shard.tables} tables, ${shard.rows} rows, ${shard.bytes} bytes in ${Date.now() - t0} ms`,
+    );
   }
   await Promise.all(targets.map((target) => target.client.close()));
 
@@ -115,8 +119,9 @@ await runCommand('backup', async () => {
     duration_ms: Date.now() - started,
     topology: env.REDIS_CLUSTER_NODES.length || targets.length > 1 ? 'cluster' : 'single',
     versions: {
-      service: (JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string })
-        .version,
+      service: (
+        JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }
+      ).version,
       clickhouse: clickhouseVersion,
       redis: await redisVersion(env, nodes[0]!.node),
     },

@@ -7,15 +7,15 @@ import { inheritedEnvironment, readSettings } from '../local/settings.mjs';
 
 export const backupEnvSchema = sharedEnvSchema
   .pick({
-  NODE_ENV: true,
-  KAFKA_BROKERS: true,
-  CLICKHOUSE_URL: true,
-  CLICKHOUSE_USER: true,
-  CLICKHOUSE_PASSWORD: true,
-  CLICKHOUSE_DATABASE: true,
-  CLICKHOUSE_NODES: true,
-  REDIS_URL: true,
-  REDIS_CLUSTER_NODES: true,
+    NODE_ENV: true,
+    KAFKA_BROKERS: true,
+    CLICKHOUSE_URL: true,
+    CLICKHOUSE_USER: true,
+    CLICKHOUSE_PASSWORD: true,
+    CLICKHOUSE_DATABASE: true,
+    CLICKHOUSE_NODES: true,
+    REDIS_URL: true,
+    REDIS_CLUSTER_NODES: true,
   })
   // npm runs scripts in the repository; a relative backup directory is relative to where the
   // operator typed the command.

@@ -6,9 +6,7 @@ import path from 'node:path';
 export function directoryBytes(dir: string): number {
   const stat = fs.statSync(dir);
   if (!stat.isDirectory()) return stat.size;
-  return fs
-    .readdirSync(dir)
-    .reduce((total, entry) => total + directoryBytes(path.join(dir, entry)), 0);
+  return fs.readdirSync(dir).reduce((total, entry) => total + directoryBytes(path.join(dir, entry)), 0);
 }
 
 /** Moves `from` to `to` (a rename, or copy and delete when they are on different file systems). */

@@ -33,9 +33,9 @@ async function topicStates(admin: Admin): Promise<TopicState[]> {
   return names.map((name) => {
     const topic = metadata.topics.find((t) => t.name === name);
     const entries =
-      configs.resources.find((r) => r.resourceName === name)?.configEntries.filter(
-        (entry) => entry.configSource === ConfigSource.TOPIC_CONFIG,
-      ) ?? [];
+      configs.resources
+        .find((r) => r.resourceName === name)
+        ?.configEntries.filter((entry) => entry.configSource === ConfigSource.TOPIC_CONFIG) ?? [];
     return {
       name,
       partitions: topic?.partitions.length ?? 0,
@@ -54,7 +54,10 @@ async function groupOffsets(admin: Admin, topics: string[]): Promise<GroupOffset
     const committed = fetched.filter((t) => t.partitions.some((p) => p.offset !== '-1'));
     if (!committed.length) continue;
     offsets[groupId] = Object.fromEntries(
-      committed.map((t) => [t.topic, Object.fromEntries(t.partitions.map((p) => [String(p.partition), p.offset]))]),
+      committed.map((t) => [
+        t.topic,
+        Object.fromEntries(t.partitions.map((p) => [String(p.partition), p.offset])),
+      ]),
     );
   }
   return offsets;
@@ -67,7 +70,13 @@ async function groupOffsets(admin: Admin, topics: string[]): Promise<GroupOffset
  */
 export async function captureKafka(admin: Admin): Promise<KafkaState> {
   const topics = await topicStates(admin);
-  return { topics, offsets: await groupOffsets(admin, topics.map((t) => t.name)) };
+  return {
+    topics,
+    offsets: await groupOffsets(
+      admin,
+      topics.map((t) => t.name),
+    ),
+  };
 }
 
 /** Creates the backed-up topics that are missing, with their partitions and configuration. */

@@ -27,12 +27,21 @@ function nodeUrl(url: string, node: string): string {
 }
 
 /** Masters of a Redis Cluster (host:port and their slot ranges), as the first reachable seed sees them. */
-export async function clusterMasters(url: string, seeds: string[]): Promise<{ node: string; slots: string }[]> {
+export async function clusterMasters(
+  url: string,
+  seeds: string[],
+): Promise<{ node: string; slots: string }[]> {
   for (const seed of seeds) {
-    const client = new Redis(nodeUrl(url, seed), { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000 });
+    const client = new Redis(nodeUrl(url, seed), {
+      lazyConnect: true,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 2_000,
+    });
     try {
       await client.connect();
-      const lines = String(await client.call('CLUSTER', 'NODES')).trim().split('\n');
+      const lines = String(await client.call('CLUSTER', 'NODES'))
+        .trim()
+        .split('\n');
       return lines
         .map((line) => line.split(' '))
         .filter((fields) => fields[2]?.split(',').includes('master') && !fields[2].includes('fail'))
@@ -84,5 +93,8 @@ export function placeSnapshot(snapshot: string, dataDir: string): void {
   fs.mkdirSync(aofDir, { recursive: true });
   fs.copyFileSync(snapshot, path.join(dataDir, 'dump.rdb'));
   fs.copyFileSync(snapshot, path.join(aofDir, 'appendonly.aof.1.base.rdb'));
-  fs.writeFileSync(path.join(aofDir, 'appendonly.aof.manifest'), 'file appendonly.aof.1.base.rdb seq 1 type b\n');
+  fs.writeFileSync(
+    path.join(aofDir, 'appendonly.aof.manifest'),
+    'file appendonly.aof.1.base.rdb seq 1 type b\n',
+  );
 }

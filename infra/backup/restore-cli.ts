@@ -53,7 +53,9 @@ await runCommand('restore', async () => {
   placeSnapshot(path.join(backupDir, manifest.redis.nodes[0]!.path), redisNodes[0]!.dir);
   try {
     started.redis = (await startRedis(settings)).startedNodes;
-    say(`redis: snapshot of ${manifest.redis.nodes[0]!.node} loaded (${manifest.redis.nodes[0]!.bytes} bytes)`);
+    say(
+      `redis: snapshot of ${manifest.redis.nodes[0]!.node} loaded (${manifest.redis.nodes[0]!.bytes} bytes)`,
+    );
 
     const clickhouse = await startClickHouse(settings);
     started.clickhouse = clickhouse.startedNodes;
@@ -71,7 +73,9 @@ await runCommand('restore', async () => {
         const restored = await restoreShard(target, manifest.database, backupDir, shard);
         say(`clickhouse server ${shard.n}: ${restored.tables} tables, ${restored.rows} rows`);
         if (restored.tables !== shard.tables)
-          throw new Error(`ClickHouse server ${shard.n}: ${restored.tables} tables restored, ${shard.tables} backed up`);
+          throw new Error(
+            `ClickHouse server ${shard.n}: ${restored.tables} tables restored, ${shard.tables} backed up`,
+          );
       } finally {
         await client.close();
       }
@@ -85,7 +89,9 @@ await runCommand('restore', async () => {
       const created = await recreateTopics(admin, manifest.kafka.topics, brokers);
       if (created.length) say(`kafka: created topics ${created.join(', ')}`);
       const partitions = await restoreOffsets(admin, manifest.offsets);
-      say(`kafka: offsets of ${Object.keys(manifest.offsets).length} consumer groups set (${partitions} partitions)`);
+      say(
+        `kafka: offsets of ${Object.keys(manifest.offsets).length} consumer groups set (${partitions} partitions)`,
+      );
     } finally {
       await admin.disconnect();
     }
