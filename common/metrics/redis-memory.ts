@@ -56,7 +56,7 @@ function memoryGauge(name: string, help: string, pick: (m: NodeMemory) => number
 
 export const redisMemoryUsed = memoryGauge(
   'redis_memory_used_bytes',
-  "Redis used_memory per master, read at scrape time",
+  'Redis used_memory per master, read at scrape time',
   (m) => m.used,
 );
 export const redisMemoryMax = memoryGauge(
