@@ -82,7 +82,7 @@ await runCommand('backup', async () => {
 
   const admin = createKafka(env.KAFKA_BROKERS, 'rls-backup', createLogger('error')).admin();
   await admin.connect();
-  const kafka = await captureKafka(admin).finally(() => admin.disconnect());
+  const kafka = await captureKafka(admin, env.KAFKA_TOPIC_PREFIX).finally(() => admin.disconnect());
   say(
     `kafka: ${kafka.topics.length} topics, offsets of ${Object.keys(kafka.offsets).length} consumer groups`,
   );

@@ -9,6 +9,7 @@ export const backupEnvSchema = sharedEnvSchema
   .pick({
     NODE_ENV: true,
     KAFKA_BROKERS: true,
+    KAFKA_TOPIC_PREFIX: true,
     CLICKHOUSE_URL: true,
     CLICKHOUSE_USER: true,
     CLICKHOUSE_PASSWORD: true,

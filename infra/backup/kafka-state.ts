@@ -21,9 +21,11 @@ export interface KafkaState {
   offsets: GroupOffsets;
 }
 
-/** Topics of the service (internal `__*` topics left out), with their configuration. */
-async function topicStates(admin: Admin): Promise<TopicState[]> {
-  const names = (await admin.listTopics()).filter((name) => !name.startsWith('__')).sort();
+/** Topics of the service (KAFKA_TOPIC_PREFIX; internal `__*` topics left out), with their configuration. */
+async function topicStates(admin: Admin, prefix: string): Promise<TopicState[]> {
+  const names = (await admin.listTopics())
+    .filter((name) => !name.startsWith('__') && name.startsWith(prefix))
+    .sort();
   if (!names.length) return [];
   const metadata = await admin.fetchTopicMetadata({ topics: names });
   const configs = await admin.describeConfigs({
@@ -45,7 +47,7 @@ async function topicStates(admin: Admin): Promise<TopicState[]> {
   });
 }
 
-/** Every consumer group's committed offsets of the given topics. */
+/** Every consumer group's committed offsets of the given topics (groups of other topics left out). */
 async function groupOffsets(admin: Admin, topics: string[]): Promise<GroupOffsets> {
   const groups = (await admin.listGroups()).groups.map((g) => g.groupId).sort();
   const offsets: GroupOffsets = {};
@@ -68,8 +70,8 @@ async function groupOffsets(admin: Admin, topics: string[]): Promise<GroupOffset
  * offset is stored already, so the stores' copies hold at least what the offsets say, and a replay
  * from them after a restore covers the rest (the stream skips what is stored: replay-guard.ts).
  */
-export async function captureKafka(admin: Admin): Promise<KafkaState> {
-  const topics = await topicStates(admin);
+export async function captureKafka(admin: Admin, topicPrefix: string): Promise<KafkaState> {
+  const topics = await topicStates(admin, topicPrefix);
   return {
     topics,
     offsets: await groupOffsets(
