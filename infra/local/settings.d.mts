@@ -2,6 +2,8 @@ export const repoRoot: string;
 export interface StackSettings {
   profile: 'start' | 'test';
   topology: 'single' | 'cluster';
+  /** RLS_PORT_BASE, or the profile's default base. */
+  portBase: number;
   stateDir: string;
   cacheDir: string;
   logDir: string;
