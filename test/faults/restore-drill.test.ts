@@ -46,7 +46,7 @@ const cliEnv = { ...process.env, RLS_PORT_BASE: String(settings.portBase), RLS_S
 
 interface Answer {
   status: number;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  body: any;
   headers: Headers;
 }
 
