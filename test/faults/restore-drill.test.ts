@@ -35,7 +35,7 @@ const ns = `drill${randomUUID().replace(/-/g, '').slice(0, 8)}`;
 const drillEnv = namespaceEnv({ RLS_NAMESPACE: ns });
 // The test helpers read their database and key prefix from the environment when first imported.
 Object.assign(process.env, drillEnv);
-const { createTestKey, env, eventually, sampleListing } = await import('../support/api.ts');
+const { createTestKey, env, eventually, sampleListing, testClickHouse } = await import('../support/api.ts');
 const { expectExactlyOnce } = await import('./stream-support.ts');
 
 const port = settings.port - 20; // beside the suite's API (PORT) and its workers' metrics (PORT + 10, + 11)
@@ -113,6 +113,13 @@ interface Batch {
 afterAll(async () => {
   await stopChildren(children);
   fs.rmSync(backupDir, { recursive: true, force: true });
+  // The drill's namespace goes: its topics and its database (each run has a new one).
+  const admin = createKafka(env.KAFKA_BROKERS, 'drill', createLogger('error')).admin();
+  await admin.connect();
+  const topics = (await admin.listTopics()).filter((t) => t.startsWith(env.KAFKA_TOPIC_PREFIX));
+  if (topics.length) await admin.deleteTopics({ topics });
+  await admin.disconnect();
+  await testClickHouse().command({ query: `DROP DATABASE IF EXISTS ${env.CLICKHOUSE_DATABASE}` });
 });
 
 describe('restore drill (fault)', () => {
