@@ -32,6 +32,11 @@ describe('alert rules', () => {
     expect(result.code, result.output).toBe(0);
   });
 
+  it('and the example Prometheus configuration beside them passes promtool check config', async () => {
+    const result = await promtool('check', 'config', 'prometheus.yml');
+    expect(result.code, result.output).toBe(0);
+  });
+
   it('pass promtool test rules', async () => {
     const result = await promtool('test', 'rules', 'alerts.test.yml');
     expect(result.code, result.output).toBe(0);
