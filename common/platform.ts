@@ -12,6 +12,7 @@ import type { BaseEnv } from './env.ts';
 import { createHealthCheck, type HealthCheck, type Probe } from './health.ts';
 import { clickhouseNodesDown, ComponentDownError, kafkaNodesDown, redisNodesDown } from './health-nodes.ts';
 import type { Logger } from './logger.ts';
+import { reportRedisMemory } from './metrics/redis-memory.ts';
 import { outboxStats, webhookOutboxKey } from './webhooks/outbox.ts';
 import { topicName, type TopicName } from './topics.ts';
 import { workerRegistry } from './worker-registry.ts';
@@ -45,6 +46,7 @@ export function createPlatform(env: BaseEnv, logger: Logger, clientId: string): 
     { url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES },
     { name: clientId },
   );
+  reportRedisMemory(redis);
   let lastRedisError = '';
   redis.on('error', (error: Error) => {
     if (error.message !== lastRedisError) logger.warn('redis connection error', { error: error.message });

@@ -143,3 +143,10 @@ export const scheduledJobDuration = new Histogram({
   buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1_800, 7_200],
   registers,
 });
+
+export const scheduledJobLastSuccess = new Gauge({
+  name: 'scheduled_job_last_success_timestamp_seconds',
+  help: 'Unix time of the last run of a stream worker job that succeeded in this process, by job (absent until one has)',
+  labelNames: ['job'] as const,
+  registers,
+});

@@ -78,6 +78,11 @@ export function configXml(settings, node, p) {
   <path>${p.data}</path>
   <tmp_path>${p.tmp}</tmp_path>
   <user_files_path>${p.userFiles}</user_files_path>
+  <!-- BACKUP/RESTORE ... File('<name>') write and read here only (npm run backup / restore move
+       the finished backup between here and the operator's directory). -->
+  <backups>
+    <allowed_path>${p.backups}</allowed_path>
+  </backups>
   <users_config>${p.users}</users_config>
   <default_profile>default</default_profile>
   <timezone>UTC</timezone>

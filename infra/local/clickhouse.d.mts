@@ -10,6 +10,10 @@ export interface ClickHouseNode {
   url: string;
 }
 export function clickhouseNodes(settings: StackSettings): ClickHouseNode[];
+/** Each server's directories: its data, and where its BACKUP/RESTORE File() paths point. */
+export function clickhouseDirectories(
+  settings: StackSettings,
+): { n: number; url: string; dir: string; data: string; backups: string }[];
 export function clickhousePidFiles(settings: StackSettings): string[];
 export function startClickHouse(
   settings: StackSettings,

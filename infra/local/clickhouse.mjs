@@ -47,6 +47,7 @@ function paths(settings, node = clickhouseNodes(settings)[0]) {
     data: sub('data'),
     tmp: sub('tmp'),
     userFiles: sub('user_files'),
+    backups: sub('backups'),
     config: path.join(dir, 'config.xml'),
     users: path.join(dir, 'users.xml'),
     pid: pidFile(settings, COMPONENT, node.n),
@@ -182,7 +183,7 @@ async function startNode(settings, node, binary) {
       );
   }
 
-  for (const dir of [p.dir, p.data, p.tmp, p.userFiles, settings.logDir, path.dirname(p.pid)])
+  for (const dir of [p.dir, p.data, p.tmp, p.userFiles, p.backups, settings.logDir, path.dirname(p.pid)])
     fs.mkdirSync(dir, { recursive: true });
   // Regenerated on every start so port or password changes apply; the data directory is kept.
   fs.writeFileSync(p.config, configXml(settings, node, p));
@@ -229,6 +230,14 @@ export async function stopClickHouse(settings, only) {
         await stopPid(node.name, p.pid, { timeoutMs: 60_000 });
       }),
   );
+}
+
+/** Each server's data directory and the directory its BACKUP/RESTORE File() paths are relative to. */
+export function clickhouseDirectories(settings) {
+  return clickhouseNodes(settings).map((node) => {
+    const p = paths(settings, node);
+    return { n: node.n, url: node.url, dir: p.dir, data: p.data, backups: p.backups };
+  });
 }
 
 /** Pid file of each server of the topology (fault tests and benchmarks find the processes here). */

@@ -11,3 +11,5 @@ export function waitForRedis(
 ): Promise<void>;
 /** One RESP command on a fresh connection; resolves with the raw reply. */
 export function redisCommand(port: number, args: string[], timeoutMs?: number): Promise<string>;
+/** Each node's port and the directory holding its data (AOF, RDB dump, nodes.conf). */
+export function redisDirectories(settings: StackSettings): { n: number; port: number; dir: string }[];

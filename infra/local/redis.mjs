@@ -313,6 +313,11 @@ async function ensureCluster(settings, started) {
   );
 }
 
+/** Each node's port and the directory holding its data (AOF, RDB dump, nodes.conf). */
+export function redisDirectories(settings) {
+  return settings.redis.ports.map((port, i) => ({ n: i + 1, port, dir: paths(settings, i + 1).dir }));
+}
+
 /** Stops the given nodes (default: all) together; SIGTERM = SHUTDOWN (AOF fsynced, usually < 1 s). */
 export async function stopRedis(settings, nodes) {
   if (settings.redis.external) return;

@@ -2,6 +2,8 @@ export const repoRoot: string;
 export interface StackSettings {
   profile: 'start' | 'test';
   topology: 'single' | 'cluster';
+  /** RLS_PORT_BASE, or the profile's default base. */
+  portBase: number;
   stateDir: string;
   cacheDir: string;
   portBase: number;
@@ -20,6 +22,8 @@ export interface StackSettings {
   clickhouse: { external: string; httpPort: number; tcpPort: number; shards: number };
   redis: { external: string; port: number; ports: number[]; maxmemoryMb: number };
 }
+/** The environment the launcher was started with (for the processes and scripts it runs). */
+export function inheritedEnvironment(): NodeJS.ProcessEnv;
 export function readSettings(
   env?: NodeJS.ProcessEnv,
   options?: { profile?: 'start' | 'test' },

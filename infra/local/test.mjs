@@ -14,154 +14,153 @@ await ensureDependencies();
 
 // Unit files alone (`npm test -- test/unit/x.test.ts`, `npm run test:unit`) need no service: no
 // build, no stack, no global setup.
-const unitOnly = (args) => args.length > 0 && args.every((a) => a.startsWith('test/unit'));
-if (unitOnly(process.argv.slice(2))) {
-  const child = spawn(
-    'npx',
-    ['vitest', 'run', '--config', 'vitest.unit.config.ts', ...process.argv.slice(2)],
-    {
+const unitArgs = process.argv.slice(2);
+if (unitArgs.length > 0 && unitArgs.every((a) => a.startsWith('test/unit'))) {
+  const unitCode = await new Promise((resolve) => {
+    const child = spawn('npx', ['vitest', 'run', '--config', 'vitest.unit.config.ts', ...unitArgs], {
       cwd: repoRoot,
       stdio: 'inherit',
       env: inheritedEnvironment(),
-    },
-  );
-  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
-} else await runSuite();
-
-async function runSuite() {
-  const { log } = await import('./processes.mjs');
-  const { startStack } = await import('./stack.mjs');
-  const { ensureSchemathesis } = await import('./schemathesis.mjs');
-  const { installClients } = await import('./clients.mjs');
-
-  function run(command, args, env = {}) {
-    return new Promise((resolve) => {
-      const child = spawn(command, args, {
-        cwd: repoRoot,
-        stdio: 'inherit',
-        env: { ...inheritedEnvironment(), ...env },
-      });
-      child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
     });
-  }
-
-  const settings = readSettings(inheritedEnvironment(), { profile: 'test' });
-  const clusterOnly = process.argv[2] === '--cluster';
-  const vitestArgs = process.argv.slice(clusterOnly ? 3 : 2);
-  const quick = vitestArgs.length > 0 || clusterOnly; // a chosen subset skips the static checks
-
-  /** Variables of the cluster phase's own stack: cluster topology, ports and state beside the main one. */
-  function clusterPhaseEnv() {
-    const base = settings.portBase + 500;
-    const blank = [
-      'KAFKA_PORT',
-      'KAFKA_CONTROLLER_PORT',
-      'CLICKHOUSE_HTTP_PORT',
-      'CLICKHOUSE_TCP_PORT',
-      'REDIS_PORT',
-    ];
-    return {
-      ...Object.fromEntries(blank.map((name) => [name, ''])),
-      RLS_TOPOLOGY: 'cluster',
-      RLS_PORT_BASE: String(base),
-      PORT: String(settings.port + 500),
-      RLS_STATE_DIR: path.join(settings.stateDir, 'cluster'),
-    };
-  }
-
-  /**
-   * Brings up the cluster-topology stack, runs vitest.cluster.config.ts against it, and stops every
-   * node of it (the tests restart nodes they killed, so this stops all of them, not only the first).
-   */
-  async function clusterPhase(commonEnv) {
-    const { stopComponents } = await import('./stack.mjs');
-    const overrides = clusterPhaseEnv();
-    const clusterSettings = readSettings({ ...inheritedEnvironment(), ...overrides }, { profile: 'test' });
-    log('test', `cluster phase (vitest.cluster.config.ts) on ports from ${overrides.RLS_PORT_BASE}`);
-    try {
-      const clusterStack = await startStack(clusterSettings, { ...inheritedEnvironment(), ...overrides });
-      const env = {
-        ...commonEnv,
-        ...overrides,
-        ...clusterStack.env,
-        RLS_TEST_STREAM_METRICS_PORT: String(clusterSettings.port + 10),
-        RLS_TEST_ARTIFACTS_DIR: path.join(clusterSettings.stateDir, 'artifacts'),
-      };
-      return await run('npx', ['vitest', 'run', '--config', 'vitest.cluster.config.ts', ...vitestArgs], env);
-    } finally {
-      await stopComponents(clusterSettings);
-    }
-  }
-
-  let stack;
-  let code = 1;
-  try {
-    const checks = quick
-      ? Promise.resolve(0)
-      : Promise.all([
-          run('npx', ['eslint', '.']),
-          run('npx', ['prettier', '--check', '.', '--log-level', 'warn']),
-          run('npx', ['tsc', '--noEmit']),
-        ]).then((codes) => codes.find((c) => c !== 0) ?? 0);
-    // The services under test run dist/ (what ships); a quick run tolerates type errors elsewhere in
-    // the work tree (tsc still emits), the full run fails on them in the checks above anyway.
-    const built = build({ allowTypeErrors: quick });
-    // The OpenAPI conformance test's Schemathesis, in a cached virtualenv (first run: ~1 min of pip).
-    const schemathesis = ensureSchemathesis(settings);
-    // The client packages as their users install them (first run: a virtualenv with httpx).
-    const clients = installClients(settings);
-    for (const step of [built, schemathesis, clients]) step.catch(() => undefined); // awaited below
-    stack = clusterOnly ? undefined : await startStack(settings);
-    await built;
-    const schemathesisPython = await schemathesis;
-    const installedClients = await clients;
-    // The dashboard's browser test drives Debian's Chromium (apt-get on the first run, synchronous:
-    // after the stack's probes, not during them).
-    const { ensureChromium } = await import('./chromium.mjs');
-    ensureChromium();
-    const checksCode = await checks;
-    if (checksCode !== 0) log('test', 'lint, format or type check failed');
-    const testEnv = {
-      ...stack?.env,
-      NODE_ENV: 'test',
-      RLS_TEST_PROFILE: '1',
-      // Webhook/image receivers in tests listen on 127.0.0.1; production leaves OUTBOUND_ALLOW_CIDRS empty.
-      OUTBOUND_ALLOW_CIDRS: launcher.outboundAllowCidrs ?? '127.0.0.0/8',
-      WEBHOOK_RETRY_SCHEDULE_MS: launcher.webhookRetryScheduleMs ?? '0,500,1500,3000',
-      // Health details (components, lag, errors) are shown only with this token (README, "Health").
-      OPERATOR_TOKEN: launcher.operatorToken ?? 'rls-test-operator-token',
-      // Workers the tests start bind any free port for /metrics; the suite's own worker (global-setup)
-      // gets PORT + 10, where the metrics tests read it, and its image process PORT + 11.
-      STREAM_METRICS_PORT: '0',
-      RLS_TEST_STREAM_METRICS_PORT: String(settings.streamMetricsPort),
-      IMAGES_METRICS_PORT: '0',
-      RLS_TEST_IMAGES_METRICS_PORT: String(settings.imagesMetricsPort),
-      RLS_SCHEMATHESIS_PYTHON: schemathesisPython,
-      RLS_CLIENT_PYTHON: installedClients.python,
-      RLS_CLIENT_PYTHONPATH: installedClients.pythonPath,
-      RLS_CLIENT_TS_ENTRY: installedClients.typescriptEntry,
-      // Artifacts of the run a person may want to look at (the dashboard's screenshot, Schemathesis's report).
-      RLS_TEST_ARTIFACTS_DIR: path.join(settings.stateDir, 'artifacts'),
-    };
-    let vitestCode = clusterOnly ? 0 : await run('npx', ['vitest', 'run', ...vitestArgs], testEnv);
-    // The fault phase stops components and kills workers, so it runs alone, after the main suite.
-    if (!quick && vitestCode === 0) {
-      log('test', 'fault phase (vitest.faults.config.ts)');
-      vitestCode = await run('npx', ['vitest', 'run', '--config', 'vitest.faults.config.ts'], testEnv);
-    }
-    // The cluster phase last: its stack is started only now, so the phases never compete for memory.
-    if ((!quick || clusterOnly) && vitestCode === 0) {
-      if (stack && !launcher.keepStack) {
-        await stack.stop();
-        stack = undefined;
-      }
-      vitestCode = await clusterPhase(testEnv);
-    }
-    code = checksCode || vitestCode;
-  } catch (error) {
-    process.stderr.write(`[test] ${error.stack ?? error.message}\n`);
-  } finally {
-    if (stack && !launcher.keepStack) await stack.stop();
-  }
-  process.exit(code);
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+  process.exit(unitCode);
 }
+const { log } = await import('./processes.mjs');
+const { startStack } = await import('./stack.mjs');
+const { ensureSchemathesis } = await import('./schemathesis.mjs');
+const { installClients } = await import('./clients.mjs');
+
+function run(command, args, env = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, {
+      cwd: repoRoot,
+      stdio: 'inherit',
+      env: { ...inheritedEnvironment(), ...env },
+    });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+const settings = readSettings(inheritedEnvironment(), { profile: 'test' });
+const clusterOnly = process.argv[2] === '--cluster';
+const vitestArgs = process.argv.slice(clusterOnly ? 3 : 2);
+const quick = vitestArgs.length > 0 || clusterOnly; // a chosen subset skips the static checks
+
+/** Variables of the cluster phase's own stack: cluster topology, ports and state beside the main one. */
+function clusterPhaseEnv() {
+  const base = settings.portBase + 500;
+  const blank = [
+    'KAFKA_PORT',
+    'KAFKA_CONTROLLER_PORT',
+    'CLICKHOUSE_HTTP_PORT',
+    'CLICKHOUSE_TCP_PORT',
+    'REDIS_PORT',
+  ];
+  return {
+    ...Object.fromEntries(blank.map((name) => [name, ''])),
+    RLS_TOPOLOGY: 'cluster',
+    RLS_PORT_BASE: String(base),
+    PORT: String(settings.port + 500),
+    RLS_STATE_DIR: path.join(settings.stateDir, 'cluster'),
+  };
+}
+
+/**
+ * Brings up the cluster-topology stack, runs vitest.cluster.config.ts against it, and stops every
+ * node of it (the tests restart nodes they killed, so this stops all of them, not only the first).
+ */
+async function clusterPhase(commonEnv) {
+  const { stopComponents } = await import('./stack.mjs');
+  const overrides = clusterPhaseEnv();
+  const clusterSettings = readSettings({ ...inheritedEnvironment(), ...overrides }, { profile: 'test' });
+  log('test', `cluster phase (vitest.cluster.config.ts) on ports from ${overrides.RLS_PORT_BASE}`);
+  try {
+    const clusterStack = await startStack(clusterSettings, { ...inheritedEnvironment(), ...overrides });
+    const env = {
+      ...commonEnv,
+      ...overrides,
+      ...clusterStack.env,
+      RLS_TEST_STREAM_METRICS_PORT: String(clusterSettings.port + 10),
+      RLS_TEST_ARTIFACTS_DIR: path.join(clusterSettings.stateDir, 'artifacts'),
+    };
+    return await run('npx', ['vitest', 'run', '--config', 'vitest.cluster.config.ts', ...vitestArgs], env);
+  } finally {
+    await stopComponents(clusterSettings);
+  }
+}
+
+let stack;
+let code = 1;
+try {
+  const checks = quick
+    ? Promise.resolve(0)
+    : Promise.all([
+        run('npx', ['eslint', '.']),
+        run('npx', ['prettier', '--check', '.', '--log-level', 'warn']),
+        run('npx', ['tsc', '--noEmit']),
+      ]).then((codes) => codes.find((c) => c !== 0) ?? 0);
+  // The services under test run dist/ (what ships); a quick run tolerates type errors elsewhere in
+  // the work tree (tsc still emits), the full run fails on them in the checks above anyway.
+  const built = build({ allowTypeErrors: quick });
+  // The OpenAPI conformance test's Schemathesis, in a cached virtualenv (first run: ~1 min of pip).
+  const schemathesis = ensureSchemathesis(settings);
+  // The client packages as their users install them (first run: a virtualenv with httpx).
+  const clients = installClients(settings);
+  for (const step of [built, schemathesis, clients]) step.catch(() => undefined); // awaited below
+  stack = clusterOnly ? undefined : await startStack(settings);
+  await built;
+  const schemathesisPython = await schemathesis;
+  const installedClients = await clients;
+  // The dashboard's browser test drives Debian's Chromium (apt-get on the first run, synchronous:
+  // after the stack's probes, not during them).
+  const { ensureChromium } = await import('./chromium.mjs');
+  ensureChromium();
+  // promtool for the alert rules' tests (Debian's prometheus package, apt-get on the first run).
+  const { ensurePromtool } = await import('./promtool.mjs');
+  ensurePromtool();
+  const checksCode = await checks;
+  if (checksCode !== 0) log('test', 'lint, format or type check failed');
+  const testEnv = {
+    ...stack?.env,
+    NODE_ENV: 'test',
+    RLS_TEST_PROFILE: '1',
+    // Webhook/image receivers in tests listen on 127.0.0.1; production leaves OUTBOUND_ALLOW_CIDRS empty.
+    OUTBOUND_ALLOW_CIDRS: launcher.outboundAllowCidrs ?? '127.0.0.0/8',
+    WEBHOOK_RETRY_SCHEDULE_MS: launcher.webhookRetryScheduleMs ?? '0,500,1500,3000',
+    // Health details (components, lag, errors) are shown only with this token (README, "Health").
+    OPERATOR_TOKEN: launcher.operatorToken ?? 'rls-test-operator-token',
+    // Workers the tests start bind any free port for /metrics; the suite's own worker (global-setup)
+    // gets PORT + 10, where the metrics tests read it, and its image process PORT + 11.
+    STREAM_METRICS_PORT: '0',
+    RLS_TEST_STREAM_METRICS_PORT: String(settings.streamMetricsPort),
+    IMAGES_METRICS_PORT: '0',
+    RLS_TEST_IMAGES_METRICS_PORT: String(settings.imagesMetricsPort),
+    RLS_SCHEMATHESIS_PYTHON: schemathesisPython,
+    RLS_CLIENT_PYTHON: installedClients.python,
+    RLS_CLIENT_PYTHONPATH: installedClients.pythonPath,
+    RLS_CLIENT_TS_ENTRY: installedClients.typescriptEntry,
+    // Artifacts of the run a person may want to look at (the dashboard's screenshot, Schemathesis's report).
+    RLS_TEST_ARTIFACTS_DIR: path.join(settings.stateDir, 'artifacts'),
+  };
+  let vitestCode = clusterOnly ? 0 : await run('npx', ['vitest', 'run', ...vitestArgs], testEnv);
+  // The fault phase stops components and kills workers, so it runs alone, after the main suite.
+  if (!quick && vitestCode === 0) {
+    log('test', 'fault phase (vitest.faults.config.ts)');
+    vitestCode = await run('npx', ['vitest', 'run', '--config', 'vitest.faults.config.ts'], testEnv);
+  }
+  // The cluster phase last: its stack is started only now, so the phases never compete for memory.
+  if ((!quick || clusterOnly) && vitestCode === 0) {
+    if (stack && !launcher.keepStack) {
+      await stack.stop();
+      stack = undefined;
+    }
+    vitestCode = await clusterPhase(testEnv);
+  }
+  code = checksCode || vitestCode;
+} catch (error) {
+  process.stderr.write(`[test] ${error.stack ?? error.message}\n`);
+} finally {
+  if (stack && !launcher.keepStack) await stack.stop();
+}
+process.exit(code);

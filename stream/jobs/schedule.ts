@@ -11,7 +11,11 @@ import type { Redis } from 'ioredis';
 import cron from 'node-cron';
 import { z } from 'zod';
 import { errorFields, type Logger } from '../../common/logger.ts';
-import { scheduledJobDuration, scheduledJobRuns } from '../../common/metrics/registry.ts';
+import {
+  scheduledJobDuration,
+  scheduledJobLastSuccess,
+  scheduledJobRuns,
+} from '../../common/metrics/registry.ts';
 
 /**
  * An env field holding a cron expression (5 fields, or 6 with seconds), refused at boot otherwise;
@@ -87,6 +91,7 @@ export function scheduleJob(job: Job, deps: JobDeps): ScheduledJob {
         logger.warn('scheduled run failed; the next one retries', errorFields(error));
     }
     scheduledJobRuns.inc({ job: job.name, outcome });
+    if (outcome === 'succeeded') scheduledJobLastSuccess.set({ job: job.name }, Date.now() / 1000);
     scheduledJobDuration.observe({ job: job.name, outcome }, (performance.now() - started) / 1000);
     return outcome;
   }

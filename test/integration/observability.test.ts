@@ -83,6 +83,16 @@ describe('API /metrics', () => {
     expect(text).toMatch(/nodejs_version_info\{version="v24\./);
   });
 
+  it('happy: Redis memory against its maxmemory, read at scrape time', async () => {
+    const { text } = await scrape(inject('baseUrl'));
+    const used = sample(text, 'redis_memory_used_bytes{');
+    const max = sample(text, 'redis_memory_max_bytes{');
+    expect(used).toBeGreaterThan(0);
+    // The local stack's ceiling: REDIS_MAXMEMORY_MB (default 4096) megabytes.
+    expect(max).toBeGreaterThan(used!);
+    expect(max! % 1_048_576).toBe(0);
+  });
+
   it('error: counts rate-limit rejections by tier', async () => {
     const { key } = await createTestKey({ tier: 'enterprise', rateLimit: 1 });
     const before = sample(

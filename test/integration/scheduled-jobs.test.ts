@@ -4,7 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../common/logger.ts';
-import { scheduledJobDuration, scheduledJobRuns } from '../../common/metrics/registry.ts';
+import {
+  scheduledJobDuration,
+  scheduledJobLastSuccess,
+  scheduledJobRuns,
+} from '../../common/metrics/registry.ts';
 import { scheduleJob, type Job, type JobRun, type ScheduledJob } from '../../stream/jobs/schedule.ts';
 import { env, eventually, ownKeyPrefix, testRedis } from '../support/api.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -56,6 +60,10 @@ describe('scheduled jobs', () => {
         v.labels.outcome === 'succeeded',
     );
     expect(count?.value).toBe(runs.length);
+    // When it last succeeded (the alert on a job that stopped running reads it).
+    const { values: last } = await scheduledJobLastSuccess.get();
+    const lastRun = last.find((v) => v.labels.job === name)?.value ?? 0;
+    expect(Math.abs(lastRun - Date.now() / 1000)).toBeLessThan(60);
   });
 
   it('happy: stop() aborts the run in flight, waits for it and ends the schedule', async () => {

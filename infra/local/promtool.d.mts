@@ -1,0 +1,2 @@
+export const PROMTOOL: string;
+export function ensurePromtool(): string;
