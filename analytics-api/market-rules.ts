@@ -31,7 +31,12 @@ export function shareFigure(
   suppressed: boolean;
 } {
   if (!shown) return { own: f.own, market: null, share: null, suppressed: true };
-  return { own: f.own, market: f.market, share: f.market > 0 ? round4(f.own / f.market) : null, suppressed: false };
+  return {
+    own: f.own,
+    market: f.market,
+    share: f.market > 0 ? round4(f.own / f.market) : null,
+    suppressed: false,
+  };
 }
 
 export const round2 = (value: number): number => Math.round(value * 100) / 100;

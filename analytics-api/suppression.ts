@@ -124,7 +124,11 @@ export function decideAreas<M extends string>(
       m,
       decideTable(
         behindOf(city, m),
-        areas.map((r) => ({ key: r.neighbourhood, behind: behindOf(r, m), unpublished: r.neighbourhood === '' })),
+        areas.map((r) => ({
+          key: r.neighbourhood,
+          behind: behindOf(r, m),
+          unpublished: r.neighbourhood === '',
+        })),
       ),
     ]),
   ) as AreaDecisions<M>;

@@ -20,7 +20,6 @@ import { behindColumnsOf, int, marketScope, marketScopeParams, marketScopeWhere 
 import { defineQuery, isoDate } from '../../common/warehouse/query.ts';
 import { behindSelects } from '../suppression.ts';
 
-
 /** Per neighbourhood (and, as totals, the city): stock before the period and its flows in it. */
 export const velocityStock = defineQuery({
   name: 'velocity.stock',

@@ -116,8 +116,21 @@ function shownOf(decisions: AreaDecisions<VelocityMetric>, neighbourhood: string
 
 /** The figures each rule figure stands for (km: the spells that entered in the period). */
 const figuresBehind: Record<VelocityMetric, readonly (keyof VelocityFigures)[]> = {
-  rented: ['rented', 'median_days_to_rent', 'p25_days_to_rent', 'p75_days_to_rent', 'absorption', 'km_median_days_to_rent'],
-  unrented: ['withdrawn', 'expired', 'median_days_to_withdraw', 'p25_days_to_withdraw', 'p75_days_to_withdraw'],
+  rented: [
+    'rented',
+    'median_days_to_rent',
+    'p25_days_to_rent',
+    'p75_days_to_rent',
+    'absorption',
+    'km_median_days_to_rent',
+  ],
+  unrented: [
+    'withdrawn',
+    'expired',
+    'median_days_to_withdraw',
+    'p25_days_to_withdraw',
+    'p75_days_to_withdraw',
+  ],
   new_listings: ['new_listings', 'km_median_days_to_rent'],
   active: ['active'],
   present: ['average_active', 'absorption'],
