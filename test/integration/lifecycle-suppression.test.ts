@@ -1,18 +1,18 @@
 // Attacks on withheld market figures (docs/analytics.md, "Suppression"), replayed against a known
-// market of Zanzibar land in a year of this file's own: recovering a hidden neighbourhood as the city
+// market of Mwanza land in a year of this file's own: recovering a hidden neighbourhood as the city
 // minus the neighbourhoods shown (market share and velocity), velocity showing a figure market share
 // withholds, the order of velocity's neighbourhoods, and seasonality's months of one account.
 //
 // Q2: Bahari 20 accounts with one listing each (listed 10 April), and B1 three more rented on 20 May;
 // Kati 6 accounts with 2 each; Pwani 10 accounts with 1 each (all 10 April); Ajali the victim's
-// 3 listings (5 May). A city of Zanzibar studios holds the victim's listings alone.
+// 3 listings (5 May). A city of Mwanza studios holds the victim's listings alone.
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestKey, type TestKey } from '../support/api.ts';
 import { analytics, buildTimeline, claimLifecycleYear, type TimelineListing } from './lifecycle-fixtures.ts';
 
-const scope = { city: 'zanzibar', type: 'land', isTest: 0 as const };
-const alone = { city: 'zanzibar', type: 'studio', isTest: 0 as const };
+const scope = { city: 'mwanza', type: 'land', isTest: 0 as const };
+const alone = { city: 'mwanza', type: 'studio', isTest: 0 as const };
 
 interface Area {
   name: string;
@@ -24,12 +24,13 @@ describe('withheld market figures cannot be recovered (security)', () => {
   let aloneYear: number;
   let attacker: TestKey;
   const runId = randomUUID().slice(0, 8);
-  const victim = `victim-${runId}`;
+  let victim: TestKey;
   const other = (area: string, n: number) => `${area}-${n}-${runId}`;
 
   beforeAll(async () => {
     [year, aloneYear] = [await claimLifecycleYear(scope), await claimLifecycleYear(alone)];
     attacker = await createTestKey();
+    victim = await createTestKey();
     const listing = (account: string, neighbourhood: string, listed: string, extra: Partial<TimelineListing> = {}) =>
       ({ account, neighbourhood, listed_at: `${year}-${listed} 00:00:00`, ...extra }) as TimelineListing;
     const each = (area: string, accounts: number, per: number, listed: string) =>
@@ -44,7 +45,7 @@ describe('withheld market figures cannot be recovered (security)', () => {
         ...Array.from({ length: 3 }, () => listing(other('Bahari', 1), 'Bahari', '04-10', rented)),
         ...each('Kati', 6, 2, '04-10'),
         ...each('Pwani', 10, 1, '04-10'),
-        ...Array.from({ length: 3 }, () => listing(victim, 'Ajali', '05-05')),
+        ...Array.from({ length: 3 }, () => listing(victim.account_id, 'Ajali', '05-05')),
       ],
       3,
     );
@@ -52,13 +53,13 @@ describe('withheld market figures cannot be recovered (security)', () => {
       alone,
       [
         ...Array.from({ length: 3 }, () => ({
-          account: victim,
+          account: victim.account_id,
           neighbourhood: 'Ajali',
           listed_at: `${aloneYear}-04-10 00:00:00`,
           price: 250_000,
         })),
         {
-          account: victim,
+          account: victim.account_id,
           neighbourhood: 'Ajali',
           listed_at: `${aloneYear}-04-10 00:00:00`,
           changes: [{ status: 'rented' as const, at: `${aloneYear}-05-02 00:00:00` }],
@@ -72,7 +73,7 @@ describe('withheld market figures cannot be recovered (security)', () => {
     body.by_neighborhood.find((n) => n.name === name)!;
 
   it('market share: the city minus the neighbourhoods shown never gives a withheld one', async () => {
-    const body = await analytics(attacker.key, `market-share?city=zanzibar&type=land&period=${year}-Q2`);
+    const body = await analytics(attacker.key, `market-share?city=mwanza&type=land&period=${year}-Q2`);
     // Ajali alone is one account's; with Pwani (the smallest safe) the withheld sum could still be
     // mostly one account's (at most 3 + 1 of 13), with Kati too it cannot (at most 6 of 25).
     expect(body.summary).toMatchObject({ market_listings: 45, market_new_listings: 48 });
@@ -94,8 +95,8 @@ describe('withheld market figures cannot be recovered (security)', () => {
   });
 
   it('velocity: the same figures withheld as market share, each on its own, and no subtraction', async () => {
-    const body = await analytics(attacker.key, `velocity?city=zanzibar&type=land&period=${year}-Q2`);
-    const share = await analytics(attacker.key, `market-share?city=zanzibar&type=land&period=${year}-Q2`);
+    const body = await analytics(attacker.key, `velocity?city=mwanza&type=land&period=${year}-Q2`);
+    const share = await analytics(attacker.key, `market-share?city=mwanza&type=land&period=${year}-Q2`);
     // Bahari's 3 rentals are one account's: market share withholds them, so velocity does too
     // (the area is shown: 23 accounts are on its market).
     expect(area(share, 'Bahari')).toMatchObject({ market_rented: null, rented_suppressed: true });
@@ -116,14 +117,14 @@ describe('withheld market figures cannot be recovered (security)', () => {
   });
 
   it('velocity orders neighbourhoods by name, not by their (withheld) figures', async () => {
-    const body = await analytics(attacker.key, `velocity?city=zanzibar&type=land&period=${year}-Q2`);
+    const body = await analytics(attacker.key, `velocity?city=mwanza&type=land&period=${year}-Q2`);
     expect(body.by_neighborhood.map((n: Area) => n.name)).toEqual(['Ajali', 'Bahari', 'Kati', 'Pwani']);
   });
 
   it("seasonality: a month of one account is withheld, and so is what the quarter's figure would give away", async () => {
     const body = await analytics(
       attacker.key,
-      `seasonality?city=zanzibar&type=land&months=3&end=${year}-06`,
+      `seasonality?city=mwanza&type=land&months=3&end=${year}-06`,
     );
     const [april, may, june] = body.months;
     // May's listings are the victim's alone; June has none; the quarter's 48 new listings (velocity)
@@ -139,7 +140,7 @@ describe('withheld market figures cannot be recovered (security)', () => {
   it('seasonality: a city of one account shows none of its market figures', async () => {
     const body = await analytics(
       attacker.key,
-      `seasonality?city=zanzibar&type=studio&months=3&end=${aloneYear}-06`,
+      `seasonality?city=mwanza&type=studio&months=3&end=${aloneYear}-06`,
     );
     for (const month of body.months) {
       expect(month).toMatchObject({
@@ -155,8 +156,7 @@ describe('withheld market figures cannot be recovered (security)', () => {
     }
     expect(body.mix_weights).toEqual([]);
     // The victim itself sees its own market withheld too: nobody else is behind it.
-    const owner = await createTestKey({ accountId: victim });
-    const own = await analytics(owner.key, `seasonality?city=zanzibar&type=studio&months=3&end=${aloneYear}-06`);
+    const own = await analytics(victim.key, `seasonality?city=mwanza&type=studio&months=3&end=${aloneYear}-06`);
     expect(own.months[0]).toMatchObject({ listed: null, suppressed: true });
   });
 });
