@@ -81,7 +81,13 @@ describe('GET /analytics/seasonality', () => {
         );
         if (moy === 6 || moy === 7) {
           for (let i = 0; i < 3; i++)
-            specs.push({ month, bedrooms: 0, price: 200_000, listed: `${month}-10 00:00:00`, account: next() });
+            specs.push({
+              month,
+              bedrooms: 0,
+              price: 200_000,
+              listed: `${month}-10 00:00:00`,
+              account: next(),
+            });
         }
         if (y === year && moy === 3) {
           k = 0;

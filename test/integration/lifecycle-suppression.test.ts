@@ -31,8 +31,12 @@ describe('withheld market figures cannot be recovered (security)', () => {
     [year, aloneYear] = [await claimLifecycleYear(scope), await claimLifecycleYear(alone)];
     attacker = await createTestKey();
     victim = await createTestKey();
-    const listing = (account: string, neighbourhood: string, listed: string, extra: Partial<TimelineListing> = {}) =>
-      ({ account, neighbourhood, listed_at: `${year}-${listed} 00:00:00`, ...extra }) as TimelineListing;
+    const listing = (
+      account: string,
+      neighbourhood: string,
+      listed: string,
+      extra: Partial<TimelineListing> = {},
+    ) => ({ account, neighbourhood, listed_at: `${year}-${listed} 00:00:00`, ...extra }) as TimelineListing;
     const each = (area: string, accounts: number, per: number, listed: string) =>
       Array.from({ length: accounts }, (_, i) =>
         Array.from({ length: per }, () => listing(other(area, i + 1), area, listed)),
@@ -112,7 +116,11 @@ describe('withheld market figures cannot be recovered (security)', () => {
     expect(area(body, 'Bahari').withheld).toContain('rented');
     expect(body.summary).toMatchObject({ rented: null, new_listings: 48, active: 45 });
     for (const name of ['Ajali', 'Kati', 'Pwani']) {
-      expect(area(body, name), name).toMatchObject({ new_listings: null, active: null, average_active: null });
+      expect(area(body, name), name).toMatchObject({
+        new_listings: null,
+        active: null,
+        average_active: null,
+      });
     }
   });
 
@@ -122,15 +130,17 @@ describe('withheld market figures cannot be recovered (security)', () => {
   });
 
   it("seasonality: a month of one account is withheld, and so is what the quarter's figure would give away", async () => {
-    const body = await analytics(
-      attacker.key,
-      `seasonality?city=mwanza&type=land&months=3&end=${year}-06`,
-    );
+    const body = await analytics(attacker.key, `seasonality?city=mwanza&type=land&months=3&end=${year}-06`);
     const [april, may, june] = body.months;
     // May's listings are the victim's alone; June has none; the quarter's 48 new listings (velocity)
     // minus April's would give May's, so April's go too.
     for (const month of [april, may, june]) {
-      expect(month).toMatchObject({ listed: null, new_listings: null, median_price_tzs: null, suppressed: true });
+      expect(month).toMatchObject({
+        listed: null,
+        new_listings: null,
+        median_price_tzs: null,
+        suppressed: true,
+      });
     }
     expect(may.withheld).toEqual(expect.arrayContaining(['listed', 'new_listings', 'raw_median_price_tzs']));
     // Views and rentals: nobody else is behind them either.
@@ -156,7 +166,10 @@ describe('withheld market figures cannot be recovered (security)', () => {
     }
     expect(body.mix_weights).toEqual([]);
     // The victim itself sees its own market withheld too: nobody else is behind it.
-    const own = await analytics(victim.key, `seasonality?city=mwanza&type=studio&months=3&end=${aloneYear}-06`);
+    const own = await analytics(
+      victim.key,
+      `seasonality?city=mwanza&type=studio&months=3&end=${aloneYear}-06`,
+    );
     expect(own.months[0]).toMatchObject({ listed: null, suppressed: true });
   });
 });
