@@ -95,7 +95,8 @@ initAnalyticPage('seasonality', {
     `Loading ${form.elements.months.value} months of ${form.elements.type.value} seasonality…`,
   load: (key, form) => getJson(`/api/v1/analytics/seasonality?${queryOf(form)}`, key),
   empty: (a) =>
-    a.months.some((m) => m.listed || m.new_listings || m.views || m.rented || m.suppressed)
+    // history_months counts from the first month anyone listed, whether or not its figures show.
+    a.history_months > 0 || a.months.some((m) => m.listed || m.new_listings || m.views || m.rented)
       ? undefined
       : `No ${a.property_type} listings in ${a.city} in these ${a.months.length} months.`,
   draw: (a) => {

@@ -121,15 +121,18 @@ initAnalyticPage('velocity', {
   load: (key, form) => getJson(`/api/v1/analytics/velocity?${queryOf(form)}`, key),
   empty: (a) => {
     const s = a.summary;
+    // A count is null when nobody (or too few accounts) is behind it: either way nothing to draw.
     const nothing =
-      !s.market_suppressed &&
       !a.by_neighborhood.length &&
       !s.rented &&
       !s.withdrawn &&
       !s.expired &&
       !s.active &&
-      !s.new_listings;
-    return nothing ? `No ${a.property_type} listings on the market in ${a.city}, ${a.period}.` : undefined;
+      !s.new_listings &&
+      !s.average_active;
+    return nothing
+      ? `No ${a.property_type} listings to show on the market in ${a.city}, ${a.period}.`
+      : undefined;
   },
   draw: (a) => {
     const s = a.summary;
