@@ -10,6 +10,7 @@ import {
   withheldParts,
   type Behind,
 } from '../../analytics-api/suppression.ts';
+import { wholeQuarters } from '../../analytics-api/services/seasonality.ts';
 
 /** `n` other accounts with `each` listings, plus the caller's `own`. */
 const even = (n: number, each: number, own = 0): Behind => ({
@@ -103,5 +104,20 @@ describe('complementary suppression (security)', () => {
     // A's rentals are one account's: B shown beside the city would give them away (and A + B bound
     // 4 of 15 for one account), so the city's goes and B shows.
     expect(decisions.rented).toEqual({ totalShown: false, shownParts: new Set(['B']) });
+  });
+});
+
+describe("seasonality's parts: the months of whole quarters (happy)", () => {
+  it('widens a window to the quarters it touches', () => {
+    expect(wholeQuarters(['2025-02', '2025-03', '2025-04'])).toEqual([
+      '2025-01',
+      '2025-02',
+      '2025-03',
+      '2025-04',
+      '2025-05',
+      '2025-06',
+    ]);
+    expect(wholeQuarters(['2024-12'])).toEqual(['2024-10', '2024-11', '2024-12']);
+    expect(wholeQuarters(['2024-12', '2025-01'])).toHaveLength(6);
   });
 });
