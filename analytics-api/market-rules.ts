@@ -1,6 +1,7 @@
 // The documented rules of the lifecycle endpoints (docs/analytics.md, "Listing lifecycle metrics"):
 // how few observations suppress a figure, how market share protects competitors, how rents are
 // mix-adjusted and how the month-of-year index is built. Pure functions, recomputed by the tests.
+import { discloses, type Behind } from './suppression.ts';
 
 /** Medians of days on market need this many exits of the kind, quartiles this many. */
 export const MIN_EXITS_FOR_MEDIAN = 10;
@@ -15,35 +16,27 @@ export const VELOCITY_DEFINITION =
   'suppressed. Kaplan-Meier: spells started in the period, rented = event, withdrawn/expired/still ' +
   'on the market = censored (today for open spells). Absorption = rented / average daily stock.';
 
-/** Market share: a figure needs this many other accounts behind it… */
-export const MIN_OTHER_ACCOUNTS = 5;
-/** …and no single other account may hold more than this share of the rest of the market. */
-export const MAX_OTHER_ACCOUNT_SHARE = 0.25;
-
-export interface ShareInputs {
-  own: number;
-  market: number;
-  /** Other accounts with a non-zero value. */
-  others: number;
-  /** The largest other account's value. */
-  topOther: number;
-}
-
 /**
- * Market minus own is the rest of the market: shown only if it hides every competitor, i.e. at
- * least MIN_OTHER_ACCOUNTS other accounts are behind it and none holds more than
- * MAX_OTHER_ACCOUNT_SHARE of it. The account's own count always shows.
+ * One market-share figure: the account's own count always shows; the market figure and the share
+ * only when the rules of ./suppression.ts allow (`shown`: the rule and, for parts of a total, the
+ * complementary rule).
  */
-export function shareFigure(f: ShareInputs): {
+export function shareFigure(
+  f: Behind,
+  shown = !discloses(f),
+): {
   own: number;
   market: number | null;
   share: number | null;
   suppressed: boolean;
 } {
-  const rest = f.market - f.own;
-  const suppressed = f.others < MIN_OTHER_ACCOUNTS || f.topOther > MAX_OTHER_ACCOUNT_SHARE * rest;
-  if (suppressed) return { own: f.own, market: null, share: null, suppressed };
-  return { own: f.own, market: f.market, share: f.market > 0 ? round4(f.own / f.market) : null, suppressed };
+  if (!shown) return { own: f.own, market: null, share: null, suppressed: true };
+  return {
+    own: f.own,
+    market: f.market,
+    share: f.market > 0 ? round4(f.own / f.market) : null,
+    suppressed: false,
+  };
 }
 
 export const round2 = (value: number): number => Math.round(value * 100) / 100;

@@ -74,11 +74,12 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
   router.get('/analytics/seasonality', auth, requirePermission('analytics:read'), async (req, res) => {
     const params = parseSeasonalityParams(req.query);
     const { mode, account_id: account } = authOf(req);
-    const key = `seasonality:${mode}:${params.city}:${params.type}:${params.months}:${params.end}`;
+    // Per account: what the market-share rule withholds depends on the calling account.
+    const key = `seasonality:${mode}:${account}:${params.city}:${params.type}:${params.months}:${params.end}`;
     send(
       res,
       await ctx.cache.getOrCompute(key, account, () =>
-        seasonalityAnswer(clickhouse, params, mode === 'test'),
+        seasonalityAnswer(clickhouse, params, mode === 'test', account),
       ),
       'market',
     );

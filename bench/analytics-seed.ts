@@ -115,6 +115,7 @@ const mixedTables: Record<string, string> = {
   cell_quarter_stats: 'mv_cell_quarter_stats_from_views',
   market_daily_flows: 'mv_market_daily_flows_from_views',
   account_quarter_flows: 'mv_account_quarter_flows_from_views',
+  account_month_flows: 'mv_account_month_flows_from_views',
 };
 
 type Log = (message: string) => void;

@@ -227,7 +227,7 @@ const marketShare = (cache: Cache, j: (typeof shareJobs)[number]) =>
   );
 const seasonality = (cache: Cache, j: (typeof seasonalityJobs)[number]) =>
   cache.getOrCompute(`seasonality:live:${j.city}:${j.type}:24:${end}`, benchAccount, () =>
-    seasonalityAnswer(ch, { ...j, months: 24, end }, false),
+    seasonalityAnswer(ch, { ...j, months: 24, end }, false, shareAccount),
   );
 
 // Rent estimates (docs/analytics.md, "Rent estimates"): 1,000 places and units drawn from the
@@ -284,7 +284,7 @@ if (measured('market-share'))
   for (const job of shareJobs.slice(0, 4)) await marketShareAnswer(ch, job, false, shareAccount);
 if (measured('seasonality'))
   for (const job of seasonalityJobs.slice(0, 4))
-    await seasonalityAnswer(ch, { ...job, months: 24, end }, false);
+    await seasonalityAnswer(ch, { ...job, months: 24, end }, false, shareAccount);
 
 for (const [name, jobs, run] of (
   [

@@ -15,6 +15,7 @@ export const lifecycleTables = [
   'market_cohort_days',
   'account_quarter_flows',
   'account_area_stock',
+  'account_month_flows',
   'city_month_prices',
 ];
 

@@ -10,7 +10,7 @@ const velocityFigures = {
     .int()
     .nullable()
     .describe(
-      'Listings rented in the period (exits by the at of their rented status); null when market_suppressed',
+      'Listings rented in the period (exits by the at of their rented status); null when withheld (see withheld)',
     ),
   withdrawn: z.number().int().nullable(),
   expired: z.number().int().nullable(),
@@ -35,13 +35,20 @@ const velocityFigures = {
   km_median_days_to_rent: days.describe(
     'Kaplan–Meier median over the spells that started in the period; listings still on the market are censored',
   ),
-  suppressed: z.boolean().describe('median_days_to_rent is null: fewer than 10 rentals'),
+  suppressed: z
+    .boolean()
+    .describe('median_days_to_rent is null: fewer than 10 rentals, or the rentals are withheld'),
   quartiles_suppressed: z.boolean(),
   km_suppressed: z.boolean(),
   market_suppressed: z
     .boolean()
     .describe(
-      "Every figure of the area is null: fewer than 5 other accounts have listings in it, or one holds more than 25 % of the rest (market share's rule)",
+      "Some figures of the area are withheld (null, named in withheld) by market share's rules: fewer than 5 other accounts behind the figure, or one holding more than 25 % of the rest; or the figure could be recovered by subtracting the figures shown from the city's",
+    ),
+  withheld: z
+    .array(z.string())
+    .describe(
+      'The figures of the area withheld by the suppression rules, each decided on its own: rented (with the days to rent, absorption and Kaplan–Meier median), withdrawn and expired (with the days to withdraw), new_listings, active and average_active',
     ),
 };
 
@@ -63,7 +70,11 @@ const shareFigures = {
   own_listings: z.number().int().describe("The account's listings on the market at the end of the period"),
   market_listings: z.number().int().nullable().describe('All accounts; null when suppressed'),
   share: z.number().nullable(),
-  suppressed: z.boolean().describe('Fewer than 5 other accounts, or one holds more than 25 % of the rest'),
+  suppressed: z
+    .boolean()
+    .describe(
+      "market_listings is withheld: fewer than 5 other accounts, or one holds more than 25 % of the rest; or, for a neighbourhood or the city, it could otherwise be recovered by subtracting the neighbourhoods shown from the city's figure. The *_suppressed flags of the other figures mean the same for them",
+    ),
   own_new_listings: z.number().int(),
   market_new_listings: z.number().int().nullable(),
   new_listings_share: z.number().nullable(),
@@ -85,7 +96,9 @@ export const seasonalityAnswerSchema = z.object({
   property_type: z.enum(propertyTypes),
   status: z.enum(['insufficient_history', 'provisional', 'ok']),
   history_months: z.number().int(),
-  mix_weights: z.array(z.object({ bedrooms: z.string(), weight: z.number() })),
+  mix_weights: z
+    .array(z.object({ bedrooms: z.string(), weight: z.number() }))
+    .describe('Bedroom classes over the listings of the months whose listed figure is shown'),
   months: z.array(
     z.object({
       month: z.string().describe('YYYY-MM'),
@@ -94,13 +107,23 @@ export const seasonalityAnswerSchema = z.object({
         .nullable()
         .describe('Mix-adjusted (fixed bedroom weights) median asking rent'),
       raw_median_price_tzs: z.number().nullable(),
-      listed: z.number().int().describe('Listings listed that month (the rents)'),
-      new_listings: z.number().int(),
-      views: z.number().int(),
-      average_active: z.number(),
+      listed: z.number().int().nullable().describe('Listings listed that month (the rents)'),
+      new_listings: z.number().int().nullable(),
+      views: z.number().int().nullable(),
+      average_active: z.number().nullable(),
       views_per_active_listing: z.number().nullable(),
-      rented: z.number().int(),
+      rented: z.number().int().nullable(),
       median_days_to_rent: z.number().nullable(),
+      suppressed: z
+        .boolean()
+        .describe(
+          "Some of the month's market figures are withheld (null, named in withheld) by market share's rules: fewer than 5 other accounts behind the figure, or one holding more than 25 % of the rest; or the figure could be recovered from the quarter's (another month of the quarter is withheld with it)",
+        ),
+      withheld: z
+        .array(z.string())
+        .describe(
+          'The figures withheld, each decided on its own: listed (with both medians), new_listings, views, average_active (with views_per_active_listing) and rented (with median_days_to_rent)',
+        ),
     }),
   ),
   month_of_year_index: z

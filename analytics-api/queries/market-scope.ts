@@ -21,3 +21,10 @@ export const marketScopeWhere = `is_test = {isTest:UInt8} AND city = {city:Strin
 
 /** A count, coerced: the server may send an integer type as a JSON number or a string. */
 export const int = z.coerce.number().int();
+
+/** The zod columns own_m, market_m, others_m, top_other_m of each figure m (../suppression.ts). */
+export function behindColumnsOf<M extends string>(metrics: readonly M[]) {
+  return Object.fromEntries(
+    metrics.flatMap((m) => ['own', 'market', 'others', 'top_other'].map((c) => [`${c}_${m}`, int])),
+  ) as Record<`${'own' | 'market' | 'others' | 'top_other'}_${M}`, typeof int>;
+}

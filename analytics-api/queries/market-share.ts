@@ -1,26 +1,17 @@
 // SQL of the market-share endpoint (docs/analytics.md, "Market share"): one statement over one city
 // and type of account_area_stock (0053) and account_quarter_flows (0052). The inner query sums each account's figures
 // per neighbourhood and, as a second grouping set, over the whole city (is_city = 1); the outer one
-// keeps per area only what the suppression rule needs: the calling account's value, the market
+// keeps per area only what the suppression rules (../suppression.ts) need: the calling account's value, the market
 // total, how many other accounts have a non-zero value and the largest of them. No other account's
 // id leaves ClickHouse.
 import { z } from 'zod';
 import { accountAreaStockTable, accountQuarterFlowsTable } from '../../common/warehouse/market-flows.ts';
 import { defineQuery, isoDate } from '../../common/warehouse/query.ts';
-import { int, marketScope, marketScopeParams, marketScopeWhere } from './market-scope.ts';
+import { behindSelects } from '../suppression.ts';
+import { behindColumnsOf, int, marketScope, marketScopeParams, marketScopeWhere } from './market-scope.ts';
 
 export const shareMetrics = ['active', 'new_listings', 'rented', 'views'] as const;
 export type ShareMetric = (typeof shareMetrics)[number];
-
-type MetricColumn = `${'own' | 'market' | 'others' | 'top_other'}_${ShareMetric}`;
-const metricColumns = Object.fromEntries(
-  shareMetrics.flatMap((m) => [
-    [`own_${m}`, int],
-    [`market_${m}`, int],
-    [`others_${m}`, int],
-    [`top_other_${m}`, int],
-  ]),
-) as Record<MetricColumn, typeof int>;
 
 /** The inner query's column of each metric (named apart from the table's columns it sums). */
 const inner: Record<ShareMetric, string> = {
@@ -31,15 +22,7 @@ const inner: Record<ShareMetric, string> = {
 };
 
 /** The four figures of each metric, for the outer SELECT (constant SQL, no values). */
-const metricSelects = shareMetrics
-  .map(
-    (m) => `
-      sumIf(${inner[m]}, account = cityHash64({account:String})) AS own_${m},
-      sum(${inner[m]}) AS market_${m},
-      countIf(${inner[m]} > 0 AND account != cityHash64({account:String})) AS others_${m},
-      maxIf(${inner[m]}, account != cityHash64({account:String})) AS top_other_${m}`,
-  )
-  .join(',');
+const metricSelects = shareMetrics.map((m) => behindSelects(m, inner[m])).join(',');
 
 export const accountShares = defineQuery({
   name: 'market_share.accounts',
@@ -49,7 +32,7 @@ export const accountShares = defineQuery({
     quarter: isoDate,
     account: z.string().min(1),
   }),
-  row: z.object({ is_city: int, neighbourhood: z.string(), ...metricColumns }),
+  row: z.object({ is_city: int, neighbourhood: z.string(), ...behindColumnsOf(shareMetrics) }),
   queryParams: (p) => ({ ...marketScopeParams(p), quarter: p.quarter, account: p.account }),
   // Stock at the end of the quarter = stock now (account_area_stock) − the net flow of the quarters
   // after it; the other metrics are the quarter's own flows. Accounts are grouped by a 64-bit hash

@@ -1,10 +1,11 @@
-// SQL of the velocity endpoint (docs/analytics.md, "Velocity"), three statements the service runs in
-// parallel, each over one city and type of a small aggregate (migration 0052):
+// SQL of the velocity endpoint (docs/analytics.md, "Velocity"), four statements the service runs in
+// parallel, each over one city and type of small aggregates (migrations 0052, 0053):
 // - stock from market_daily_flows: listings on the market before the period, the net change and
 //   the day-weighted net change in it (→ average daily stock), and the period's market entries;
 // - exits from market_exit_days: (neighbourhood, reason, days on market) → listings;
 // - the period's cohort from market_cohort_days: (neighbourhood, rented?, days observed) → listings,
-//   open spells observed until `asOf`.
+//   open spells observed until `asOf`;
+// - who is behind each figure, from account_quarter_flows and account_area_stock (velocityBehind).
 // Counts are signed (an undone exit is a -1 in another part until merged): every statement sums
 // per key first and drops keys that net to zero. Days statistics are computed in the service.
 import { z } from 'zod';
@@ -15,8 +16,9 @@ import {
   marketDailyFlowsTable,
   marketExitDaysTable,
 } from '../../common/warehouse/market-flows.ts';
-import { int, marketScope, marketScopeParams, marketScopeWhere } from './market-scope.ts';
+import { behindColumnsOf, int, marketScope, marketScopeParams, marketScopeWhere } from './market-scope.ts';
 import { defineQuery, isoDate } from '../../common/warehouse/query.ts';
+import { behindSelects } from '../suppression.ts';
 
 /** Per neighbourhood (and, as totals, the city): stock before the period and its flows in it. */
 export const velocityStock = defineQuery({
@@ -81,40 +83,50 @@ export const velocityCohort = defineQuery({
     GROUP BY neighbourhood, event, observed`,
 });
 
+/** The figures whose accounts velocityBehind counts (../suppression.ts). */
+export const velocityMetrics = ['active', 'new_listings', 'rented', 'unrented', 'present'] as const;
+export type VelocityMetric = (typeof velocityMetrics)[number];
+
+/** The inner query's column of each metric. */
+const inner: Record<VelocityMetric, string> = {
+  active: 'stock',
+  new_listings: 'entered',
+  rented: 'rentals',
+  unrented: 'others_exits',
+  present: 'stock + exited',
+};
+
 /**
- * Who is behind each area's figures, for market share's suppression rule (../market-rules.ts):
- * per neighbourhood and, as is_city = 1, the city, the calling account's listings on the market at
- * some time in the quarter (stock at its end + its exits), all accounts', how many other accounts
- * have any and the largest of them. Same sources as market share (0052, 0053); no other account's
- * id leaves ClickHouse.
+ * Who is behind each figure of each area, for the suppression rules (../suppression.ts): per
+ * neighbourhood and, as is_city = 1, the city, the calling account's value, all accounts', how many
+ * other accounts have one and the largest of them, for the stock at the end of the quarter (active),
+ * its entries (new_listings), rentals, other exits (withdrawn and expired) and the listings on the
+ * market at some time in it (stock at its end + its exits: average_active). The same sources and
+ * sums as market share (0052, 0053), so both endpoints withhold the same figures; no other
+ * account's id leaves ClickHouse.
  */
-export const velocityPresence = defineQuery({
-  name: 'velocity.presence',
+export const velocityBehind = defineQuery({
+  name: 'velocity.behind',
   params: z.object({ ...marketScope, quarter: isoDate, account: z.string().min(1) }),
-  row: z.object({
-    is_city: int,
-    neighbourhood: z.string(),
-    own: int,
-    market: int,
-    others: int,
-    top_other: int,
-  }),
+  row: z.object({ is_city: int, neighbourhood: z.string(), ...behindColumnsOf(velocityMetrics) }),
   queryParams: (p) => ({ ...marketScopeParams(p), quarter: p.quarter, account: p.account }),
   sql: `
-    SELECT is_city, neighbourhood,
-           sumIf(present, account = cityHash64({account:String})) AS own,
-           sum(present) AS market,
-           countIf(present > 0 AND account != cityHash64({account:String})) AS others,
-           maxIf(present, account != cityHash64({account:String})) AS top_other
+    SELECT is_city, neighbourhood, ${velocityMetrics.map((m) => behindSelects(m, inner[m])).join(',')}
     FROM (
-      SELECT grouping(neighbourhood) AS is_city, neighbourhood, account, sum(s) AS present
+      SELECT grouping(neighbourhood) AS is_city, neighbourhood, account,
+             sum(s) AS stock, sum(e) AS entered, sum(r) AS rentals, sum(x) AS exited,
+             sum(x) - sum(r) AS others_exits
       FROM (
-        SELECT neighbourhood, cityHash64(account_id) AS account, listings AS s
+        SELECT neighbourhood, cityHash64(account_id) AS account, listings AS s,
+               toInt64(0) AS e, toInt64(0) AS r, toInt64(0) AS x
         FROM ${accountAreaStockTable.name}
         WHERE ${marketScopeWhere}
         UNION ALL
         SELECT neighbourhood, cityHash64(account_id) AS account,
-               if(quarter > {quarter:Date}, exits - entries, 0) + if(quarter = {quarter:Date}, exits, 0) AS s
+               if(quarter > {quarter:Date}, exits - entries, 0) AS s,
+               if(quarter = {quarter:Date}, entries, 0) AS e,
+               if(quarter = {quarter:Date}, rented, 0) AS r,
+               if(quarter = {quarter:Date}, exits, 0) AS x
         FROM ${accountQuarterFlowsTable.name}
         WHERE ${marketScopeWhere} AND quarter >= {quarter:Date}
       )

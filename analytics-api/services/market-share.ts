@@ -1,14 +1,15 @@
 // Market share (docs/analytics.md, "Market share"): the calling account's active listings, new
 // listings, rentals and views against the rest of the market, for the city and each neighbourhood.
-// Competitors are never named or ranked, and a market figure that could reveal one is suppressed
-// (../market-rules.ts, shareFigure); the account's own counts always show.
+// Competitors are never named or ranked, and a market figure that could reveal one is suppressed,
+// directly or by subtraction from the city's (../suppression.ts); the account's own counts always show.
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { MarketShareAnswer, ShareFigures } from '../answers/market.ts';
 import { cities } from '../../common/domain/cities.ts';
 import { shareFigure } from '../market-rules.ts';
+import { behindOf, decideAreas, type AreaDecisions } from '../suppression.ts';
 import type { MarketParams } from '../params.ts';
 import { periodLabel, quarterStart } from '../period.ts';
-import { accountShares, type ShareMetric } from '../queries/market-share.ts';
+import { accountShares, shareMetrics, type ShareMetric } from '../queries/market-share.ts';
 
 type AreaRow = Awaited<ReturnType<typeof accountShares.run>>['rows'][number];
 
@@ -26,6 +27,7 @@ export async function marketShareAnswer(
     account: accountId,
   });
   const cityRow = rows.find((r) => r.is_city === 1);
+  const decisions = decideAreas(rows, shareMetrics);
   const hasAny = (r: AreaRow) =>
     Number(r.market_active) +
       Number(r.market_new_listings) +
@@ -36,23 +38,26 @@ export async function marketShareAnswer(
     city: cities[params.city],
     property_type: params.type,
     period: periodLabel(params.period),
-    summary: figures(cityRow),
+    summary: figures(cityRow, decisions, null),
     // Listings without a neighbourhood count in the summary only.
     by_neighborhood: rows
       .filter((r) => r.is_city === 0 && r.neighbourhood !== '' && hasAny(r))
-      .map((r) => ({ name: r.neighbourhood, ...figures(r) }))
+      .map((r) => ({ name: r.neighbourhood, ...figures(r, decisions, r.neighbourhood) }))
       .sort((a, b) => a.name.localeCompare(b.name)),
   };
 }
 
-function figures(row: AreaRow | undefined): ShareFigures {
+/** An area's figures; `neighbourhood` null for the city. */
+function figures(
+  row: AreaRow | undefined,
+  decisions: AreaDecisions<ShareMetric>,
+  neighbourhood: string | null,
+): ShareFigures {
   const metric = (m: ShareMetric) =>
-    shareFigure({
-      own: Number(row?.[`own_${m}`] ?? 0),
-      market: Number(row?.[`market_${m}`] ?? 0),
-      others: Number(row?.[`others_${m}`] ?? 0),
-      topOther: Number(row?.[`top_other_${m}`] ?? 0),
-    });
+    shareFigure(
+      behindOf(row, m),
+      neighbourhood === null ? decisions[m].totalShown : decisions[m].shownParts.has(neighbourhood),
+    );
   const active = metric('active');
   const fresh = metric('new_listings');
   const rented = metric('rented');

@@ -1,6 +1,10 @@
 // Seasonality (docs/analytics.md, "Seasonality"): a monthly series of mix-adjusted asking rents, new
 // listings, views per listing on the market and days to rent, and a month-of-year index once the
-// history covers a year. Rules: ../market-rules.ts.
+// history covers a year. Rules: ../market-rules.ts. Every figure is the market's, so each month's
+// figures follow market share's suppression rules (../suppression.ts): a figure with fewer than 5
+// other accounts behind it, or one holding more than 25 % of the rest, is null, and so is a second
+// month of its quarter where the quarter's figure (velocity, market share) minus the months shown
+// would recover it.
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { SeasonalityAnswer, SeasonalityMonth } from '../answers/market.ts';
 import { cities } from '../../common/domain/cities.ts';
@@ -16,7 +20,15 @@ import {
   seasonalityStatus,
 } from '../market-rules.ts';
 import type { SeasonalityParams } from '../params.ts';
-import { dailyFlows, monthlyRentals, monthlyRents } from '../queries/seasonality.ts';
+import {
+  dailyFlows,
+  monthlyBehind,
+  monthlyRentals,
+  monthlyRents,
+  seasonalityMetrics,
+  type SeasonalityMetric,
+} from '../queries/seasonality.ts';
+import { behindOf, withheldParts } from '../suppression.ts';
 import { median, total } from '../stats.ts';
 
 /** `count` months ending with `end` (YYYY-MM), oldest first, as YYYY-MM. */
@@ -49,6 +61,7 @@ export async function seasonalityAnswer(
   clickhouse: ClickHouseClient,
   params: SeasonalityParams,
   isTest: boolean,
+  accountId: string,
 ): Promise<SeasonalityAnswer> {
   const window = monthsEnding(params.end, params.months);
   const from = `${window[0]}-01`;
@@ -56,20 +69,30 @@ export async function seasonalityAnswer(
   const [year, month] = params.end.split('-').map(Number) as [number, number];
   const lastDay = new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);
   const scope = { isTest, city: params.city, type: params.type };
-  const [rents, flows, rentals] = await Promise.all([
+  const quarters = wholeQuarters(window);
+  const [rents, flows, rentals, behind] = await Promise.all([
     monthlyRents.run(clickhouse, { ...scope, from, to }),
     dailyFlows.run(clickhouse, { ...scope, last: lastDay }),
     monthlyRentals.run(clickhouse, { ...scope, from, to }),
+    monthlyBehind.run(clickhouse, {
+      ...scope,
+      account: accountId,
+      months: quarters.map((m) => `${m}-01`),
+    }),
   ]);
 
-  const mix = rentsByClass(rents.rows);
-  const months = monthFigures(
+  const withheld = withheldByMonth(behind.rows, quarters);
+  const listedShown = (month: string) => !withheld.get(month)?.has('listed');
+  const mix = rentsByClass(rents.rows.filter((r) => listedShown(r.month.slice(0, 7))));
+  const all = monthFigures(
     window,
     mix,
     flowsByMonth(flows.rows, from, lastDay),
     rentalDaysByMonth(rentals.rows),
   );
-  const first = months.findIndex((m) => m.listed > 0);
+  const months = all.map((m) => withhold(m, withheld.get(m.month) ?? new Set(seasonalityMetrics)));
+  // The history starts with the first month anyone listed (whether or not its figures are shown).
+  const first = all.findIndex((m) => m.listed! > 0);
   const historyMonths = first < 0 ? 0 : months.length - first;
   const status = seasonalityStatus(historyMonths);
   return {
@@ -83,6 +106,55 @@ export async function seasonalityAnswer(
     months,
     month_of_year_index: status === 'insufficient_history' ? null : monthOfYear(months, historyMonths),
   };
+}
+
+/** The months of the whole quarters `window` touches (YYYY-MM, oldest first). */
+export function wholeQuarters(window: readonly string[]): string[] {
+  const [y0, m0] = window[0]!.split('-').map(Number) as [number, number];
+  const [y1, m1] = window[window.length - 1]!.split('-').map(Number) as [number, number];
+  const firstMonth = m0 - ((m0 - 1) % 3); // 1, 4, 7 or 10
+  const lastMonth = m1 - ((m1 - 1) % 3) + 2;
+  const count = (y1 - y0) * 12 + lastMonth - firstMonth + 1;
+  return Array.from({ length: count }, (_, i) =>
+    new Date(Date.UTC(y0, firstMonth - 1 + i, 1)).toISOString().slice(0, 7),
+  );
+}
+
+/** The figures each rule figure stands for. */
+const figuresBehind: Record<SeasonalityMetric, readonly (keyof SeasonalityMonth)[]> = {
+  listed: ['listed', 'median_price_tzs', 'raw_median_price_tzs'],
+  new_listings: ['new_listings'],
+  views: ['views', 'views_per_active_listing'],
+  present: ['average_active', 'views_per_active_listing'],
+  rented: ['rented', 'median_days_to_rent'],
+};
+
+/**
+ * Per month, the rule figures withheld: each month's own rule, then, quarter by quarter, as many
+ * more months as needed so the withheld ones cannot be recovered from the quarter's figure.
+ */
+function withheldByMonth(
+  rows: Rows<typeof monthlyBehind>,
+  quarterMonths: readonly string[],
+): Map<string, Set<SeasonalityMetric>> {
+  const byMonth = new Map(rows.map((r) => [r.month.slice(0, 7), r]));
+  const withheld = new Map(quarterMonths.map((m) => [m, new Set<SeasonalityMetric>()]));
+  for (let q = 0; q < quarterMonths.length; q += 3) {
+    const quarter = quarterMonths.slice(q, q + 3);
+    for (const metric of seasonalityMetrics) {
+      const parts = quarter.map((m) => ({ key: m, behind: behindOf(byMonth.get(m), metric) }));
+      for (const m of withheldParts(parts)) withheld.get(m)!.add(metric);
+    }
+  }
+  return withheld;
+}
+
+/** A month's figures with those withheld set to null and named. */
+function withhold(month: SeasonalityMonth, metrics: ReadonlySet<SeasonalityMetric>): SeasonalityMonth {
+  const names = new Set([...metrics].flatMap((m) => figuresBehind[m]));
+  const out: Record<string, unknown> = { ...month };
+  for (const name of names) out[name] = null;
+  return { ...(out as SeasonalityMonth), suppressed: names.size > 0, withheld: [...names].sort() };
 }
 
 function rentsByClass(rows: Rows<typeof monthlyRents>): Rents {
@@ -159,6 +231,8 @@ function monthFigures(
       views_per_active_listing: averageActive > 0 ? round3(flow.views / averageActive) : null,
       rented,
       median_days_to_rent: rented >= MIN_EXITS_FOR_MEDIAN ? median(days) : null,
+      suppressed: false,
+      withheld: [],
     };
   });
 }

@@ -1,10 +1,10 @@
 // Rental velocity (docs/analytics.md, "Velocity"): how fast listings leave the market in a quarter,
 // rented apart from withdrawn/expired, with stock, absorption and a Kaplan–Meier median that counts
 // the listings still on the market, for the city and each neighbourhood. Rules: ../market-rules.ts.
-// An area's counts are the market's, so they follow market share's suppression rule: where fewer
-// than 5 other accounts are behind them, or one holds more than 25 % of the rest, every figure of
-// the area is null (`market_suppressed`) — else subtracting one's own listings would give a
-// competitor's stock, entries and rentals.
+// An area's counts are the market's, so each follows market share's suppression rules
+// (../suppression.ts): a figure with fewer than 5 other accounts behind it, or one holding more than
+// 25 % of the rest, is null, and so is whatever would let it be recovered from the city's figure —
+// else subtracting one's own listings would give a competitor's stock, entries and rentals.
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { VelocityAnswer, VelocityFigures } from '../answers/market.ts';
 import { cities } from '../../common/domain/cities.ts';
@@ -14,12 +14,19 @@ import {
   MIN_EXITS_FOR_QUARTILES,
   round2,
   round3,
-  shareFigure,
   VELOCITY_DEFINITION,
 } from '../market-rules.ts';
+import { decideAreas, type AreaDecisions } from '../suppression.ts';
 import type { MarketParams } from '../params.ts';
 import { nextQuarter, periodLabel, quarterStart } from '../period.ts';
-import { velocityCohort, velocityExits, velocityPresence, velocityStock } from '../queries/velocity.ts';
+import {
+  velocityBehind,
+  velocityCohort,
+  velocityExits,
+  velocityMetrics,
+  velocityStock,
+  type VelocityMetric,
+} from '../queries/velocity.ts';
 import { kaplanMeierMedian, median, nearestRank, total, type Counted, type SurvivalPoint } from '../stats.ts';
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -48,23 +55,15 @@ export async function velocityAnswer(
   const last = day(lastMs);
   const days = Math.max(0, Math.round((lastMs - Date.parse(start)) / DAY_MS) + 1);
   const scope = { isTest, city: params.city, type: params.type };
-  const [stock, exits, cohort, presence] = await Promise.all([
+  const [stock, exits, cohort, behind] = await Promise.all([
     velocityStock.run(clickhouse, { ...scope, start, last }),
     velocityExits.run(clickhouse, { ...scope, start, end }),
     velocityCohort.run(clickhouse, { ...scope, start, end, asOf: today }),
-    velocityPresence.run(clickhouse, { ...scope, quarter: start, account: accountId }),
+    velocityBehind.run(clickhouse, { ...scope, quarter: start, account: accountId }),
   ]);
-  // Areas whose figures could reveal a competitor (no row: nobody is behind them, nothing to show).
-  const hidden = new Set(
-    presence.rows
-      .filter(
-        (r) =>
-          shareFigure({ own: r.own, market: r.market, others: r.others, topOther: r.top_other }).suppressed,
-      )
-      .map((r) => (r.is_city === 1 ? CITY : r.neighbourhood)),
-  );
-  const shown = (name: string, figures: VelocityFigures): VelocityFigures =>
-    hidden.has(name) ? withheld() : figures;
+  // Decided from the same request's rows as the figures; an area without a row has nobody behind
+  // it, so nothing of it is shown.
+  const decisions = decideAreas(behind.rows, velocityMetrics);
 
   const city: Area = { stock: stock.totals, rentedDays: [], withdrawnDays: [], expiredDays: [], cohort: [] };
   const areas = new Map<string, Area>();
@@ -96,43 +95,59 @@ export async function velocityAnswer(
     city: cities[params.city],
     property_type: params.type,
     period: periodLabel(params.period),
-    summary: shown(CITY, figuresOf(city)),
-    // Listings without a neighbourhood count in the summary only. Ordered by the figures before
-    // any are withheld.
+    summary: withhold(figuresOf(city), shownOf(decisions, null)),
+    // Listings without a neighbourhood count in the summary only. Ordered by name: an order by
+    // the figures would rank the withheld ones.
     by_neighborhood: [...areas]
       .filter(([name]) => name !== '')
       .map(([name, area]) => ({ name, ...figuresOf(area) }))
       .filter((n) => n.rented! + n.withdrawn! + n.expired! + n.new_listings! + n.active! > 0)
-      .sort((a, b) => b.rented! - a.rented! || b.active! - a.active! || a.name.localeCompare(b.name))
-      .map(({ name, ...figures }) => ({ name, ...shown(name, figures) })),
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map(({ name, ...figures }) => ({ name, ...withhold(figures, shownOf(decisions, name)) })),
     definition: VELOCITY_DEFINITION,
   };
 }
 
-/** The key of the city's row in `hidden` (no neighbourhood has a NUL in its name). */
-const CITY = '\u0000city';
+/** Which of its figures an area (`neighbourhood`, or the city: null) may show. */
+function shownOf(decisions: AreaDecisions<VelocityMetric>, neighbourhood: string | null) {
+  return (m: VelocityMetric) =>
+    neighbourhood === null ? decisions[m].totalShown : decisions[m].shownParts.has(neighbourhood);
+}
 
-/** An area's figures when the market-share rule withholds them. */
-function withheld(): VelocityFigures {
+/** The figures each rule figure stands for (km: the spells that entered in the period). */
+const figuresBehind: Record<VelocityMetric, readonly (keyof VelocityFigures)[]> = {
+  rented: [
+    'rented',
+    'median_days_to_rent',
+    'p25_days_to_rent',
+    'p75_days_to_rent',
+    'absorption',
+    'km_median_days_to_rent',
+  ],
+  unrented: [
+    'withdrawn',
+    'expired',
+    'median_days_to_withdraw',
+    'p25_days_to_withdraw',
+    'p75_days_to_withdraw',
+  ],
+  new_listings: ['new_listings', 'km_median_days_to_rent'],
+  active: ['active'],
+  present: ['average_active', 'absorption'],
+};
+
+/** An area's figures with those the suppression rules withhold set to null and named in `withheld`. */
+function withhold(figures: VelocityFigures, shown: (m: VelocityMetric) => boolean): VelocityFigures {
+  const withheld = new Set(velocityMetrics.filter((m) => !shown(m)).flatMap((m) => figuresBehind[m]));
+  const out: Record<string, unknown> = { ...figures };
+  for (const name of withheld) out[name] = null;
   return {
-    rented: null,
-    withdrawn: null,
-    expired: null,
-    new_listings: null,
-    active: null,
-    average_active: null,
-    absorption: null,
-    median_days_to_rent: null,
-    p25_days_to_rent: null,
-    p75_days_to_rent: null,
-    median_days_to_withdraw: null,
-    p25_days_to_withdraw: null,
-    p75_days_to_withdraw: null,
-    km_median_days_to_rent: null,
-    suppressed: true,
-    quartiles_suppressed: true,
-    km_suppressed: true,
-    market_suppressed: true,
+    ...(out as VelocityFigures),
+    suppressed: figures.suppressed || withheld.has('median_days_to_rent'),
+    quartiles_suppressed: figures.quartiles_suppressed || withheld.has('p25_days_to_rent'),
+    km_suppressed: figures.km_suppressed || withheld.has('km_median_days_to_rent'),
+    market_suppressed: withheld.size > 0,
+    withheld: [...withheld].sort(),
   };
 }
 
@@ -164,5 +179,6 @@ function figures(area: Area, days: number): VelocityFigures {
     quartiles_suppressed: rented < MIN_EXITS_FOR_QUARTILES,
     km_suppressed: kmEvents < MIN_EXITS_FOR_MEDIAN,
     market_suppressed: false,
+    withheld: [],
   };
 }

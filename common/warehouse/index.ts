@@ -17,6 +17,7 @@ import { neighbourhoodQuarterPriceSummariesTable } from './price-summaries.ts';
 import { quarantineTable } from './quarantine.ts';
 import {
   accountAreaStockTable,
+  accountMonthFlowsTable,
   accountQuarterFlowsTable,
   cityMonthPricesTable,
   marketCohortDaysTable,
@@ -50,6 +51,7 @@ export const warehouseTables: readonly TableRef[] = [
   marketCohortDaysTable,
   accountQuarterFlowsTable,
   accountAreaStockTable,
+  accountMonthFlowsTable,
   cityMonthPricesTable,
   rentComparablesTable,
   estimateAccuracyTable,

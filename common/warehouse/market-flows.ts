@@ -1,4 +1,4 @@
-// The market aggregates of the lifecycle endpoints (migrations 0052, 0053): SummingMergeTree tables with
+// The market aggregates of the lifecycle endpoints (migrations 0052, 0053, 0130): SummingMergeTree tables with
 // signed counts, kept by materialized views from listings, listing_status_changes and view_events.
 // Nothing inserts into them but the views; readers sum() and GROUP BY (docs/analytics.md).
 import { defineTable } from './table.ts';
@@ -93,6 +93,27 @@ export const accountAreaStockTable = defineTable<AccountAreaStockRow>()('account
   'neighbourhood',
   'account_id',
   'listings',
+]);
+
+export interface AccountMonthFlowsRow extends MarketKey {
+  month: string;
+  account_id: string;
+  listed: number;
+  entries: number;
+  exits: number;
+  rented: number;
+  views: number;
+}
+/** Per month and listing owner over a city and type (migration 0130): seasonality's suppression. */
+export const accountMonthFlowsTable = defineTable<AccountMonthFlowsRow>()('account_month_flows', [
+  ...marketKeyColumns,
+  'month',
+  'account_id',
+  'listed',
+  'entries',
+  'exits',
+  'rented',
+  'views',
 ]);
 
 export interface CityMonthPricesRow extends MarketKey {

@@ -42,6 +42,7 @@ export const placements: Record<string, Placement> = {
   account_quarter_flows: aggregate,
   city_month_prices: aggregate,
   account_area_stock: aggregate,
+  account_month_flows: aggregate,
   // A photo match filed under the earlier listing, written by its view on the shard of the later
   // listing (the one whose analysis found it): all rows of one match come from that one row of
   // listing_images, so they stay on one shard and FINAL still collapses them; a reader of one

@@ -29,6 +29,7 @@ const yearlyTables = [
   'market_exit_days',
   'market_cohort_days',
   'account_quarter_flows',
+  'account_month_flows',
   'city_month_prices',
 ];
 

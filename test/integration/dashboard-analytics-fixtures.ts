@@ -1,13 +1,16 @@
 // Data of the analytic pages' browser test (not a test file), all in test mode in Dar es Salaam
 // apartments (the pages' defaults), one account per run whose key the pages get:
-// - velocity: 14 flats in Masaki, 11 rented and 2 withdrawn through the API;
+// - velocity: 5 flats in Masaki, 2 rented and 1 withdrawn through the API (few: a later run on the
+//   same stack counts this account among the others, where it must not dominate any figure);
 // - market share: 4 more active flats in Masaki and 2 in a neighbourhood whose market figures are
 //   suppressed (chosen at seeding; the test withdraws them afterwards),
-//   against 6 other accounts with 3 flats each in Masaki (none over 25 % of the rest: shown) and
-//   none in the lonely one (suppressed);
+//   against 6 other accounts with 6 flats each in Masaki, two rented and one withdrawn (each figure
+//   has 6 other accounts behind it, none over 25 % of the rest: shown) and none in the lonely one
+//   (suppressed);
 // - estimate: all of them two-bedroom flats within 1 km of the estimate form's default point;
-// - seasonality: three flats a month for the 14 months before this one, stored straight into
-//   `listings` (the API stamps listed_at now), so the series has the history of a provisional index.
+// - seasonality: six flats a month (six accounts: the months' figures are shown) for the 14 months
+//   before this one, stored straight into `listings` (the API stamps listed_at now), so the series
+//   has the history of a provisional index.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { api, createTestKey, eventually } from '../support/api.ts';
@@ -29,7 +32,7 @@ async function seedSeasonality(): Promise<void> {
     const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1 - back, 10));
     const day = month.toISOString().slice(0, 10);
     // One account per listing: in market share this history is a crowd, no dominant account.
-    return [0, 1, 2].map((i) => ({
+    return [0, 1, 2, 3, 4, 5].map((i) => ({
       account_id: `dashboard-seasonality-${randomUUID()}`,
       is_test: 1 as const,
       listed_at: `${day} 0${i}:00:00`,
@@ -76,40 +79,54 @@ export async function seedAnalyticPages(): Promise<Seeded> {
   const others = await Promise.all(Array.from({ length: 6 }, () => createTestKey({ mode: 'test' })));
   const exits = await pushListings(
     own.key,
-    Array.from({ length: 14 }, (_, i) => near(MASAKI, i)),
+    Array.from({ length: 5 }, (_, i) => near(MASAKI, i)),
   );
-  const [alone] = await Promise.all([
+  const [alone, , ...theirs] = await Promise.all([
     pushListings(own.key, [near(lonely, 0), near(lonely, 1)]),
     pushListings(
       own.key,
-      Array.from({ length: 4 }, (_, i) => near(MASAKI, i + 14)),
+      Array.from({ length: 4 }, (_, i) => near(MASAKI, i + 5)),
     ),
     ...others.map((other, k) =>
       pushListings(
         other.key,
-        Array.from({ length: 3 }, (_, i) => near(MASAKI, 3 * k + i)),
+        Array.from({ length: 6 }, (_, i) => near(MASAKI, 6 * k + i)),
       ),
     ),
     seedSeasonality(),
   ]);
-  const updates = exits.slice(0, 13).map((listing_id, i) => ({
+  const updates = exits.slice(0, 3).map((listing_id, i) => ({
     listing_id,
-    status: i < 11 ? 'rented' : 'withdrawn',
+    status: i < 2 ? 'rented' : 'withdrawn',
   }));
   const posted = await postStatus(own.key, updates);
   expect(posted.status, JSON.stringify(posted.body)).toBe(200);
-  expect(posted.body.summary.succeeded).toBe(13);
+  expect(posted.body.summary.succeeded).toBe(3);
   await Promise.all(updates.map((u) => waitForStatus(own.key, u.listing_id, u.status)));
+  // Each other account rents two flats out and withdraws one.
+  await Promise.all(
+    others.map(async (other, k) => {
+      const ids = theirs[k] as string[];
+      const their = [
+        { listing_id: ids[0]!, status: 'rented' },
+        { listing_id: ids[1]!, status: 'rented' },
+        { listing_id: ids[2]!, status: 'withdrawn' },
+      ];
+      expect((await postStatus(other.key, their)).status).toBe(200);
+      await Promise.all(their.map((u) => waitForStatus(other.key, u.listing_id, u.status)));
+    }),
+  );
   // The velocity aggregates follow the statuses: wait until the API counts this account's rentals.
   await eventually(
     async () => {
       const res = await api('GET', '/api/v1/analytics/velocity?city=dar_es_salaam&type=apartment', {
         key: own.key,
       });
-      return res.status === 200 && res.body.summary.rented >= 11 ? true : undefined;
+      const masaki = res.body.by_neighborhood?.find((n: { name: string }) => n.name === 'Masaki');
+      return res.status === 200 && masaki?.rented >= 14 ? true : undefined;
     },
     60_000,
-    'rentals counted by velocity',
+    "rentals counted by velocity (Masaki's 14)",
   );
   return {
     key: own.key,

@@ -2,8 +2,11 @@
 // every month lists two one-bedroom flats and one two-bedroom flat whose rents follow the month
 // of the year, June and July add three cheap studios (a shift in what is listed, which the fixed
 // bedroom weights must not read as a fall in rents), March of the first year adds ten three-bedroom
-// flats rented within ten days. The expected series, weights and index are computed below from the
-// listing specs, following the documented rules, and compared exactly.
+// flats rented within ten days. Eight accounts share the market evenly (each month every one lists a
+// one-bedroom flat rented after three days, and the other listings go round them), so no month's
+// figure is withheld by the suppression rules. The expected series, weights and index are computed
+// below from the listing specs, following the documented rules, and compared exactly.
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, createTestKey, type TestKey } from '../support/api.ts';
 import {
@@ -24,7 +27,12 @@ interface Spec {
   price: number;
   listed: string; // YYYY-MM-DD HH:MM:SS
   rentedAfterDays?: number;
+  account: string;
 }
+
+/** The accounts of the market. */
+const runId = randomUUID().slice(0, 8);
+const crowd = Array.from({ length: 8 }, (_, i) => `seasonality-crowd-${i}-${runId}`);
 
 const median = (values: number[]) => {
   const s = [...values].sort((a, b) => a - b);
@@ -48,22 +56,41 @@ describe('GET /analytics/seasonality', () => {
       for (let moy = 1; moy <= 12; moy++) {
         const month = `${y}-${String(moy).padStart(2, '0')}`;
         const step = 10_000 * (moy - 1);
+        // The k-th other listing of the month goes to the (month + k)-th account.
+        let k = 0;
+        const next = () => crowd[(moy + k++) % crowd.length]!;
         specs.push(
-          { month, bedrooms: 1, price: 300_000 + step, listed: `${month}-01 06:00:00` },
-          { month, bedrooms: 1, price: 320_000 + step, listed: `${month}-02 06:00:00` },
+          { month, bedrooms: 1, price: 300_000 + step, listed: `${month}-01 06:00:00`, account: next() },
+          { month, bedrooms: 1, price: 320_000 + step, listed: `${month}-02 06:00:00`, account: next() },
           {
             month,
             bedrooms: 2,
             price: 500_000 + step,
             listed: `${month}-01 00:00:00`,
             rentedAfterDays: 5 + moy,
+            account: next(),
           },
+          ...crowd.map((account) => ({
+            month,
+            bedrooms: 1,
+            price: 400_000 + step,
+            listed: `${month}-01 00:00:00`,
+            rentedAfterDays: 3,
+            account,
+          })),
         );
         if (moy === 6 || moy === 7) {
           for (let i = 0; i < 3; i++)
-            specs.push({ month, bedrooms: 0, price: 200_000, listed: `${month}-10 00:00:00` });
+            specs.push({
+              month,
+              bedrooms: 0,
+              price: 200_000,
+              listed: `${month}-10 00:00:00`,
+              account: next(),
+            });
         }
         if (y === year && moy === 3) {
+          k = 0;
           for (let d = 1; d <= 10; d++) {
             specs.push({
               month,
@@ -71,10 +98,11 @@ describe('GET /analytics/seasonality', () => {
               price: 700_000,
               listed: `${month}-01 00:00:00`,
               rentedAfterDays: d,
+              account: next(),
             });
           }
         }
-        views.set(month, 10 * moy);
+        views.set(month, crowd.length * moy);
       }
     }
     const at = (listed: string, days: number) =>
@@ -83,23 +111,27 @@ describe('GET /analytics/seasonality', () => {
         .replace('T', ' ')
         .slice(0, 19);
     const listings: TimelineListing[] = specs.map((s) => ({
+      account: s.account,
       neighbourhood: 'Dunda',
       listed_at: s.listed,
       price: s.price,
       bedrooms: s.bedrooms,
       changes: s.rentedAfterDays ? [{ status: 'rented', at: at(s.listed, s.rentedAfterDays) }] : [],
     }));
-    await buildTimeline(scope, listings, 34);
+    await buildTimeline(scope, listings, specs.filter((s) => s.rentedAfterDays).length);
+    // Each account's listings get `month of the year` views a month.
     await insertViews(
-      [...views].map(([month, count]) => ({
-        is_test: 0,
-        viewed_at: `${month}-15 12:00:00`,
-        property_type: 'apartment',
-        city: 'bagamoyo',
-        neighbourhood: 'Dunda',
-        listing_account_id: 'lifecycle-test',
-        count,
-      })),
+      [...views].flatMap(([month, count]) =>
+        crowd.map((account) => ({
+          is_test: 0 as const,
+          viewed_at: `${month}-15 12:00:00`,
+          property_type: 'apartment',
+          city: 'bagamoyo',
+          neighbourhood: 'Dunda',
+          listing_account_id: account,
+          count: count / crowd.length,
+        })),
+      ),
     );
   });
 
@@ -152,6 +184,8 @@ describe('GET /analytics/seasonality', () => {
           views_per_active_listing: average > 0 ? round3((views.get(month) ?? 0) / average) : null,
           rented: rentals.length,
           median_days_to_rent: rentals.length >= 10 ? median(rentals) : null,
+          suppressed: false,
+          withheld: [],
         };
       }),
     };
@@ -185,12 +219,12 @@ describe('GET /analytics/seasonality', () => {
     expect(body.status).toBe('ok');
     expect(body.history_months).toBe(24);
     expect(body.months).toEqual(expected.months);
-    // 48 one-bedroom, 24 two-bedroom, 12 studios, 10 three-bedroom: fixed weights over the window.
+    // 240 one-bedroom, 24 two-bedroom, 12 studios, 10 three-bedroom: fixed weights over the window.
     expect(body.mix_weights).toEqual([
-      { bedrooms: '0', weight: round4(12 / 94) },
-      { bedrooms: '1', weight: round4(48 / 94) },
-      { bedrooms: '2', weight: round4(24 / 94) },
-      { bedrooms: '3', weight: round4(10 / 94) },
+      { bedrooms: '0', weight: round4(12 / 286) },
+      { bedrooms: '1', weight: round4(240 / 286) },
+      { bedrooms: '2', weight: round4(24 / 286) },
+      { bedrooms: '3', weight: round4(10 / 286) },
     ]);
     const prices = expectedIndex(
       expected.months.map((m) => ({ month: m.month, value: m.median_price_tzs })),
@@ -203,15 +237,16 @@ describe('GET /analytics/seasonality', () => {
     expect(body.month_of_year_index).toEqual(
       prices.map((p, i) => ({ month: i + 1, price_index: p, new_listings_index: fresh[i], years: 2 })),
     );
-    // The studios of June lower the raw median, not the mix-adjusted one's own classes:
-    // June, second year: raw median = (200,000 + 350,000) / 2; mix-adjusted keeps the 1- and
-    // 2-bedroom medians (360,000 and 550,000) and adds the studios at their fixed weight only.
+    // The studios of June weigh in the mix-adjusted median at their fixed weight only. June, second
+    // year: 14 listed, raw median 450,000 (7th and 8th of 200k ×3, 350k, 370k, 450k ×8, 550k); the
+    // 1-bedroom median is 450,000 too, the 2-bedroom 550,000, the studios 200,000.
     const june = body.months.find((m: { month: string }) => m.month === `${year + 1}-06`);
-    expect(june.raw_median_price_tzs).toBe(275_000);
-    expect(june.median_price_tzs).toBe(round2((48 * 360_000 + 24 * 550_000 + 12 * 200_000) / 84));
-    // March of the first year: 11 rentals (the 2-bedroom after 8 days, 3-bedrooms after 1…10).
+    expect(june.raw_median_price_tzs).toBe(450_000);
+    expect(june.median_price_tzs).toBe(round2((240 * 450_000 + 24 * 550_000 + 12 * 200_000) / 276));
+    // March of the first year: 19 rentals (8 after 3 days, the 2-bedroom after 8, 3-bedrooms after
+    // 1…10): 1, 2, 3 ×9, 4, … → the 10th is 3.
     const march = body.months.find((m: { month: string }) => m.month === `${year}-03`);
-    expect([march.rented, march.median_days_to_rent]).toEqual([11, 6]);
+    expect([march.rented, march.median_days_to_rent]).toEqual([19, 3]);
   });
 
   it('is provisional with 12–23 months and insufficient under 12 (no index)', async () => {
@@ -236,7 +271,8 @@ describe('GET /analytics/seasonality', () => {
     expect(short.month_of_year_index).toBeNull();
     expect(short.months).toHaveLength(24);
     expect(short.months.slice(14)).toEqual(expectedMonths(monthsOf(1, 10)).months);
-    expect(short.months[0]).toMatchObject({ listed: 0, median_price_tzs: null, average_active: 0 });
+    // Before the history nobody is behind the figures: withheld, like any figure without 5 other accounts.
+    expect(short.months[0]).toMatchObject({ listed: null, median_price_tzs: null, average_active: null });
   });
 
   it('validates months and end (error) and needs analytics:read (security)', async () => {

@@ -1,7 +1,8 @@
 // #seasonality: GET /analytics/seasonality. The month-of-year index (1.0 = an average month) of
 // the mix-adjusted rent and of new listings as lines, with the answer's status written on the
 // chart (insufficient_history draws no index: under 12 months there is none), and the monthly
-// series it comes from; each chart with its table.
+// series it comes from; each chart with its table. Figures the suppression rules withhold (named in
+// the month's `withheld`) read "suppressed", never 0.
 import { getJson } from './api.js';
 import { $ } from './dom.js';
 import { cards, count, emptyNote, legend, money, num, table } from './figures.js';
@@ -60,6 +61,9 @@ function drawIndex(a) {
   );
 }
 
+/** A count of the month, or "suppressed" when the API withheld it. */
+const whole = (v) => (v === null ? 'suppressed' : count.format(v));
+
 function drawSeries(a) {
   const months = a.months;
   $('seasonality-series').replaceChildren(
@@ -76,11 +80,11 @@ function drawSeries(a) {
       ['Month', 'Median rent (mix-adjusted)', 'Listed', 'New listings', 'Views', 'Rented'],
       months.map((m) => [
         m.month,
-        money(m.median_price_tzs),
-        count.format(m.listed),
-        count.format(m.new_listings),
-        count.format(m.views),
-        count.format(m.rented),
+        m.withheld?.includes('median_price_tzs') ? 'suppressed' : money(m.median_price_tzs),
+        whole(m.listed),
+        whole(m.new_listings),
+        whole(m.views),
+        whole(m.rented),
       ]),
     ),
   );
@@ -91,7 +95,8 @@ initAnalyticPage('seasonality', {
     `Loading ${form.elements.months.value} months of ${form.elements.type.value} seasonality…`,
   load: (key, form) => getJson(`/api/v1/analytics/seasonality?${queryOf(form)}`, key),
   empty: (a) =>
-    a.months.some((m) => m.listed || m.new_listings || m.views || m.rented)
+    // history_months counts from the first month anyone listed, whether or not its figures show.
+    a.history_months > 0 || a.months.some((m) => m.listed || m.new_listings || m.views || m.rented)
       ? undefined
       : `No ${a.property_type} listings in ${a.city} in these ${a.months.length} months.`,
   draw: (a) => {
@@ -99,7 +104,12 @@ initAnalyticPage('seasonality', {
       ['Status', a.status],
       ['History', `${a.history_months} months`],
       ['Months shown', String(a.months.length)],
-      ['Listed in the window', count.format(a.months.reduce((s, m) => s + m.listed, 0))],
+      [
+        'Listed in the window',
+        a.months.some((m) => m.listed === null)
+          ? 'suppressed in some months'
+          : count.format(a.months.reduce((s, m) => s + m.listed, 0)),
+      ],
     ]);
     drawIndex(a);
     drawSeries(a);

@@ -1,8 +1,8 @@
 // #velocity: GET /analytics/velocity. Median days to rent by neighbourhood (with the city's median
 // and its Kaplan–Meier median marked), exits by reason (rented, withdrawn, expired), and stock and
 // absorption; each chart with its table. Figures the API withheld read "suppressed" with the
-// reason, never 0: medians under 10 rentals, and every figure of an area with too few other
-// accounts behind it (market_suppressed, market share's rule).
+// reason, never 0: medians under 10 rentals, and each figure the suppression rules withhold (named
+// in the area's `withheld`: too few other accounts behind it, or recoverable from the city's).
 import { getJson } from './api.js';
 import { $ } from './dom.js';
 import { cards, count, days, emptyNote, num, pct, table } from './figures.js';
@@ -12,10 +12,14 @@ import { barChart, stackedChart } from './svg.js';
 const SUPPRESSED = 'suppressed: fewer than 10 rentals';
 // Short enough for the chart; market share's page and docs/analytics.md give the rule in full.
 const MARKET_SUPPRESSED = 'suppressed: under 5 other accounts, or one over 25 %';
-/** A count of the area, or "suppressed" when the API withheld the area's figures. */
-const whole = (row, field) =>
-  row.market_suppressed || row[field] === null ? 'suppressed' : count.format(row[field]);
-const withheld = (row) => (row.market_suppressed ? MARKET_SUPPRESSED : undefined);
+/** A count of the area, or "suppressed" when the API withheld it. */
+const whole = (row, field) => (row[field] === null ? 'suppressed' : count.format(row[field]));
+/** Whether the suppression rules withheld `field` of the area. */
+const isWithheld = (row, field) => (row.withheld ?? []).includes(field);
+const withheld = (row, field) => (isWithheld(row, field) ? MARKET_SUPPRESSED : undefined);
+/** A stacked row is drawn only whole: with any part withheld, the reason instead. */
+const withheldPart = (parts) => (row) =>
+  parts.some((p) => row[p.key] === null) ? MARKET_SUPPRESSED : undefined;
 
 function drawDays(answer) {
   const rows = answer.by_neighborhood;
@@ -27,7 +31,7 @@ function drawDays(answer) {
       label: (r) => r.name,
       value: (r) => r.median_days_to_rent,
       format: days,
-      missing: (r) => withheld(r) ?? SUPPRESSED,
+      missing: (r) => withheld(r, 'median_days_to_rent') ?? SUPPRESSED,
       marks: [
         { label: 'city', value: s.median_days_to_rent },
         { label: 'Kaplan–Meier', value: s.km_median_days_to_rent },
@@ -53,6 +57,7 @@ function drawDays(answer) {
  * city and one per neighbourhood; `cells` gives a row's cells after the area's name.
  */
 function drawAreaSection(elementId, answer, { chartTitle, parts, tableTitle, headers, cells }) {
+  const note = withheldPart(parts);
   const rows = [{ name: 'Whole city', ...answer.summary }, ...answer.by_neighborhood];
   $(elementId).replaceChildren(
     stackedChart({
@@ -60,7 +65,7 @@ function drawAreaSection(elementId, answer, { chartTitle, parts, tableTitle, hea
       rows,
       label: (r) => r.name,
       parts,
-      note: withheld,
+      note,
     }),
     table(
       tableTitle,
@@ -105,8 +110,8 @@ function drawStock(answer) {
     cells: (r) => [
       whole(r, 'new_listings'),
       whole(r, 'active'),
-      r.market_suppressed ? 'suppressed' : num(r.average_active),
-      r.market_suppressed ? 'suppressed' : pct(r.absorption),
+      isWithheld(r, 'average_active') ? 'suppressed' : num(r.average_active),
+      isWithheld(r, 'absorption') ? 'suppressed' : pct(r.absorption),
     ],
   });
 }
@@ -116,15 +121,18 @@ initAnalyticPage('velocity', {
   load: (key, form) => getJson(`/api/v1/analytics/velocity?${queryOf(form)}`, key),
   empty: (a) => {
     const s = a.summary;
+    // A count is null when nobody (or too few accounts) is behind it: either way nothing to draw.
     const nothing =
-      !s.market_suppressed &&
       !a.by_neighborhood.length &&
       !s.rented &&
       !s.withdrawn &&
       !s.expired &&
       !s.active &&
-      !s.new_listings;
-    return nothing ? `No ${a.property_type} listings on the market in ${a.city}, ${a.period}.` : undefined;
+      !s.new_listings &&
+      !s.average_active;
+    return nothing
+      ? `No ${a.property_type} listings to show on the market in ${a.city}, ${a.period}.`
+      : undefined;
   },
   draw: (a) => {
     const s = a.summary;
@@ -135,16 +143,17 @@ initAnalyticPage('velocity', {
       ['Withdrawn · expired', `${whole(s, 'withdrawn')} · ${whole(s, 'expired')}`],
       ['New listings', whole(s, 'new_listings')],
       ['Active at the end', whole(s, 'active')],
-      ['Absorption', s.market_suppressed ? 'suppressed' : pct(s.absorption)],
+      ['Absorption', isWithheld(s, 'absorption') ? 'suppressed' : pct(s.absorption)],
     ]);
     if (a.by_neighborhood.length) drawDays(a);
     else $('velocity-days').replaceChildren(emptyNote('No neighbourhood has listings in this period.'));
     drawExits(a);
     drawStock(a);
     $('velocity-definition').textContent = a.definition;
-    const figures = s.market_suppressed
-      ? `the city's figures are ${MARKET_SUPPRESSED}`
-      : `${count.format(s.rented)} rented, ${count.format(s.active)} active`;
+    const figures =
+      s.rented === null && s.active === null
+        ? `the city's figures are ${MARKET_SUPPRESSED}`
+        : `${whole(s, 'rented')} rented, ${whole(s, 'active')} active`;
     return `${a.city}, ${a.property_type}, ${a.period}: ${figures}.`;
   },
 });

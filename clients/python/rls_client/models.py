@@ -705,6 +705,7 @@ GetVelocityResponseSummary = TypedDict(
     "quartiles_suppressed": bool,
     "km_suppressed": bool,
     "market_suppressed": bool,
+    "withheld": list[str],
     },
 )
 
@@ -731,6 +732,7 @@ GetVelocityResponseByNeighborhoodItem = TypedDict(
     "quartiles_suppressed": bool,
     "km_suppressed": bool,
     "market_suppressed": bool,
+    "withheld": list[str],
     },
 )
 
@@ -763,13 +765,15 @@ GetSeasonalityResponseMonthsItem = TypedDict(
     "month": str,
     "median_price_tzs": Optional[float],
     "raw_median_price_tzs": Optional[float],
-    "listed": int,
-    "new_listings": int,
-    "views": int,
-    "average_active": float,
+    "listed": Optional[int],
+    "new_listings": Optional[int],
+    "views": Optional[int],
+    "average_active": Optional[float],
     "views_per_active_listing": Optional[float],
-    "rented": int,
+    "rented": Optional[int],
     "median_days_to_rent": Optional[float],
+    "suppressed": bool,
+    "withheld": list[str],
     },
 )
 

@@ -2146,7 +2146,7 @@ export interface operations {
                         property_type: "apartment" | "house" | "studio" | "room" | "commercial" | "land";
                         period: string;
                         summary: {
-                            /** @description Listings rented in the period (exits by the at of their rented status); null when market_suppressed */
+                            /** @description Listings rented in the period (exits by the at of their rented status); null when withheld (see withheld) */
                             rented: number | null;
                             withdrawn: number | null;
                             expired: number | null;
@@ -2169,16 +2169,18 @@ export interface operations {
                             p75_days_to_withdraw: number | null;
                             /** @description Kaplan–Meier median over the spells that started in the period; listings still on the market are censored */
                             km_median_days_to_rent: number | null;
-                            /** @description median_days_to_rent is null: fewer than 10 rentals */
+                            /** @description median_days_to_rent is null: fewer than 10 rentals, or the rentals are withheld */
                             suppressed: boolean;
                             quartiles_suppressed: boolean;
                             km_suppressed: boolean;
-                            /** @description Every figure of the area is null: fewer than 5 other accounts have listings in it, or one holds more than 25 % of the rest (market share's rule) */
+                            /** @description Some figures of the area are withheld (null, named in withheld) by market share's rules: fewer than 5 other accounts behind the figure, or one holding more than 25 % of the rest; or the figure could be recovered by subtracting the figures shown from the city's */
                             market_suppressed: boolean;
+                            /** @description The figures of the area withheld by the suppression rules, each decided on its own: rented (with the days to rent, absorption and Kaplan–Meier median), withdrawn and expired (with the days to withdraw), new_listings, active and average_active */
+                            withheld: string[];
                         };
                         by_neighborhood: {
                             name: string;
-                            /** @description Listings rented in the period (exits by the at of their rented status); null when market_suppressed */
+                            /** @description Listings rented in the period (exits by the at of their rented status); null when withheld (see withheld) */
                             rented: number | null;
                             withdrawn: number | null;
                             expired: number | null;
@@ -2201,12 +2203,14 @@ export interface operations {
                             p75_days_to_withdraw: number | null;
                             /** @description Kaplan–Meier median over the spells that started in the period; listings still on the market are censored */
                             km_median_days_to_rent: number | null;
-                            /** @description median_days_to_rent is null: fewer than 10 rentals */
+                            /** @description median_days_to_rent is null: fewer than 10 rentals, or the rentals are withheld */
                             suppressed: boolean;
                             quartiles_suppressed: boolean;
                             km_suppressed: boolean;
-                            /** @description Every figure of the area is null: fewer than 5 other accounts have listings in it, or one holds more than 25 % of the rest (market share's rule) */
+                            /** @description Some figures of the area are withheld (null, named in withheld) by market share's rules: fewer than 5 other accounts behind the figure, or one holding more than 25 % of the rest; or the figure could be recovered by subtracting the figures shown from the city's */
                             market_suppressed: boolean;
+                            /** @description The figures of the area withheld by the suppression rules, each decided on its own: rented (with the days to rent, absorption and Kaplan–Meier median), withdrawn and expired (with the days to withdraw), new_listings, active and average_active */
+                            withheld: string[];
                         }[];
                         /** @description The rule version and its definition */
                         definition: string;
@@ -2249,6 +2253,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "insufficient_history" | "provisional" | "ok";
                         history_months: number;
+                        /** @description Bedroom classes over the listings of the months whose listed figure is shown */
                         mix_weights: {
                             bedrooms: string;
                             weight: number;
@@ -2260,13 +2265,17 @@ export interface operations {
                             median_price_tzs: number | null;
                             raw_median_price_tzs: number | null;
                             /** @description Listings listed that month (the rents) */
-                            listed: number;
-                            new_listings: number;
-                            views: number;
-                            average_active: number;
+                            listed: number | null;
+                            new_listings: number | null;
+                            views: number | null;
+                            average_active: number | null;
                             views_per_active_listing: number | null;
-                            rented: number;
+                            rented: number | null;
                             median_days_to_rent: number | null;
+                            /** @description Some of the month's market figures are withheld (null, named in withheld) by market share's rules: fewer than 5 other accounts behind the figure, or one holding more than 25 % of the rest; or the figure could be recovered from the quarter's (another month of the quarter is withheld with it) */
+                            suppressed: boolean;
+                            /** @description The figures withheld, each decided on its own: listed (with both medians), new_listings, views, average_active (with views_per_active_listing) and rented (with median_days_to_rent) */
+                            withheld: string[];
                         }[];
                         month_of_year_index: {
                             /** @description 1 = January */
@@ -2318,7 +2327,7 @@ export interface operations {
                             /** @description All accounts; null when suppressed */
                             market_listings: number | null;
                             share: number | null;
-                            /** @description Fewer than 5 other accounts, or one holds more than 25 % of the rest */
+                            /** @description market_listings is withheld: fewer than 5 other accounts, or one holds more than 25 % of the rest; or, for a neighbourhood or the city, it could otherwise be recovered by subtracting the neighbourhoods shown from the city's figure. The *_suppressed flags of the other figures mean the same for them */
                             suppressed: boolean;
                             own_new_listings: number;
                             market_new_listings: number | null;
@@ -2340,7 +2349,7 @@ export interface operations {
                             /** @description All accounts; null when suppressed */
                             market_listings: number | null;
                             share: number | null;
-                            /** @description Fewer than 5 other accounts, or one holds more than 25 % of the rest */
+                            /** @description market_listings is withheld: fewer than 5 other accounts, or one holds more than 25 % of the rest; or, for a neighbourhood or the city, it could otherwise be recovered by subtracting the neighbourhoods shown from the city's figure. The *_suppressed flags of the other figures mean the same for them */
                             suppressed: boolean;
                             own_new_listings: number;
                             market_new_listings: number | null;
