@@ -15,6 +15,8 @@ export interface PipelineFigures {
   fullLoad: { p50: number; p95: number };
   /** The same at a paced rate, when that phase ran. */
   paced?: { listingsPerSecond: number; p50: number; p95: number };
+  /** With BENCH_PACED_SEARCH: the highest rate tried whose freshness p95 stayed ≤ 1 s (NaN: none). */
+  highestPacedRate?: number;
 }
 
 /** Rows of the CPU part: a label and the process names (prefixes: `clickhouse` takes its child) summed in it. */
@@ -76,6 +78,13 @@ export function sideBySide(ours: PipelineFigures, peer: PipelineFigures): string
       [`freshness p95 paced at ${rates} (ms)`, ours.paced.p95, peer.paced.p95, 0],
     );
   }
+  if (ours.highestPacedRate !== undefined && peer.highestPacedRate !== undefined)
+    rows.push([
+      'highest paced listings/s, freshness p95 ≤ 1 s',
+      ours.highestPacedRate,
+      peer.highestPacedRate,
+      0,
+    ]);
   const width = Math.max(...rows.map(([label]) => label.length));
   const cell = (value: number | undefined, digits: number) =>
     (value === undefined || !Number.isFinite(value) ? '—' : value.toFixed(digits)).padStart(10);

@@ -98,3 +98,31 @@ export function printFreshness(
   console.log(`  p95 by 5 s of posting: ${windows.map((w) => (w.length ? p95(w) : '-')).join(', ')} ms`);
   return figures;
 }
+
+/** The rates the paced search tries, as fractions of the pipeline's full-load stored rate, ascending. */
+export const SEARCH_FRACTIONS = [0.3, 0.45, 0.6, 0.75, 0.9, 1.05];
+
+/**
+ * The highest of the search's rates at which `trial` (a paced phase at that rate, its freshness)
+ * stored every request with freshness p95 ≤ `limitMs`, trying them in ascending order until one
+ * fails; undefined when the lowest already fails.
+ */
+export async function highestPacedRate(
+  trial: (listingsPerSecond: number) => Promise<Freshness>,
+  storedPerSecond: number,
+  limitMs = 1_000,
+): Promise<number | undefined> {
+  let best: number | undefined;
+  for (const fraction of SEARCH_FRACTIONS) {
+    const rate = Math.round(storedPerSecond * fraction);
+    const freshness = await trial(rate);
+    if (freshness.completed < freshness.posted || !(freshness.p95 <= limitMs)) break;
+    best = rate;
+  }
+  console.log(
+    best === undefined
+      ? `no paced rate tried kept freshness p95 ≤ ${limitMs} ms`
+      : `highest paced rate tried with freshness p95 ≤ ${limitMs} ms: ${best} listings/s`,
+  );
+  return best;
+}

@@ -9,7 +9,9 @@
 // one image process unless BENCH_BASE_URL points at running services; the worker it starts is
 // sampled every second for where its memory is (worker-memory.ts).
 // Knobs: BENCH_SECONDS (15), BENCH_CONCURRENCY (8), BENCH_PACED_RATE (listings/s of the paced phase),
-// BENCH_PIPELINES (ours,peer: `ours` or `peer` runs one of them; the peer listens on BENCH_PORT + 20).
+// BENCH_PIPELINES (ours,peer: `ours` or `peer` runs one of them; the peer listens on BENCH_PORT + 20),
+// BENCH_PACED_SEARCH=1 (each pipeline's highest paced rate with freshness p95 ≤ 1 s: up to six more
+// phases each).
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { createKafka, createProducer } from '../common/clients/kafka.ts';
@@ -26,7 +28,7 @@ import { nextListingsBody } from './listing-bodies.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { measurePeer } from './peer/run.ts';
 import { sideBySide, type PipelineFigures } from './stream-compare.ts';
-import { drained, loadTarget, paced, printFreshness, saturate } from './stream-load.ts';
+import { drained, highestPacedRate, loadTarget, paced, printFreshness, saturate } from './stream-load.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -35,6 +37,7 @@ const direct = Number(process.env.BENCH_DIRECT_MESSAGES ?? 200_000);
 // Listings/s of the paced phase (default: half the saturated phase's rate). A fixed rate compares
 // freshness between builds at the same load, which the saturated phase's own rate does not.
 const pacedRate = process.env.BENCH_PACED_RATE ? Number(process.env.BENCH_PACED_RATE) : undefined;
+const pacedSearch = process.env.BENCH_PACED_SEARCH === '1';
 // The worker started here listens for /metrics on a known port, for its memory samples and the size
 // of its inserts (ClickHouse's CPU is mostly a cost per insert: docs/performance.md).
 const workerMetricsPort = port + 10;
@@ -61,6 +64,7 @@ async function main() {
     concurrency,
     port: port + 20,
     pacedRate: ours?.paced?.listingsPerSecond ?? pacedRate,
+    pacedSearch,
   });
   if (ours) console.log(`\n${sideBySide(ours, peer).join('\n')}`);
 }
@@ -218,6 +222,15 @@ async function measureOurs(): Promise<PipelineFigures> {
   const listingsPerSecond = pacedRate ?? sustained / 2;
   await paced(target.post, seconds, listingsPerSecond);
   const pacedFreshness = await printOurFreshness(`at ${listingsPerSecond.toFixed(0)} listings/s`);
+  let highest: number | undefined;
+  if (pacedSearch) {
+    sampler?.phase('search');
+    highest = await highestPacedRate(async (rate) => {
+      target = ourTarget();
+      await paced(target.post, seconds, rate);
+      return printOurFreshness(`at ${rate} listings/s`);
+    }, sustained);
+  }
 
   if (sampler) printMemoryBreakdown('stream worker', await sampler.stop());
   console.log(`load average at the end: ${loadAverage()}`);
@@ -244,6 +257,7 @@ async function measureOurs(): Promise<PipelineFigures> {
     cpuTotal: cpu.totalMicrosPerListing,
     fullLoad: { p50: fullLoad.p50, p95: fullLoad.p95 },
     paced: { listingsPerSecond, p50: pacedFreshness.p50, p95: pacedFreshness.p95 },
+    ...(pacedSearch ? { highestPacedRate: highest ?? NaN } : {}),
   };
 }
 

@@ -4,6 +4,8 @@
 // by bench:stream (bench/peer/run.ts).
 import { createClient } from '@clickhouse/client';
 import { Kafka, logLevel } from 'kafkajs';
+// Only the filter of kafkajs' negative-timeout warnings: the peer runs kafkajs as published.
+import '../../common/clients/kafkajs-timers.ts';
 import { peerEnv } from './env.ts';
 import { PEER_TABLE, peerRows, type PeerMessage } from './table.ts';
 

@@ -12,7 +12,7 @@ import { benchClickHouse } from '../clickhouse-server.ts';
 import { nextListingsBody } from '../listing-bodies.ts';
 import { cpuSnapshot, printCpuTable, stackProcesses, type TrackedProcess } from '../process-stats.ts';
 import type { PipelineFigures } from '../stream-compare.ts';
-import { drained, loadTarget, paced, printFreshness, saturate } from '../stream-load.ts';
+import { drained, highestPacedRate, loadTarget, paced, printFreshness, saturate } from '../stream-load.ts';
 import { benchEnv, LOAD_GENERATOR } from '../support.ts';
 import { createPeerTable, dropPeerDatabase, PEER_TABLE } from './table.ts';
 
@@ -22,6 +22,8 @@ export interface PeerRun {
   port: number;
   /** Listings/s of the paced phase (ours' rate, so both are compared at the same load; default half the peer's stored rate). */
   pacedRate?: number;
+  /** Whether to search for the highest paced rate whose freshness p95 stays ≤ 1 s. */
+  pacedSearch?: boolean;
 }
 
 export async function measurePeer({
@@ -29,6 +31,7 @@ export async function measurePeer({
   concurrency,
   port,
   pacedRate,
+  pacedSearch = false,
 }: PeerRun): Promise<PipelineFigures> {
   const run = Date.now().toString(36);
   const topic = `${benchEnv.KAFKA_TOPIC_PREFIX}bench.peer.${run}`;
@@ -141,16 +144,22 @@ export async function measurePeer({
       await storedAt(full.posted),
     );
 
+    let storedSoFar = accepted;
+    /** A paced phase at `rate` and its freshness, once stored (a minute at most, as ours waits). */
+    const pacedPhase = async (rate: number) => {
+      const slow = target();
+      const t1 = Date.now();
+      storedSoFar += await paced(slow.post, seconds, rate);
+      await drained(storedCount, storedSoFar, t1, seconds + 60).catch(() => undefined);
+      return printFreshness(
+        `of the peer at ${rate.toFixed(0)} listings/s`,
+        slow.posted,
+        await storedAt(slow.posted),
+      );
+    };
     const rate = pacedRate ?? accepted / e2eSeconds / 2;
-    const slow = target();
-    const t1 = Date.now();
-    const pacedAccepted = await paced(slow.post, seconds, rate);
-    await drained(storedCount, accepted + pacedAccepted, t1, seconds + 300);
-    const f = printFreshness(
-      `of the peer at ${rate.toFixed(0)} listings/s`,
-      slow.posted,
-      await storedAt(slow.posted),
-    );
+    const f = await pacedPhase(rate);
+    const highest = pacedSearch ? await highestPacedRate(pacedPhase, accepted / e2eSeconds) : undefined;
     return {
       acceptedPerSecond: accepted / apiSeconds,
       storedPerSecond: accepted / e2eSeconds,
@@ -158,6 +167,7 @@ export async function measurePeer({
       cpuTotal: cpu.totalMicrosPerListing,
       fullLoad: { p50: fullLoad.p50, p95: fullLoad.p95 },
       paced: { listingsPerSecond: rate, p50: f.p50, p95: f.p95 },
+      ...(pacedSearch ? { highestPacedRate: highest ?? NaN } : {}),
     };
   } finally {
     await stopChildren(children);

@@ -5,6 +5,8 @@
 import express from 'express';
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
+// Only the filter of kafkajs' negative-timeout warnings: the peer runs kafkajs as published.
+import '../../common/clients/kafkajs-timers.ts';
 import { z } from 'zod';
 import { listingSchema } from '../../common/domain/listing.ts';
 import { peerEnv } from './env.ts';

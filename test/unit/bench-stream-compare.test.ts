@@ -2,6 +2,7 @@
 // sums, the ours ÷ peer ratio, and the rows printed.
 import { describe, expect, it } from 'vitest';
 import { cpuOf, ratio, sideBySide, type PipelineFigures } from '../../bench/stream-compare.ts';
+import { highestPacedRate } from '../../bench/stream-load.ts';
 
 const ours: PipelineFigures = {
   acceptedPerSecond: 12_700,
@@ -103,5 +104,34 @@ describe('bench:stream ours vs peer', () => {
     expect(sideBySide(ours, slower).some((l) => l.includes('paced at 6000 / 3500 listings/s'))).toBe(true);
     const { paced: _paced, ...unpaced } = peer;
     expect(sideBySide(ours, unpaced).some((l) => l.includes('paced'))).toBe(false);
+  });
+});
+
+describe('bench:stream paced search', () => {
+  const freshness = (p95: number, completed = 10) => ({ p50: p95 / 2, p95, max: p95, completed, posted: 10 });
+
+  it('keeps the highest rate tried before freshness p95 first exceeds 1 s', async () => {
+    const tried: number[] = [];
+    const best = await highestPacedRate(async (rate) => {
+      tried.push(rate);
+      return freshness(rate <= 6_000 ? 800 : 1_200);
+    }, 10_000);
+    expect(tried).toEqual([3_000, 4_500, 6_000, 7_500]);
+    expect(best).toBe(6_000);
+  });
+
+  it('counts a rate whose requests were not all stored as failed, and has no rate when the lowest fails', async () => {
+    expect(await highestPacedRate(async () => freshness(100, 9), 10_000)).toBeUndefined();
+    expect(await highestPacedRate(async () => freshness(Number.NaN), 10_000)).toBeUndefined();
+  });
+
+  it('prints the highest rate of each next to the other when both searched', () => {
+    const lines = sideBySide({ ...ours, highestPacedRate: 9_000 }, { ...peer, highestPacedRate: Number.NaN });
+    const row = lines
+      .find((l) => l.includes('highest paced'))
+      ?.trim()
+      .split(/\s{2,}/);
+    expect(row).toEqual(['highest paced listings/s, freshness p95 ≤ 1 s', '9000', '—', '—']);
+    expect(sideBySide(ours, peer).some((l) => l.includes('highest paced'))).toBe(false);
   });
 });
