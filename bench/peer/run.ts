@@ -36,6 +36,7 @@ export async function measurePeer({
   const run = Date.now().toString(36);
   const topic = `${benchEnv.KAFKA_TOPIC_PREFIX}bench.peer.${run}`;
   const database = `bench_peer_${run}`;
+  const group = `bench-peer-${run}`;
   const kafka = createKafka(benchEnv.KAFKA_BROKERS, 'bench-peer-admin', createLogger('error'));
   const admin = kafka.admin();
   await admin.connect();
@@ -59,7 +60,7 @@ export async function measurePeer({
     const peerEnv = {
       PEER_TOPIC: topic,
       PEER_DATABASE: database,
-      PEER_GROUP: `bench-peer-${run}`,
+      PEER_GROUP: group,
       PEER_PORT: String(port),
     };
     const start = (file: string) => {
@@ -174,6 +175,10 @@ export async function measurePeer({
     await dropPeerDatabase(clickhouse, database).catch((error: Error) =>
       console.error(`peer database left: ${error.message}`),
     );
+    // The consumer left its group when it stopped: an empty group can go.
+    await admin
+      .deleteGroups([group])
+      .catch((error: Error) => console.error(`peer consumer group left: ${error.message}`));
     await admin
       .deleteTopics({ topics: [topic] })
       .catch((error: Error) => console.error(`peer topic left: ${error.message}`));
