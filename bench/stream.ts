@@ -1,14 +1,17 @@
 // npm run bench:stream — end-to-end stream figures: sustained listings/s from API 201 to stored in
 // ClickHouse (saturating phase), freshness p50/p95 (201 → batch completed, from the batch records)
 // of that phase's batches (the black box's load) and again while posting at half of that rate, and
-// the resident memory of the stream worker and of the image process.
+// the resident memory of the stream worker and of the image process. Then the same load and figures
+// for a naive peer pipeline on the same Kafka and ClickHouse (bench/peer/), and both side by side.
 //
 // Runs against the stack of the environment (npm start's by default; RLS_PORT_BASE / RLS_STATE_DIR /
 // *_URL select another). Starts its own gateway (BENCH_PORT, default 28191), one stream worker and
 // one image process unless BENCH_BASE_URL points at running services; the worker it starts is
 // sampled every second for where its memory is (worker-memory.ts).
-// Knobs: BENCH_SECONDS (15), BENCH_CONCURRENCY (8), BENCH_PACED_RATE (listings/s of the paced phase).
-import { percentile } from './percentile.ts';
+// Knobs: BENCH_SECONDS (15), BENCH_CONCURRENCY (8), BENCH_PACED_RATE (listings/s of the paced phase),
+// BENCH_PIPELINES (ours,peer: `ours` or `peer` runs one of them; the peer listens on BENCH_PORT + 20),
+// BENCH_PACED_SEARCH=1 (each pipeline's highest paced rate with freshness p95 ≤ 1 s: up to six more
+// phases each).
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { createKafka, createProducer } from '../common/clients/kafka.ts';
@@ -23,6 +26,9 @@ import { benchEnv, LOAD_GENERATOR, startBenchStack } from './support.ts';
 import { printMemoryBreakdown, startMemorySampler } from './worker-memory.ts';
 import { nextListingsBody } from './listing-bodies.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { measurePeer } from './peer/run.ts';
+import { sideBySide, type PipelineFigures } from './stream-compare.ts';
+import { drained, highestPacedRate, loadTarget, paced, printFreshness, saturate } from './stream-load.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -31,10 +37,16 @@ const direct = Number(process.env.BENCH_DIRECT_MESSAGES ?? 200_000);
 // Listings/s of the paced phase (default: half the saturated phase's rate). A fixed rate compares
 // freshness between builds at the same load, which the saturated phase's own rate does not.
 const pacedRate = process.env.BENCH_PACED_RATE ? Number(process.env.BENCH_PACED_RATE) : undefined;
+const pacedSearch = process.env.BENCH_PACED_SEARCH === '1';
 // The worker started here listens for /metrics on a known port, for its memory samples and the size
 // of its inserts (ClickHouse's CPU is mostly a cost per insert: docs/performance.md).
 const workerMetricsPort = port + 10;
 const env = benchEnv;
+const pipelines = (process.env.BENCH_PIPELINES ?? 'ours,peer').split(',').map((p) => p.trim());
+if (pipelines.some((p) => p !== 'ours' && p !== 'peer') || !pipelines.length)
+  throw new Error(
+    `BENCH_PIPELINES: a comma-separated list of ours and peer, not "${process.env.BENCH_PIPELINES}"`,
+  );
 
 const body = () => nextListingsBody('Stream bench', { withAddress: true });
 const loadAverage = () =>
@@ -44,6 +56,21 @@ const loadAverage = () =>
     .join(' ');
 
 async function main() {
+  const ours = pipelines.includes('ours') ? await measureOurs() : undefined;
+  if (!pipelines.includes('peer')) return;
+  console.log(`\nload average before the peer: ${loadAverage()}`);
+  const peer = await measurePeer({
+    seconds,
+    concurrency,
+    port: port + 20,
+    pacedRate: ours?.paced?.listingsPerSecond ?? pacedRate,
+    pacedSearch,
+  });
+  if (ours) console.log(`\n${sideBySide(ours, peer).join('\n')}`);
+}
+
+/** Our pipeline: the stream alone, then the API end to end at full load and paced. */
+async function measureOurs(): Promise<PipelineFigures> {
   const {
     redis,
     clickhouse,
@@ -56,18 +83,19 @@ async function main() {
   const worker = process.env.BENCH_BASE_URL ? undefined : processes.find((p) => p.name === 'stream worker');
   const sampler = worker && startMemorySampler(worker.pid, `http://127.0.0.1:${workerMetricsPort}/metrics`);
   const account = created.account_id;
-  const posted = new Map<string, number>(); // batch_id → time of the 201
-
-  async function post(): Promise<number> {
-    const response = await fetch(`${baseUrl}/api/v1/listings/bulk`, {
-      method: 'POST',
-      headers: { 'X-API-Key': created.key, 'Content-Type': 'application/json' },
-      body: body(),
+  // The load generator's target: one bulk request of 100 listings, its batch_id and listings accepted.
+  let target = ourTarget();
+  function ourTarget() {
+    return loadTarget(async () => {
+      const response = await fetch(`${baseUrl}/api/v1/listings/bulk`, {
+        method: 'POST',
+        headers: { 'X-API-Key': created.key, 'Content-Type': 'application/json' },
+        body: body(),
+      });
+      const json = (await response.json()) as { batch_id?: string; summary?: { succeeded: number } };
+      if (response.status !== 201 || !json.batch_id) return { accepted: 0 };
+      return { id: json.batch_id, accepted: json.summary!.succeeded };
     });
-    const json = (await response.json()) as { batch_id?: string; summary?: { succeeded: number } };
-    if (response.status !== 201 || !json.batch_id) return 0;
-    posted.set(json.batch_id, Date.now());
-    return json.summary!.succeeded;
   }
   async function storedCount(): Promise<number> {
     const [row] = await queryRows<{ c: string }>(
@@ -78,8 +106,9 @@ async function main() {
     return Number(row?.c ?? 0);
   }
 
-  /** p50/p95/max of 201 → batch completed over the batches in `posted`, printed. */
-  async function printFreshness(when: string) {
+  /** p50/p95/max of 201 → batch completed over the batches posted to `target`, printed. */
+  async function printOurFreshness(when: string) {
+    const { posted } = target;
     // Completion times from the batch records (completed_at, set once when the last listing is
     // stored). Not from the outbox: webhook delivery trims the events it has read.
     const completed = new Map<string, number>();
@@ -93,21 +122,7 @@ async function main() {
       });
       if (completed.size < posted.size) await sleep(500);
     }
-    const ascending = (values: number[]) => [...values].sort((a, b) => a - b);
-    const p95 = (values: number[]) => percentile(ascending(values), 95);
-    const freshness = ascending([...completed].map(([id, at]) => at - posted.get(id)!));
-    console.log(
-      `freshness ${when} (${completed.size}/${posted.size} batches completed): ` +
-        `p50 ${percentile(freshness, 50)} ms, p95 ${percentile(freshness, 95)} ms, max ${freshness.at(-1)} ms`,
-    );
-    // A backlog shows as freshness growing over the phase; a steady delay as flat windows.
-    const start = Math.min(...posted.values());
-    const windows: number[][] = [];
-    for (const [id, at] of completed) {
-      const posted201 = posted.get(id)!;
-      (windows[Math.floor((posted201 - start) / 5_000)] ??= []).push(at - posted201);
-    }
-    console.log(`  p95 by 5 s of posting: ${windows.map((w) => (w.length ? p95(w) : '-')).join(', ')} ms`);
+    return printFreshness(when, posted, completed);
   }
 
   // Phase 0: the stream alone. Publish `direct` listing messages straight to the topic (as the API
@@ -177,23 +192,8 @@ async function main() {
   const cpuBefore = cpuSnapshot(processes);
   const insertsBefore = await listingInserts();
   const batchTimesBefore = await batchTimes();
-  let accepted = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (Date.now() - t0 < seconds * 1000) {
-        // Not `accepted += await post()`: that reads `accepted` before the await and loses the
-        // other workers' additions made meanwhile.
-        const created = await post().catch(() => 0);
-        accepted += created;
-      }
-    }),
-  );
-  const apiSeconds = (Date.now() - t0) / 1000;
-  while ((await storedCount()) < accepted) {
-    if (Date.now() - t0 > (seconds + 120) * 1000) throw new Error('listings not stored within 120 s');
-    await sleep(100);
-  }
-  const e2eSeconds = (Date.now() - t0) / 1000;
+  const { accepted, apiSeconds } = await saturate(target.post, seconds, concurrency);
+  const e2eSeconds = await drained(storedCount, accepted, t0, seconds + 120);
   const cpuAfter = cpuSnapshot(processes);
   const sustained = accepted / e2eSeconds;
   console.log(
@@ -214,21 +214,23 @@ async function main() {
   );
 
   // The black box's freshness is taken under its full load: the batches of the saturated phase.
-  await printFreshness(`under full load (${concurrency} in flight)`);
+  const fullLoad = await printOurFreshness(`under full load (${concurrency} in flight)`);
 
   // Phase 2: paced at half the sustained rate, or at BENCH_PACED_RATE.
-  posted.clear();
+  target = ourTarget();
   sampler?.phase('paced');
-  const requestsPerSecond = (pacedRate ?? sustained / 2) / 100;
-  const t1 = Date.now();
-  const inflight: Promise<unknown>[] = [];
-  for (let i = 0; Date.now() - t1 < seconds * 1000; i++) {
-    const due = t1 + (i * 1000) / requestsPerSecond;
-    if (due > Date.now()) await sleep(due - Date.now());
-    inflight.push(post().catch(() => 0));
+  const listingsPerSecond = pacedRate ?? sustained / 2;
+  await paced(target.post, seconds, listingsPerSecond);
+  const pacedFreshness = await printOurFreshness(`at ${listingsPerSecond.toFixed(0)} listings/s`);
+  let highest: number | undefined;
+  if (pacedSearch) {
+    sampler?.phase('search');
+    highest = await highestPacedRate(async (rate) => {
+      target = ourTarget();
+      await paced(target.post, seconds, rate);
+      return printOurFreshness(`at ${rate} listings/s`);
+    }, sustained);
   }
-  await Promise.all(inflight);
-  await printFreshness(`at ${(requestsPerSecond * 100).toFixed(0)} listings/s`);
 
   if (sampler) printMemoryBreakdown('stream worker', await sampler.stop());
   console.log(`load average at the end: ${loadAverage()}`);
@@ -248,6 +250,15 @@ async function main() {
     );
   }
   await close();
+  return {
+    acceptedPerSecond: accepted / apiSeconds,
+    storedPerSecond: sustained,
+    cpuByProcess: cpu.byName,
+    cpuTotal: cpu.totalMicrosPerListing,
+    fullLoad: { p50: fullLoad.p50, p95: fullLoad.p95 },
+    paced: { listingsPerSecond, p50: pacedFreshness.p50, p95: pacedFreshness.p95 },
+    ...(pacedSearch ? { highestPacedRate: highest ?? NaN } : {}),
+  };
 }
 
 /** Inserts into `listings` and their rows so far, from the worker's writer histogram (null with BENCH_BASE_URL). */
