@@ -117,11 +117,21 @@ refresh(KEYS[1], KEYS[4], ARGV[8])
 return 1
 `);
 
+/** The index of accounts with due deliveries, the leases, an account's due set, a delivery. */
+export const deliveryQueueKeys = (prefix: string) => ({
+  index: `${prefix}webhook:due-accounts`,
+  leases: `${prefix}webhook:leases`,
+  due: (account: string) => `${prefix}webhook:due:${account}`,
+  delivery: (id: string) => `${prefix}webhook:delivery:${id}`,
+});
+
 export function deliveryQueue(redis: Redis, prefix: string) {
-  const indexKey = `${prefix}webhook:due-accounts`;
-  const leasesKey = `${prefix}webhook:leases`;
-  const dueKey = (account: string) => `${prefix}webhook:due:${account}`;
-  const deliveryKey = (id: string) => `${prefix}webhook:delivery:${id}`;
+  const {
+    index: indexKey,
+    leases: leasesKey,
+    due: dueKey,
+    delivery: deliveryKey,
+  } = deliveryQueueKeys(prefix);
 
   return {
     indexKey,
