@@ -15,7 +15,7 @@ import type { Redis } from 'ioredis';
 import { redisScript } from '../../common/clients/redis-script.ts';
 
 export const LEASE_MS = 60_000; // well above the 15 s request timeout
-const DELIVERY_TTL_SECONDS = 7 * 24 * 3600; // longer than the whole retry schedule
+export const DELIVERY_TTL_SECONDS = 7 * 24 * 3600; // longer than the whole retry schedule
 /** Accounts with due deliveries looked at per claim (earliest due first). */
 const CANDIDATE_ACCOUNTS = 100;
 
