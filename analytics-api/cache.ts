@@ -32,6 +32,9 @@ function parseEntry(entry: string): { at: number; json: string } {
   return { at: Number(entry.slice(0, space)), json: entry.slice(space + 1) };
 }
 
+/** The cached answer of a question (`key`: endpoint, mode and validated parameters). */
+export const answerCacheKey = (prefix: string, key: string) => `${prefix}analytics:v2:${key}`;
+
 export function createAnswerCache(options: {
   redis: Redis;
   keyPrefix: string;
@@ -42,7 +45,7 @@ export function createAnswerCache(options: {
 }): AnswerCache {
   const { redis, ttlSeconds, logger, keyPrefix } = options;
   const admit = options.admit ?? ((_account, compute) => compute());
-  const fullKey = (key: string) => `${keyPrefix}analytics:v2:${key}`;
+  const fullKey = (key: string) => answerCacheKey(keyPrefix, key);
   return {
     ttlSeconds,
     async getOrCompute(key, account, compute) {

@@ -1,17 +1,13 @@
 // npm run bench:bulk-redis — the Redis work of one bulk request (100 new listings), measured the
-// way the API does it (admission.ts: one script before the publish, the confirm after it) next to
-// the step-by-step sequence it replaced (claim, quota, batch record, confirm: four round trips), in
-// the same run and alternating, so the ratio holds on a loaded machine. Prints, per listing, the
-// CPU of Redis (/proc) and of this client, and the wall time per request at concurrency 16; and the
+// way the API does it (admission.ts: one script before the publish, the confirm after it), and the
 // script without its confirm, to show what the confirm costs (one write per request since the
-// claims of a batch count by its claims key: seen-store.ts).
+// claims of a batch count by its claims key: seen-store.ts), alternating in one run so the two
+// compare on a loaded machine. Prints, per listing, the CPU of Redis (/proc) and of this client,
+// and the wall time per request at concurrency 16.
 // Knobs: BENCH_REQUESTS (2000 per variant), BENCH_CONCURRENCY (16). Uses the environment's Redis.
 import { randomUUID } from 'node:crypto';
-import { batchStore } from '../common/batches.ts';
 import { createRedis, redisReady, scanAll } from '../common/clients/redis.ts';
 import { admissionStore } from '../ingest/listings/admission.ts';
-import { seenStore } from '../ingest/listings/seen-store.ts';
-import { quotaStore } from '../ingest/quota.ts';
 import { cpuSnapshot, stackProcesses } from './process-stats.ts';
 import { benchEnv } from './support.ts';
 
@@ -25,9 +21,6 @@ const redis = createRedis(
 );
 await redisReady(redis);
 const redisProcesses = stackProcesses().filter((p) => p.name.startsWith('redis'));
-const seen = seenStore(redis, prefix);
-const quota = quotaStore(redis, prefix);
-const batches = batchStore(redis, prefix);
 const admission = admissionStore(redis, prefix);
 const owner = { accountId: 'acct_bench_bulk', mode: 'live' } as const;
 
@@ -50,14 +43,6 @@ function request() {
 }
 
 const variants = {
-  async 'four round trips (claim, quota, batch, confirm)'() {
-    const r = request();
-    const holders = await seen.claim(r.candidates, r.batch.batch_id);
-    const created = r.candidates.filter((_, i) => !holders[i]);
-    await quota.reserve(owner, 'listings', created.length, r.limit, r.at);
-    await batches.create({ ...r.batch, created_ids: created });
-    await seen.confirm(created, r.batch.batch_id);
-  },
   async 'one script, then the confirm (admission.ts)'() {
     const r = request();
     const admitted = await admission.admit(r);
@@ -117,15 +102,6 @@ for (const [name, rounds] of results) {
     )} ms/request`,
   );
 }
-const [old, now] = [...results.values()]; // the first two variants
-const ratio = (pick: (r: { redisUs: number; clientUs: number; msPerRequest: number }) => number) =>
-  range(
-    old!.map((o, i) => pick(now![i]!) / pick(o)),
-    2,
-  );
-console.log(
-  `same-round ratios (script / four trips): Redis CPU ${ratio((r) => r.redisUs)}, client CPU ${ratio((r) => r.clientUs)}, time ${ratio((r) => r.msPerRequest)}`,
-);
 
 for (const key of await scanAll(redis, `${prefix}*`)) await redis.del(key);
 redis.disconnect();

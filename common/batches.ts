@@ -100,46 +100,6 @@ export function batchStore(redis: Redis, prefix: string) {
   return {
     outboxKey,
 
-    async create(batch: NewBatch): Promise<void> {
-      const now = new Date().toISOString();
-      const fields = {
-        ...batchHeaderFields(batch, now),
-        status: batch.created_ids.length ? 'processing' : 'completed',
-        created: String(batch.created_ids.length),
-        duplicates: String(batch.duplicates),
-        ...(batch.created_ids.length ? {} : { completed_at: now }),
-      };
-      const tx = redis
-        .multi()
-        .hset(hashKey(batch.batch_id), fields)
-        .expire(hashKey(batch.batch_id), BATCH_TTL_SECONDS);
-      if (batch.created_ids.length) {
-        tx.sadd(pendingKey(batch.batch_id), ...batch.created_ids).expire(
-          pendingKey(batch.batch_id),
-          BATCH_TTL_SECONDS,
-        );
-      } else {
-        tx.xadd(
-          outboxKey,
-          '*',
-          'type',
-          'listings.batch.completed',
-          'batch_id',
-          batch.batch_id,
-          'account_id',
-          batch.account_id,
-          'at',
-          now,
-        );
-      }
-      await tx.exec();
-    },
-
-    /** Forgets a batch whose listings were never published (the client got an error, not its id). */
-    async remove(batchId: string): Promise<void> {
-      await redis.del(hashKey(batchId), pendingKey(batchId));
-    },
-
     /** Marks listing ids of a batch stored; true when this call completed the batch. */
     async markStored(batchId: string, listingIds: string[]): Promise<boolean> {
       const result = await markStoredScript.run(

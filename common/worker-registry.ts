@@ -13,9 +13,14 @@ export interface WorkerBeat {
   consumers: Record<string, { partitions: number[]; lag: Record<string, number> }>;
 }
 
+/** Worker ids scored by their last beat (sorted set), and each worker's beat (hash). */
+export const workerRegistryKeys = (prefix: string) => ({
+  beats: `${prefix}workers`,
+  details: `${prefix}workers:details`,
+});
+
 export function workerRegistry(redis: Redis, prefix: string) {
-  const zkey = `${prefix}workers`;
-  const hkey = `${prefix}workers:details`;
+  const { beats: zkey, details: hkey } = workerRegistryKeys(prefix);
   return {
     async beat(beat: WorkerBeat): Promise<void> {
       await redis

@@ -93,6 +93,10 @@ export interface IdempotencyScope {
 /** What a kept 4xx (status, code, request id, digest) and its hash fields count against the budget. */
 const ERROR_RECORD_BYTES = 256;
 
+/** The record of an Idempotency-Key (by its SHA-256, hex) in its scope. */
+export const idempotencyKey = (prefix: string, scope: IdempotencyScope, keyDigest: string) =>
+  `${prefix}idem:${scope.endpoint}:${scope.accountId}:${scope.mode}:${keyDigest}`;
+
 export function idempotencyStore(redis: Redis, prefix: string) {
   return {
     /** Claims `key` for this request, or returns the response to replay; throws 409/422/400. */
@@ -104,7 +108,7 @@ export function idempotencyStore(redis: Redis, prefix: string) {
         );
       }
       const keyDigest = createHash('sha256').update(key).digest('hex');
-      const recordKey = `${prefix}idem:${scope.endpoint}:${scope.accountId}:${scope.mode}:${keyDigest}`;
+      const recordKey = idempotencyKey(prefix, scope, keyDigest);
       const bodyHash = createHash('sha256').update(rawBody).digest('hex');
       const [state, status, body, code, requestId, bodySha] = (await claimScript.run(
         redis,

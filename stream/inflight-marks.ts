@@ -48,8 +48,12 @@ export interface InflightMarks {
 }
 
 /** Marks of one consumer group's batches of `topic`. */
+/** The hash of one partition's marks (batch id → deadline). */
+export const inflightKey = (prefix: string, groupId: string, topic: string, partition: number) =>
+  `${prefix}inflight:${groupId}:${topic}:${partition}`;
+
 export function inflightMarks(redis: Redis, prefix: string, groupId: string, topic: string): InflightMarks {
-  const key = (partition: number) => `${prefix}inflight:${groupId}:${topic}:${partition}`;
+  const key = (partition: number) => inflightKey(prefix, groupId, topic, partition);
   return {
     async mark(partition, id, ttlMs) {
       await markScript.run(redis, 1, key(partition), id, ttlMs);

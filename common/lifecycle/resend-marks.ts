@@ -18,8 +18,10 @@ end
 return out
 `);
 
+export const resendMarkKey = (prefix: string, listingId: string) => `${prefix}lifecycle:resent:${listingId}`;
+
 export function resendMarks(redis: Redis, prefix: string) {
-  const key = (listingId: string) => `${prefix}lifecycle:resent:${listingId}`;
+  const key = (listingId: string) => resendMarkKey(prefix, listingId);
   return {
     /** Marks `ids` as re-sent today; returns those that were not marked yet. */
     async mark(ids: readonly string[]): Promise<string[]> {

@@ -41,11 +41,25 @@ return 1
 
 export const imageChecksKey = (prefix: string, batchId: string) => `${prefix}batch:${batchId}:images`;
 
+/** Beside the counters: the listings already counted, and the images already checked (sets). */
+export const imageCheckSets = (countersKey: string) => ({
+  seenListings: `${countersKey}:seen`,
+  doneImages: `${countersKey}:done`,
+});
+
 export function imageChecksStore(redis: Redis, prefix: string) {
   return {
     async started(batchId: string, listingId: string, images: number): Promise<void> {
       const key = imageChecksKey(prefix, batchId);
-      await startScript.run(redis, 2, key, `${key}:seen`, listingId, images, BATCH_TTL_SECONDS);
+      await startScript.run(
+        redis,
+        2,
+        key,
+        imageCheckSets(key).seenListings,
+        listingId,
+        images,
+        BATCH_TTL_SECONDS,
+      );
     },
     async checked(batchId: string, listingId: string, index: number, ok: boolean): Promise<void> {
       const key = imageChecksKey(prefix, batchId);
@@ -53,7 +67,7 @@ export function imageChecksStore(redis: Redis, prefix: string) {
         redis,
         2,
         key,
-        `${key}:done`,
+        imageCheckSets(key).doneImages,
         `${listingId}|${index}`,
         ok ? '1' : '0',
         BATCH_TTL_SECONDS,

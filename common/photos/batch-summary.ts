@@ -44,6 +44,8 @@ return 1
 `);
 
 export const photoSummaryKey = (prefix: string, batchId: string) => `${prefix}batch:${batchId}:photos`;
+/** Beside the counters: the images already counted (set). */
+export const photoSummaryDoneKey = (summaryKey: string) => `${summaryKey}:done`;
 
 export async function countPhoto(
   redis: Redis,
@@ -61,7 +63,15 @@ export async function countPhoto(
     if (photo.reused) fields.push('reused');
   } else if (photo.outcome !== 'not_checked') fields.push('undecodable');
   const key = photoSummaryKey(prefix, batchId);
-  await countScript.run(redis, 2, key, `${key}:done`, `${listingId}|${index}`, BATCH_TTL_SECONDS, ...fields);
+  await countScript.run(
+    redis,
+    2,
+    key,
+    photoSummaryDoneKey(key),
+    `${listingId}|${index}`,
+    BATCH_TTL_SECONDS,
+    ...fields,
+  );
 }
 
 /** The summary as known now; null before the checker analysed any image of the batch. */

@@ -83,9 +83,14 @@ export function newSigningSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
+/** A webhook's hash, and the set of an account's webhook ids. */
+export const webhookKeys = (prefix: string) => ({
+  webhook: (id: string) => `${prefix}webhook:${id}`,
+  accountWebhooks: (account: string) => `${prefix}account:${account}:webhooks`,
+});
+
 export function webhookStore(redis: Redis, prefix: string) {
-  const hashKey = (id: string) => `${prefix}webhook:${id}`;
-  const accountKey = (account: string) => `${prefix}account:${account}:webhooks`;
+  const { webhook: hashKey, accountWebhooks: accountKey } = webhookKeys(prefix);
 
   async function update(id: string, fields: Record<string, string>, setIfMissing?: [string, string]) {
     const flat = Object.entries(fields).flat();

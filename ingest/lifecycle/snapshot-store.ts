@@ -65,11 +65,14 @@ return 1
   { freesMemory: true },
 );
 
+/** A snapshot's record (hash), parts received (set), external ids declared (set), withdrawals (list). */
+export function snapshotKeys(prefix: string, account: string, isTest: boolean, id: string) {
+  const base = `${prefix}snapshot:${account}:${isTest ? 'test' : 'live'}:${id}`;
+  return { record: base, parts: `${base}:parts`, ids: `${base}:ids`, withdraw: `${base}:withdraw` };
+}
+
 export function snapshotStore(redis: Redis, prefix: string) {
-  const keys = (account: string, isTest: boolean, id: string) => {
-    const base = `${prefix}snapshot:${account}:${isTest ? 'test' : 'live'}:${id}`;
-    return { record: base, parts: `${base}:parts`, ids: `${base}:ids`, withdraw: `${base}:withdraw` };
-  };
+  const keys = (account: string, isTest: boolean, id: string) => snapshotKeys(prefix, account, isTest, id);
   return {
     keys,
     async addPart(

@@ -1,6 +1,7 @@
 // Fast-path duplicate detection in Redis. Two key families:
 // - `seen:<listing id>` (30 days): the claim of an id, `p:<batch>`, written for a whole request in one
-//   Lua call when the request is admitted;
+//   Lua call when the request is admitted (the admission script, ingest/listings/admission.ts, with
+//   claimSeenLua below);
 // - `claims:<batch>`: whether that request's claims count — `pending` (60 s) until its Kafka publish
 //   succeeded, then `published` (30 days).
 // So the confirm after the publish is one write per request instead of one per listing (the per-id
@@ -10,7 +11,6 @@
 // Losing these keys is harmless for correctness: ids are deterministic and the stream skips ids it
 // already stored; only the "duplicate" label in the response depends on them.
 import type { Redis } from 'ioredis';
-import { redisScript } from '../../common/clients/redis-script.ts';
 
 export const SEEN_TTL_SECONDS = 30 * 24 * 3600;
 /** How long a request has to publish before its claims no longer count. */
@@ -52,16 +52,6 @@ export const startClaimsLua = `
 local function start_claims(key, ttl) redis.call('SET', key, '${PENDING}', 'EX', ttl) end
 `;
 
-// KEYS[1] the batch's claims key, KEYS[2..] seen keys; ARGV[1] claim, ARGV[2] seen ttl, ARGV[3]
-// claims key start, ARGV[4] claims ttl. Returns, per seen key, false (claimed), the published
-// holder's batch id, or the claim of a holder still publishing.
-const claimScript = redisScript(`${claimSeenLua}${startClaimsLua}
-start_claims(KEYS[1], ARGV[4])
-local out = {}
-for i = 2, #KEYS do out[i - 1] = claim_seen(KEYS[i], ARGV[1], ARGV[2], ARGV[3]) end
-return out
-`);
-
 /** Who already holds a listing id: the batch that created it, or one still publishing it. */
 export interface SeenHolder {
   batchId: string;
@@ -82,32 +72,9 @@ export function seenHolder(value: string): SeenHolder {
 export function seenStore(redis: Redis, prefix: string) {
   const key = (listingId: string) => seenKey(prefix, listingId);
   return {
-    /** For each id: null when claimed by this batch, else who holds it. */
-    async claim(listingIds: string[], batchId: string): Promise<(SeenHolder | null)[]> {
-      if (!listingIds.length) return [];
-      const result = (await claimScript.run(
-        redis,
-        1 + listingIds.length,
-        claimsKey(prefix, batchId),
-        ...listingIds.map(key),
-        pendingClaim(batchId),
-        SEEN_TTL_SECONDS,
-        claimsKey(prefix, ''),
-        CLAIM_TTL_SECONDS,
-      )) as (string | null)[];
-      return listingIds.map((_, i) => {
-        const v = result[i];
-        return typeof v === 'string' ? seenHolder(v) : null;
-      });
-    },
-
     /** The batch published: its claims count for the duplicate window (one write, whatever its size). */
     async confirm(listingIds: string[], batchId: string): Promise<void> {
       if (listingIds.length) await redis.set(claimsKey(prefix, batchId), PUBLISHED, 'EX', SEEN_TTL_SECONDS);
-    },
-
-    async release(listingIds: string[]): Promise<void> {
-      if (listingIds.length) await redis.del(...listingIds.map(key));
     },
 
     /** For each id, the batch that created it if that batch published, else undefined. */

@@ -205,9 +205,12 @@ function eventBlob(events: GuardedEvent[]): Buffer {
   return blob;
 }
 
+/** The name of an account's view-guard buckets of a day without the bucket number (the script appends it). */
+export const viewGuardBucketPrefix = (prefix: string, owner: GuardOwner, day: string) =>
+  `${prefix}vg:${owner.accountId}:${owner.mode}:${day}:`;
+
 export function viewGuard(redis: Redis, prefix: string) {
-  const bucketPrefix = (owner: GuardOwner, day: string) =>
-    `${prefix}vg:${owner.accountId}:${owner.mode}:${day}:`;
+  const bucketPrefix = (owner: GuardOwner, day: string) => viewGuardBucketPrefix(prefix, owner, day);
   const head = (owner: GuardOwner, at: Date, limit: number) => {
     const [today, yesterday] = [utcDay(at), utcDay(new Date(at.getTime() - 86_400_000))];
     return {

@@ -9,7 +9,7 @@ import { listingsTable } from '../../common/warehouse/listings.ts';
 import { ownersRebuildKeys, type Claim, type ListingOwners } from './owners.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-const LOCK_TTL_SECONDS = 120;
+export const LOCK_TTL_SECONDS = 120;
 const CLAIMS_PER_ROUND = 20_000;
 
 export async function ensureOwnersBuilt(deps: {

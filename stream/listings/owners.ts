@@ -51,8 +51,12 @@ export interface Claim {
 /** Claims per script call: bounds the time Redis spends in one script (~1 µs per id). */
 const CLAIMS_PER_CALL = 2_000;
 
+/** The bucket hash that holds a listing's owner: the first five hex digits of its id. */
+export const ownersBucketKey = (prefix: string, listingId: string) =>
+  `${ownersKeyPrefix(prefix)}${listingId.slice(0, 5)}`;
+
 export function listingOwners(redis: Redis, prefix: string) {
-  const bucket = (listingId: string) => `${ownersKeyPrefix(prefix)}${listingId.slice(0, 5)}`;
+  const bucket = (listingId: string) => ownersBucketKey(prefix, listingId);
   /** Runs `script` over `claims` in calls of CLAIMS_PER_CALL; returns the concatenated replies. */
   async function inChunks(script: typeof claimScript, claims: Claim[]): Promise<string[]> {
     const replies: string[] = [];

@@ -15,7 +15,7 @@ import type { Redis } from 'ioredis';
 import { redisScript } from '../../common/clients/redis-script.ts';
 
 export const LEASE_MS = 60_000; // well above the 15 s request timeout
-const DELIVERY_TTL_SECONDS = 7 * 24 * 3600; // longer than the whole retry schedule
+export const DELIVERY_TTL_SECONDS = 7 * 24 * 3600; // longer than the whole retry schedule
 /** Accounts with due deliveries looked at per claim (earliest due first). */
 const CANDIDATE_ACCOUNTS = 100;
 
@@ -117,11 +117,21 @@ refresh(KEYS[1], KEYS[4], ARGV[8])
 return 1
 `);
 
+/** The index of accounts with due deliveries, the leases, an account's due set, a delivery. */
+export const deliveryQueueKeys = (prefix: string) => ({
+  index: `${prefix}webhook:due-accounts`,
+  leases: `${prefix}webhook:leases`,
+  due: (account: string) => `${prefix}webhook:due:${account}`,
+  delivery: (id: string) => `${prefix}webhook:delivery:${id}`,
+});
+
 export function deliveryQueue(redis: Redis, prefix: string) {
-  const indexKey = `${prefix}webhook:due-accounts`;
-  const leasesKey = `${prefix}webhook:leases`;
-  const dueKey = (account: string) => `${prefix}webhook:due:${account}`;
-  const deliveryKey = (id: string) => `${prefix}webhook:delivery:${id}`;
+  const {
+    index: indexKey,
+    leases: leasesKey,
+    due: dueKey,
+    delivery: deliveryKey,
+  } = deliveryQueueKeys(prefix);
 
   return {
     indexKey,

@@ -14,8 +14,8 @@ import { createLogger } from '../../common/logger.ts';
 import { readUsage, recordListingOutcomes } from '../../common/usage/counters.ts';
 import { workerRegistry } from '../../common/worker-registry.ts';
 import { eventually } from '../support/api.ts';
+import { recordBatch } from '../support/batches.ts';
 import { admissionStore } from '../../ingest/listings/admission.ts';
-import { seenStore } from '../../ingest/listings/seen-store.ts';
 import { idempotencyStore } from '../../ingest/idempotency.ts';
 import { quotaStore } from '../../ingest/quota.ts';
 
@@ -34,16 +34,11 @@ afterAll(async () => {
 
 /** Exercises every multi-key operation of these stores once; resolves when all of them ran. */
 async function exercise(prefix: string): Promise<void> {
-  const seen = seenStore(redis, prefix);
   const batchA = randomUUID();
   const ids = Array.from({ length: 20 }, () => randomUUID());
-  expect(await seen.claim(ids, batchA)).toEqual(ids.map(() => null));
-  await seen.confirm(ids, batchA);
-  expect((await seen.claim(ids.slice(0, 1), randomUUID()))[0]).toMatchObject({ batchId: batchA });
-  await seen.release(ids);
 
   const batches = batchStore(redis, prefix);
-  await batches.create({
+  await recordBatch(redis, prefix, {
     batch_id: batchA,
     account_id: 'acct_cluster',
     is_test: false,
@@ -53,7 +48,6 @@ async function exercise(prefix: string): Promise<void> {
     created_ids: ids.slice(0, 2),
   });
   expect(await batches.markStored(batchA, ids.slice(0, 2))).toBe(true);
-  await batches.remove(batchA);
 
   // The analytics cache reads an entry, the account's last completion (noted by the batch script
   // above) and Redis's clock in one pipeline; a hit shows that pipeline ran.
@@ -99,12 +93,9 @@ async function exercise(prefix: string): Promise<void> {
     limit: 100,
     at: new Date(),
   };
-  await seen.claim(ids.slice(0, 1), batchA);
-  await seen.confirm(ids.slice(0, 1), batchA);
   const admitted = await admission.admit(bulk);
   expect(admitted).toMatchObject({ kind: 'admitted', created: [bulk.candidates[0], bulk.candidates[2]] });
   await admission.abandon(bulk, [bulk.candidates[0]!, bulk.candidates[2]!]);
-  await seen.release(ids.slice(0, 1));
 
   // A bulk request's usage counters: three hashes and the day's dirty set, in one script.
   await recordListingOutcomes(redis, prefix, admin.id, { created: 2, duplicates: 1, failed: 0 });

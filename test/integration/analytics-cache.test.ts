@@ -8,6 +8,7 @@ import { createAnswerCache } from '../../analytics-api/cache.ts';
 import { batchStore } from '../../common/batches.ts';
 import { createLogger } from '../../common/logger.ts';
 import { api, createTestKey, env, eventually, testRedis } from '../support/api.ts';
+import { recordBatch } from '../support/batches.ts';
 import { claimYear, insertListings } from './analytics-fixtures.ts';
 import { postStatus, pushListings, waitForStatus } from './lifecycle-support.ts';
 
@@ -117,7 +118,7 @@ describe('analytics cache', () => {
     const complete = async (account: string) => {
       const batchId = randomUUID();
       const ids = [randomUUID()];
-      await batches.create({
+      await recordBatch(redis, env.REDIS_KEY_PREFIX, {
         batch_id: batchId,
         account_id: account,
         is_test: true,

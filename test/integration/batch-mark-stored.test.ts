@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { batchStore } from '../../common/batches.ts';
 import { env, testRedis } from '../support/api.ts';
+import { recordBatch } from '../support/batches.ts';
 
 describe('marking stored listings of a batch (edge)', () => {
   it('completes a batch of 2,501 ids only when every one is marked, across the SREM groups', async () => {
@@ -12,7 +13,7 @@ describe('marking stored listings of a batch (edge)', () => {
     const batches = batchStore(redis, env.REDIS_KEY_PREFIX);
     const batchId = randomUUID();
     const ids = Array.from({ length: 2_501 }, () => randomUUID());
-    await batches.create({
+    await recordBatch(redis, env.REDIS_KEY_PREFIX, {
       batch_id: batchId,
       account_id: `acct_mark_${batchId.slice(0, 8)}`,
       is_test: true,

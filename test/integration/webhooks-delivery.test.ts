@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { batchStore } from '../../common/batches.ts';
 import { queryRows } from '../../common/clients/clickhouse.ts';
 import { api, createTestKey, env, eventually, testClickHouse, testRedis } from '../support/api.ts';
+import { recordBatch } from '../support/batches.ts';
 import { startReceiver, type Receiver } from './webhooks-receiver.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -37,7 +38,7 @@ const waitFor = (r: Receiver, count: number, timeoutMs = 20_000) =>
 
 /** A batch that is complete at once (its one listing a duplicate): its event goes out straight away. */
 async function completedBatchOf(account_id: string, is_test: boolean) {
-  await batchStore(await testRedis(), env.REDIS_KEY_PREFIX).create({
+  await recordBatch(await testRedis(), env.REDIS_KEY_PREFIX, {
     batch_id: randomUUID(),
     account_id,
     is_test,
@@ -57,7 +58,7 @@ describe('webhook delivery (happy)', () => {
     const batches = batchStore(await testRedis(), env.REDIS_KEY_PREFIX);
     const batchId = randomUUID();
     const ids = [randomUUID(), randomUUID()];
-    await batches.create({
+    await recordBatch(await testRedis(), env.REDIS_KEY_PREFIX, {
       batch_id: batchId,
       account_id,
       is_test: false,
@@ -234,9 +235,9 @@ describe('webhook delivery fairness', () => {
     const hookA = await register(a.key, `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/hook`);
     const fast = await receiver();
     await register(b.key, fast.url);
-    const batches = batchStore(await testRedis(), env.REDIS_KEY_PREFIX);
+    const redis = await testRedis();
     const completed = (account_id: string) =>
-      batches.create({
+      recordBatch(redis, env.REDIS_KEY_PREFIX, {
         batch_id: randomUUID(),
         account_id,
         is_test: false,

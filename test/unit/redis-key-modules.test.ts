@@ -1,93 +1,75 @@
 // One module per Redis key family: each key name is spelled in its family's module only (the key
 // builder beside its reader and writer), and every process that touches the family goes through
-// that module. This scans the services' source for spelled key names (test/support/key-spellings.ts)
-// and fails on a name spelled anywhere else, or on a new family that has no home here yet.
+// that module. The families are listed in common/redis-keys/registry.ts. This scans the services'
+// source for spelled key names (test/support/key-spellings.ts) and fails on a name spelled outside
+// its family's module, or on a name of no registered family; it also checks the registry itself
+// (each builder makes a name of its family's shape) and that docs/redis.md shows it.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { keyFamilyTable, pageWithKeyFamilyTable } from '../../common/redis-keys/family.ts';
+import { keyFamilies } from '../../common/redis-keys/registry.ts';
 import { keySpellingsIn, keySpellingsUnder } from '../support/key-spellings.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const serviceDirs = ['analytics-api', 'common', 'gateway', 'ingest', 'keys', 'stream'];
 
-/** Family module → the key patterns spelled there (after the prefix; `*` = a substitution). */
-const families: Record<string, readonly string[]> = {
-  // Shared by two or more processes.
-  'common/auth/key-store.ts': [
-    'key:h:*',
-    'key:id:*',
-    'keys',
-    'account:*',
-    'account:*:keys',
-    'account:*:admins',
-  ],
-  'common/auth/key-audit.ts': ['audit:keys', 'audit:keys:dead'],
-  'common/usage/keys.ts': [
-    'usage:*:d:*',
-    'usage:*:m:*',
-    'usage:*:total',
-    'rl:*',
-    'rl:',
-    'rla:*',
-    'usage:',
-    'usage:dirty:*',
-  ],
-  'common/batches.ts': ['batch:*', 'batch:*:pending'],
-  'common/photos/batch-image-checks.ts': ['batch:*:images'],
-  'common/photos/batch-summary.ts': ['batch:*:photos'],
-  'common/webhooks/outbox.ts': ['outbox'],
-  'common/webhooks/store.ts': ['webhook:*', 'account:*:webhooks'],
-  'common/lifecycle/resend-marks.ts': ['lifecycle:resent:*'],
-  'common/worker-registry.ts': ['workers', 'workers:details'],
-  'common/account-stored-at.ts': ['analytics:stored-at:'],
-  // One process each, beside it.
-  'stream/jobs/schedule.ts': ['job:*:*'],
-  'analytics-api/cache.ts': ['analytics:v2:*'],
-  'analytics-api/estimate-quota.ts': ['estimate-cells:*:*:*'],
-  'ingest/idempotency.ts': ['idem:*:*:*:*'],
-  'ingest/lifecycle/snapshot-store.ts': ['snapshot:*:*:*'],
-  'ingest/lifecycle/status-quota.ts': ['status-changes:*:*:*'],
-  'ingest/listings/seen-store.ts': ['seen:*', 'claims:*'],
-  'ingest/quota.ts': ['quota:*:*:*'],
-  'ingest/views/view-guard.ts': ['vg:*:*:*:'],
-  'stream/listings/owners.ts': ['owners:v2:', 'owners:rebuilding'],
-  'stream/inflight-marks.ts': ['inflight:*:*:*'],
-  'stream/webhooks/queue.ts': [
-    'webhook:due-accounts',
-    'webhook:leases',
-    'webhook:due:*',
-    'webhook:delivery:*',
-  ],
-};
+/** A family's name as the scanner reduces spellings: every varying part `*`. */
+const patternOf = (name: string) => name.replace(/<[^>]+>/g, '*');
+const families = keyFamilies.map((f) => ({ ...f, pattern: patternOf(f.name) }));
 
-const homes = new Map<string, readonly string[]>([
-  ...Object.entries(families).flatMap(([file, patterns]) => patterns.map((p) => [p, [file]] as const)),
-]);
+/**
+ * Whether a spelling names this family: the same pattern, or, for a spelling that ends in `:`, the
+ * start of its names (the part a script or builder appends the rest to: `rl:` + key id).
+ */
+const spells = (spelling: string, pattern: string) =>
+  pattern === spelling || (spelling.endsWith(':') && pattern.startsWith(spelling));
 
 describe('Redis key family modules', () => {
   const spellings = keySpellingsUnder(root, serviceDirs);
 
   it('spells every key name in its family module only', () => {
     const misplaced = spellings
-      .filter((s) => !homes.get(s.pattern)?.includes(s.file))
+      .filter((s) => !families.some((f) => f.module === s.file && spells(s.pattern, f.pattern)))
       .map((s) => {
-        const home = homes.get(s.pattern);
-        return home
-          ? `${s.file}:${s.line} spells "${s.pattern}": use the builder of ${home.join(' or ')}`
-          : `${s.file}:${s.line} spells "${s.pattern}", a key family without a module in this test`;
+        const homes = [...new Set(families.filter((f) => spells(s.pattern, f.pattern)).map((f) => f.module))];
+        return homes.length
+          ? `${s.file}:${s.line} spells "${s.pattern}": use the builder of ${homes.join(' or ')}`
+          : `${s.file}:${s.line} spells "${s.pattern}", a key family not in common/redis-keys/registry.ts`;
       });
     expect(misplaced).toEqual([]);
   });
 
-  it('names each pattern in one family, and finds each family where it is listed', () => {
-    const listed = Object.values(families).flat();
-    expect(listed.length).toBe(new Set(listed).size);
-    const missing = [...homes].flatMap(([pattern, files]) =>
-      files
-        .filter((file) => !spellings.some((s) => s.pattern === pattern && s.file === file))
-        .map((file) => `${pattern} in ${file}`),
-    );
-    expect(missing).toEqual([]);
+  it('registers each family once, and finds it spelled in its module', () => {
+    const names = families.map((f) => f.name);
+    expect(names.length).toBe(new Set(names).size);
+    // A family named after another of its module (`batch:*:images:seen`) is built from that one's name.
+    const spelledIn = (f: (typeof families)[number]) =>
+      spellings.some(
+        (s) => s.file === f.module && (spells(s.pattern, f.pattern) || f.pattern.startsWith(`${s.pattern}:`)),
+      );
+    expect(families.filter((f) => !spelledIn(f)).map((f) => `${f.name} in ${f.module}`)).toEqual([]);
+  });
+
+  it("builds names of each family's registered shape", () => {
+    const shapeOf = (name: string) =>
+      new RegExp(
+        `^${name
+          .split(/<[^>]+>/)
+          .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+          .join('.+')}$`,
+      );
+    const wrong = families
+      .map((f) => ({ name: f.name, built: f.build('rls:').slice('rls:'.length) }))
+      .filter(({ name, built }) => !shapeOf(name).test(built))
+      .map(({ name, built }) => `${name}: its builder made ${built}`);
+    expect(wrong).toEqual([]);
+  });
+
+  it('is shown in docs/redis.md (npm run docs:redis writes the table)', () => {
+    const page = readFileSync(path.join(root, 'docs/redis.md'), 'utf8');
+    expect(page).toBe(pageWithKeyFamilyTable(page, keyFamilyTable(keyFamilies)));
   });
 
   it('notices a key name spelled by template, concatenation or Lua (error)', () => {
