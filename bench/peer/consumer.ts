@@ -33,7 +33,7 @@ let flushing: Promise<void> = Promise.resolve();
 function flush(): Promise<void> {
   // A failed insert leaves its offsets uncommitted (redelivered after a restart); the next goes on.
   flushing = flushing
-    .catch(() => undefined)
+    .catch(() => undefined) // a failed insert rejected the flush its caller awaited; the chain goes on
     .then(async () => {
       if (!rows.length) return;
       const batch = rows;

@@ -151,7 +151,7 @@ export async function measurePeer({
       const slow = target();
       const t1 = Date.now();
       storedSoFar += await paced(slow.post, seconds, rate);
-      await drained(storedCount, storedSoFar, t1, seconds + 60).catch(() => undefined);
+      await drained(storedCount, storedSoFar, t1, seconds + 60).catch(() => undefined); // a backlog left shows in its freshness
       return printFreshness(
         `of the peer at ${rate.toFixed(0)} listings/s`,
         slow.posted,
