@@ -24,13 +24,13 @@
 // replay guard is read only once no batch of the partition is in flight, here or in another member.
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { createGroupConsumer } from '../common/clients/kafka.ts';
 import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { errorFields, type Logger } from '../common/logger.ts';
 import { streamBatchStore, streamBatchWait } from '../common/metrics/registry.ts';
 import type { TableRef } from '../common/warehouse/table.ts';
 import { watchAssignment, type AssignmentWatch } from './assignment-watch.ts';
 import { commitPacer } from './commit-pacer.ts';
+import { DEFAULT_TIMING, memberConsumer, type MemberTiming } from './member-consumer.ts';
 import { noneLive, type InflightMarks } from './inflight-marks.ts';
 import { pruneThrough, replayGuard } from './replay-guard.ts';
 import { retryWhileRunning } from './retry.ts';
@@ -87,7 +87,7 @@ export interface OffsetConsumerOptions {
    * A consumer that does little per message asks the broker less often this way.
    */
   fetchMinBytes?: number;
-  /** How long the broker holds a fetch short of `fetchMinBytes` (default IDLE_FETCH_WAIT_MS). */
+  /** How long the broker holds a fetch short of `fetchMinBytes` (default IDLE_FETCH_WAIT_MS, member-consumer.ts). */
   fetchWaitMs?: number;
   /** Test hook (STREAM_CRASH_AFTER_INSERT): SIGKILL this process after its first handled batch, before the commit. */
   crashAfterInsert?: boolean;
@@ -100,7 +100,7 @@ export interface OffsetConsumerOptions {
    */
   commitIntervalMs?: number;
   /** Group timing (tests shorten it); defaults: session 30 s, rebalance 60 s, heartbeat 3 s. */
-  timing?: { sessionTimeoutMs: number; rebalanceTimeoutMs: number; heartbeatIntervalMs: number };
+  timing?: MemberTiming;
   /**
    * Batches of a partition handed to the handler and not yet settled, at most `depth` (without it:
    * 1, each batch stored and committed before the next is fetched). Only for handlers whose batch
@@ -140,17 +140,6 @@ export async function startOffsetConsumer(options: OffsetConsumerOptions): Promi
   };
 }
 
-const DEFAULT_TIMING = { sessionTimeoutMs: 30_000, rebalanceTimeoutMs: 60_000, heartbeatIntervalMs: 3_000 };
-
-/**
- * How long the broker holds a fetch that finds no new message. A message arriving ends the wait at
- * once (the fetch's minimum is one byte), so this is not a latency: it is how often an idle member
- * asks again. At 100 ms the idle members of a worker and an image process cost Kafka and themselves
- * ~0.1 core (docs/performance.md, "Fixed costs"); it stays below the heartbeat interval, which
- * kafkajs sends between fetches.
- */
-const IDLE_FETCH_WAIT_MS = 1_000;
-
 /**
  * How long a failed batch's partition waits before it is read again: a failure that repeats (a
  * handler's non-transient error) is then a retry every second, not a busy loop of replay checks.
@@ -173,20 +162,7 @@ async function startMember(options: OffsetConsumerOptions) {
   const timing = options.timing ?? DEFAULT_TIMING;
   const depth = options.pipeline?.depth ?? 1;
   const marks = options.pipeline?.marks;
-  const consumer = createGroupConsumer(
-    kafka,
-    {
-      groupId: options.groupId,
-      sessionTimeout: timing.sessionTimeoutMs,
-      rebalanceTimeout: timing.rebalanceTimeoutMs,
-      heartbeatInterval: timing.heartbeatIntervalMs,
-      maxBytesPerPartition: options.maxBytesPerPartition ?? 1024 * 1024,
-      minBytes: options.fetchMinBytes ?? 1,
-      maxWaitTimeInMs: options.fetchWaitMs ?? IDLE_FETCH_WAIT_MS,
-      allowAutoTopicCreation: false,
-    },
-    logger,
-  );
+  const consumer = memberConsumer(kafka, logger, { ...options, timing });
   const guards = replayGuard(options.clickhouse, topic, options.provenanceTables);
   const lagByPartition: Record<string, number> = {};
   let assigned: number[] = [];
