@@ -123,15 +123,22 @@ describe('dashboard analytic pages in a browser', () => {
     const { page } = opened;
     expect(await show(page, 'market-share')).toBe('ready');
     const rows = await cellsOf(page, '#market-share-chart tbody tr');
-    const masaki = rows.find((text) => text.startsWith('Masaki'));
-    expect(masaki).toMatch(/%shown$/);
+    // Which areas the complementary rule withholds beside the lonely one (another area, or the
+    // whole city) depends on every account's data in this market, which other files seed too. So:
+    // each row is shown or withheld with the reason, the lonely one withheld, and the chart draws
+    // exactly that: a note per withheld row, bars for every shown one.
+    const withheldText = /suppressed: fewer than 5 other accounts, or one holds over 25 % of the rest$/;
+    const shown = rows.filter((text) => /shown$/.test(text));
+    const withheld = rows.filter((text) => withheldText.test(text));
+    expect(shown.length + withheld.length).toBe(rows.length);
     const lonely = rows.find((text) => text.startsWith(seeded.lonely));
     expect(lonely).toBe(
       `${seeded.lonely}2suppressedsuppressedsuppressed: fewer than 5 other accounts, or one holds over 25 % of the rest`,
     );
-    expect(await page.locator('#market-share-chart svg text.withheld').count()).toBeGreaterThan(0);
-    expect(await page.locator('#market-share-chart svg rect.bar.c1').count()).toBeGreaterThan(0);
-    expect(await page.locator('#market-share-chart svg rect.bar.c5').count()).toBeGreaterThan(0);
+    expect(await page.locator('#market-share-chart svg text.withheld').count()).toBe(withheld.length);
+    expect(await page.locator('#market-share-chart svg rect.bar').count()).toBeGreaterThanOrEqual(
+      shown.length,
+    );
     await finish(opened, 'market-share');
   });
 
