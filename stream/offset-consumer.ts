@@ -291,8 +291,9 @@ async function startMember(options: OffsetConsumerOptions) {
     const markId = randomUUID();
     const ttlMs = timing.sessionTimeoutMs;
     if (marks) await retry('marking the batch in flight', () => marks.mark(partition, markId, ttlMs));
-    const renewal =
-      marks && setInterval(() => void marks.mark(partition, markId, ttlMs).catch(() => undefined), ttlMs / 3);
+    // A failed renewal is tried again at the next interval: the mark lasts three of them.
+    const renew = () => marks!.mark(partition, markId, ttlMs).catch(() => undefined); // see above
+    const renewal = marks && setInterval(() => void renew(), ttlMs / 3);
     const handedAt = Date.now();
     streamBatchWait.observe({ topic }, Math.max(0, handedAt - Number(batch.messages[0]!.timestamp)) / 1000);
     const handled = runInBatch(new BatchFence(signal), () => options.handler.handle(batch.messages, context));
@@ -316,7 +317,7 @@ async function startMember(options: OffsetConsumerOptions) {
         watch.stop();
         running.get(partition)?.delete(watch);
         // Left behind (Redis away), the mark expires after a session timeout.
-        if (marks) await marks.clear(partition, markId).catch(() => undefined);
+        if (marks) await marks.clear(partition, markId).catch(() => undefined); // expires by itself
       }
       if (!(await previous)) return false; // read again from the earlier failed batch
       if (failure !== undefined) {

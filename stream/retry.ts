@@ -17,7 +17,7 @@ export async function retryWhileRunning<T>(
       if (options.signal?.aborted) throw options.signal.reason;
       const delay = Math.min(200 * 2 ** attempt, 5_000);
       options.logger.warn(`${what} failed, retrying`, { attempt, delay_ms: delay, ...errorFields(error) });
-      await options.heartbeat().catch(() => undefined);
+      await options.heartbeat().catch(() => undefined); // the retry itself is logged above
       await sleep(delay);
       if (options.signal?.aborted) throw options.signal.reason;
     }

@@ -48,13 +48,14 @@ async function startHeartbeat(options: {
       consumers: report,
     });
   };
-  await beat().catch(() => undefined);
+  await beat().catch(() => undefined); // the interval below retries and logs
   const timer = setInterval(() => {
     beat().catch((error) => logger.warn('heartbeat to redis failed', errorFields(error)));
   }, HEARTBEAT_INTERVAL_MS);
   return {
     stop: () => clearInterval(timer),
-    leave: () => registry.remove(workerId).catch(() => undefined),
+    // A worker that cannot say it left ages out of the registry after its heartbeats stop.
+    leave: () => registry.remove(workerId).catch(() => undefined), // see above
   };
 }
 
