@@ -127,6 +127,9 @@ export const sharedEnvSchema = z.object({
   // nodes, REDIS_URL gives only the credentials and TLS (rediss://) of the nodes.
   REDIS_CLUSTER_NODES: envFields.redisClusterNodes,
   REDIS_KEY_PREFIX: z.string().default('rls:'),
+  // How many tagged parts each family written by every account is split into, so that on a Redis
+  // Cluster no one master holds all of it (common/redis-keys/tags.ts); readers visit every part.
+  REDIS_GLOBAL_PARTS: positiveInt.max(1024).default(16),
   // Health reports Redis degraded (503, reason given) above this share of its maxmemory: with
   // noeviction every write of every account fails at the ceiling, so operators need warning first.
   REDIS_MEMORY_DEGRADED_RATIO: z.coerce.number().gt(0).lte(1).default(0.9),
@@ -179,6 +182,7 @@ export const baseEnvSchema = sharedEnvSchema.pick({
   REDIS_URL: true,
   REDIS_CLUSTER_NODES: true,
   REDIS_KEY_PREFIX: true,
+  REDIS_GLOBAL_PARTS: true,
   REDIS_MEMORY_DEGRADED_RATIO: true,
   OUTBOUND_ALLOW_CIDRS: true,
 });

@@ -1,11 +1,27 @@
 // What the registry (registry.ts) says of each Redis key family, and the helpers its entries use.
 
+import type { Redis } from 'ioredis';
+
 /**
- * Where a key lives on a Redis Cluster. Today every family has the same tag, REDIS_KEY_PREFIX,
- * which the services make a hash tag on a cluster (`{rls:}`, common/clients/redis.ts): every key
- * is in one slot of one master. On a single node no tag applies.
+ * Where a key lives on a Redis Cluster (tags.ts): under its account's tag, its API key's tag, a
+ * listing-id bucket's tag, one of the REDIS_GLOBAL_PARTS parts' tags, or a tag of its own (a single
+ * key). 'prefix' is the previous layout, every key in the one slot of the prefix `{rls:}`.
  */
-export type HashTag = 'prefix';
+export type HashTag = 'prefix' | 'account' | 'api key' | 'listing bucket' | 'part' | 'single';
+
+/** How the previous release named a family's keys, and how `npm run redis:migrate` moves them. */
+export interface LegacyNames {
+  /** SCAN pattern of the previous release's keys of the family, after its prefix (`quota:*`). */
+  pattern: string;
+  /**
+   * The new name of one old key (`suffix`: its name after the previous prefix), or null to leave
+   * it where it is. The key moves whole (RENAME on one node; DUMP, RESTORE with its TTL, DEL on a
+   * cluster). Give `move` instead when its content must be split or rewritten.
+   */
+  rename?: (prefix: string, suffix: string, parts: number) => string | null;
+  /** Moves one old key whose content is split or rewritten; idempotent, deletes the old key last. */
+  move?: (redis: Redis, prefix: string, oldKey: string, parts: number) => Promise<void>;
+}
 
 export interface KeyFamily {
   /** The name after REDIS_KEY_PREFIX; `<…>` marks a part that varies. */
@@ -16,6 +32,8 @@ export interface KeyFamily {
   /** The module that owns the family: it spells the name (in the builder) and reads and writes it. */
   module: string;
   tag: HashTag;
+  /** How the previous release named it (absent: a new family, or a name that did not change). */
+  legacy?: LegacyNames;
   /** How long one key lives ('none': until deleted). */
   ttl: string;
   /** What keeps the family from growing without limit, or "unbounded: …" and why. */
@@ -30,11 +48,20 @@ export function lifetime(seconds: number): string {
   return `${seconds} s`;
 }
 
-/** The families of one module, tagged as every family is today. */
-export const owned = (module: string, entries: Omit<KeyFamily, 'module' | 'tag'>[]): KeyFamily[] =>
-  entries.map((entry) => ({ ...entry, module, tag: 'prefix' }));
+/** The families of one module (a family without a tag is still in the previous layout). */
+export const owned = (
+  module: string,
+  entries: (Omit<KeyFamily, 'module' | 'tag'> & { tag?: HashTag })[],
+): KeyFamily[] => entries.map((entry) => ({ tag: 'prefix', ...entry, module }));
 
-const tagText: Record<HashTag, string> = { prefix: 'the prefix (`{rls:}`)' };
+const tagText: Record<HashTag, string> = {
+  prefix: 'the prefix (`{rls:}`)',
+  account: 'the account (`{a:<account>}`)',
+  'api key': 'the API key (`{k:<sha256>}`)',
+  'listing bucket': 'the listing-id bucket (`{o:<bucket>}`)',
+  part: 'one of REDIS_GLOBAL_PARTS parts (`{g:<n>}`)',
+  single: 'its own',
+};
 
 /** The registry as the Markdown table of docs/redis.md. */
 export function keyFamilyTable(families: readonly KeyFamily[]): string {
