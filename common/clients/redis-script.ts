@@ -2,6 +2,7 @@
 // yet (after a restart or SCRIPT FLUSH: NOSCRIPT → EVAL, which also caches it again).
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { assertOneSlot } from '../redis-keys/slot.ts';
 
 // `freesMemory` marks a script that only revokes, releases or deletes: it must run even when Redis
 // is at its maxmemory ceiling (noeviction refuses a script whose first write is a command that may
@@ -15,6 +16,8 @@ export function redisScript(body: string, options: { freesMemory?: boolean } = {
     source,
     /** Same arguments as EVAL after the script: the number of keys, then keys and arguments. */
     async run(redis: Redis, numKeys: number, ...keysAndArgs: (string | number | Buffer)[]): Promise<unknown> {
+      // Checked on every topology, so a script a cluster would refuse fails in single-node tests too.
+      assertOneSlot(keysAndArgs.slice(0, numKeys).map(String), 'a Redis script');
       try {
         return await redis.evalsha(sha, numKeys, ...keysAndArgs);
       } catch (error) {
