@@ -2,6 +2,7 @@
 // exit non-zero with a clear message when start-up fails.
 import type { z } from 'zod';
 import { EnvError, parseEnv } from './env.ts';
+import { onFatal } from './fatal.ts';
 import { createLogger, type Logger, type LogLevel } from './logger.ts';
 
 export interface Stoppable {
@@ -38,7 +39,7 @@ export async function runProcess<S extends z.ZodType<{ LOG_LEVEL: LogLevel }>>(
     process.exit(1);
   }
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (signal: string, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
     logger.info('stopping', { signal });
@@ -50,12 +51,17 @@ export async function runProcess<S extends z.ZodType<{ LOG_LEVEL: LogLevel }>>(
     try {
       await running.stop();
       logger.info('stopped');
-      process.exit(0);
+      process.exit(exitCode);
     } catch (error) {
       logger.error('stop failed', { error: String(error) });
       process.exit(1);
     }
   };
+  // Exit code 1: the supervisor restarts a process that stopped for a fault, not for a signal.
+  onFatal((reason) => {
+    logger.error('stopping for a fault nothing in this process recovers from', { reason });
+    void stop('fatal', 1);
+  });
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('unhandledRejection', (error) => logger.error('unhandled rejection', { error: String(error) }));

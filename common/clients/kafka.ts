@@ -10,6 +10,7 @@ import {
 import { coveredProducer, recordingPartitioner } from './kafka-covered-send.ts';
 import './kafkajs-timers.ts';
 import './kafkajs-request-queue.ts';
+import { fatal } from '../fatal.ts';
 import { errorFields, type Logger } from '../logger.ts';
 
 export function createKafka(brokers: string[], clientId: string, logger: Logger): Kafka {
@@ -39,7 +40,9 @@ export function createKafka(brokers: string[], clientId: string, logger: Logger)
 
 /**
  * A group consumer whose crash kafkajs does not restart (a non-retriable error) is logged as an
- * error: the member stopped consuming. Crashes it restarts are its own warnings (above).
+ * error and stops the process (common/fatal.ts): the member stopped consuming, and a fresh process
+ * started by the supervisor joins the group again, where a live process with a dead member would
+ * hold nothing and say nothing. Crashes kafkajs restarts are its own warnings (above).
  */
 export function createGroupConsumer(kafka: Kafka, config: ConsumerConfig, logger: Logger): Consumer {
   const consumer = kafka.consumer(config);
@@ -47,14 +50,15 @@ export function createGroupConsumer(kafka: Kafka, config: ConsumerConfig, logger
   return consumer;
 }
 
-/** The consumer's CRASH listener: an error line only when kafkajs gives the consumer up. */
-export function crashReporter(logger: Logger) {
+/** The consumer's CRASH listener: only when kafkajs gives the consumer up, an error line and a stop. */
+export function crashReporter(logger: Logger, stopProcess: (reason: string) => void = fatal) {
   return ({ payload }: ConsumerCrashEvent): void => {
     if (payload.restart) return;
     logger.error('kafka: consumer stopped after a crash kafkajs does not restart', {
       group: payload.groupId,
       ...errorFields(payload.error),
     });
+    stopProcess(`the consumer of group ${payload.groupId} stopped: ${payload.error.message}`);
   };
 }
 

@@ -25,9 +25,10 @@ describe('kafkajs log levels', () => {
     ]);
   });
 
-  it('error: a consumer crash kafkajs does not restart is an error; one it restarts is not logged again', () => {
+  it('error: a consumer crash kafkajs does not restart is an error and stops the process; one it restarts is neither', () => {
     const { logger, lines } = capturingLogger();
-    const report = crashReporter(logger);
+    const stops: string[] = [];
+    const report = crashReporter(logger, (reason) => stops.push(reason));
     const crash = (restart: boolean) =>
       report({
         id: '1',
@@ -37,9 +38,11 @@ describe('kafkajs log levels', () => {
       });
     crash(true);
     expect(lines).toEqual([]);
+    expect(stops).toEqual([]);
     crash(false);
     expect(lines).toEqual([
       { level: 'error', msg: 'kafka: consumer stopped after a crash kafkajs does not restart' },
     ]);
+    expect(stops).toEqual(['the consumer of group g stopped: The group is rebalancing']);
   });
 });
