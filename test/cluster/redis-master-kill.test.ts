@@ -98,10 +98,18 @@ describe('Redis Cluster: a master killed during ingest and rate-limited traffic'
       admitted + unavailable,
       'the limit is granted, apart from requests that failed',
     ).toBeGreaterThanOrEqual(60);
-    expect(limitedCounts['429'] ?? 0).toBeGreaterThan(0);
+    // Every limited request was admitted (404), refused by the limit (429) or unavailable (503).
+    const refused = limitedCounts['429'] ?? 0;
+    expect(admitted + refused + unavailable, 'no answer but 404, 429 or 503').toBe(traffic.answers.length);
 
+    // Ingest: each request was accepted whole (201, its 50 listings acknowledged) or unavailable.
     const acknowledged = ingest.acknowledged();
-    expect(acknowledged.length).toBeGreaterThan(0);
+    const accepted = ingestCounts['201'] ?? 0;
+    expect(accepted + (ingestCounts['503'] ?? 0), 'no ingest answer but 201 or 503').toBe(
+      ingest.answers.length,
+    );
+    expect(acknowledged.length).toBe(accepted * 50);
+    expect(accepted, 'ingest goes on before and after the failover').toBeGreaterThanOrEqual(10);
     await expectExactlyOnce(acknowledged, 240_000);
     report('redis master SIGKILL during ingest and rate-limited traffic', {
       killed: `redis-${master}`,

@@ -35,13 +35,22 @@ interface Opened {
   page: Page;
   requests: string[];
   consoleErrors: string[];
+  /** The JSON bodies of the API's answers the page received, by path (the last one per path). */
+  answers: Map<string, any>;
 }
 
 async function open(name: string, withKey: string): Promise<Opened> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const requests: string[] = [];
   const consoleErrors: string[] = [];
+  const answers = new Map<string, any>();
   page.on('request', (request) => requests.push(request.url()));
+  page.on('response', async (response) => {
+    const url = new URL(response.url());
+    if (!url.pathname.startsWith('/api/v1/analytics/') || response.status() !== 200) return;
+    if ((response.headers()['content-type'] ?? '').includes('json'))
+      answers.set(url.pathname, await response.json());
+  });
   page.on('console', (message) => {
     if (message.type() === 'error') consoleErrors.push(message.text());
   });
@@ -49,7 +58,7 @@ async function open(name: string, withKey: string): Promise<Opened> {
   await page.goto(`${inject('baseUrl')}/dashboard#${name}`);
   await page.waitForFunction(() => document.body.dataset.state === 'idle');
   await page.fill('#key', withKey);
-  return { page, requests, consoleErrors };
+  return { page, requests, consoleErrors, answers };
 }
 
 async function show(page: Page, name: string): Promise<string | undefined> {
@@ -94,14 +103,30 @@ describe('dashboard analytic pages in a browser', () => {
     const opened = await open('velocity', key);
     const { page } = opened;
     expect(await show(page, 'velocity')).toBe('ready');
-    expect(await page.locator('#velocity-days svg rect.bar').count()).toBeGreaterThan(0);
-    expect(await page.locator('#velocity-days svg line.mark').count()).toBeGreaterThan(0);
+    // The charts draw exactly what the API answered the page: a bar per neighbourhood with a median,
+    // a mark per city median, a stacked part per area drawn whole and part above zero.
+    const answer = opened.answers.get('/api/v1/analytics/velocity');
+    const areas: any[] = answer.by_neighborhood;
+    const withMedian = areas.filter((area) => area.median_days_to_rent !== null);
+    expect(withMedian.map((area) => area.name)).toContain('Masaki');
+    expect(await page.locator('#velocity-days svg rect.bar').count()).toBe(withMedian.length);
+    const marks = [answer.summary.median_days_to_rent, answer.summary.km_median_days_to_rent];
+    expect(marks[0]).not.toBeNull();
+    expect(await page.locator('#velocity-days svg line.mark').count()).toBe(
+      marks.filter((m) => m !== null).length,
+    );
     const masaki = await cellsOf(page, '#velocity-days tbody tr');
     expect(masaki.find((text) => text.startsWith('Masaki'))).toMatch(/^Masaki\d+/);
-    // Exits by reason: rented and withdrawn parts for the whole city.
-    expect(await page.locator('#velocity-exits svg rect.bar.c1').count()).toBeGreaterThan(0);
-    expect(await page.locator('#velocity-exits svg rect.bar.c2').count()).toBeGreaterThan(0);
-    expect(await page.locator('#velocity-stock table tbody tr').count()).toBeGreaterThan(1);
+    // Exits by reason: the whole city and each area drawn whole get a part per reason above zero.
+    const exitRows = [answer.summary, ...areas].filter((row) =>
+      ['rented', 'withdrawn', 'expired'].every((part) => row[part] !== null),
+    );
+    const partsAbove = (part: string) => exitRows.filter((row) => row[part] > 0).length;
+    expect(partsAbove('rented')).toBeGreaterThan(0);
+    expect(partsAbove('withdrawn')).toBeGreaterThan(0);
+    expect(await page.locator('#velocity-exits svg rect.bar.c1').count()).toBe(partsAbove('rented'));
+    expect(await page.locator('#velocity-exits svg rect.bar.c2').count()).toBe(partsAbove('withdrawn'));
+    expect(await page.locator('#velocity-stock table tbody tr').count()).toBe(areas.length + 1);
     expect(await page.textContent('#velocity-summary')).toContain('Kaplan–Meier median');
     await finish(opened, 'velocity');
   });
@@ -146,10 +171,11 @@ describe('dashboard analytic pages in a browser', () => {
     const opened = await open('estimate', key);
     const { page } = opened;
     expect(await show(page, 'estimate')).toBe('ready');
-    const comparables = await page.locator('#estimate-comparables tbody tr').count();
-    // Off-the-market comparables are counted, not listed: at least the seeded flats on the market.
-    expect(comparables).toBeGreaterThan(0);
-    expect(await page.locator('#estimate-map svg circle.comparable').count()).toBe(comparables);
+    // Off-the-market comparables are counted, not listed: a row and a dot per listed comparable.
+    const listed = opened.answers.get('/api/v1/analytics/estimate').comparables.length;
+    expect(listed).toBeGreaterThan(0);
+    expect(await page.locator('#estimate-comparables tbody tr').count()).toBe(listed);
+    expect(await page.locator('#estimate-map svg circle.comparable').count()).toBe(listed);
     expect(await page.locator('#estimate-map svg path.subject').count()).toBe(1);
     expect(await page.locator('#estimate-interval svg rect.interval').count()).toBe(1);
     expect(await page.textContent('#estimate-summary')).toMatch(/Estimated asking rent\s*$|TZS/);
@@ -160,7 +186,9 @@ describe('dashboard analytic pages in a browser', () => {
     const opened = await open('market', key);
     const { page } = opened;
     expect(await show(page, 'market')).toBe('ready');
-    expect(await page.locator('#chart rect.bar').count()).toBeGreaterThan(0);
+    const neighbourhoods = opened.answers.get('/api/v1/analytics/pricing').by_neighborhood.length;
+    expect(neighbourhoods).toBeGreaterThan(0);
+    expect(await page.locator('#chart rect.bar').count()).toBe(neighbourhoods);
     await finish(opened, 'market');
   });
 

@@ -2,7 +2,7 @@
 // host's time zone: a job documented for 02:30 UTC runs at 02:30 UTC. A file of its own because
 // node-cron keeps the formatter of the host's zone once made, so the zone is set before any job.
 import { randomUUID } from 'node:crypto';
-import { afterAll, describe, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../common/logger.ts';
 import { scheduleJob, type ScheduledJob } from '../../stream/jobs/schedule.ts';
 import { env, eventually, ownKeyPrefix, testRedis } from '../support/api.ts';
@@ -16,17 +16,17 @@ describe('scheduled jobs in UTC', () => {
     else process.env.TZ = zone;
   });
 
-  it('happy: an hour field means the UTC hour on a host in another zone', async () => {
-    // Tokyo is UTC+9 all year: the current UTC hour and the next are never Tokyo's local hours now.
+  it('happy: a job set for a UTC second runs once, in that second, on a host in another zone', async () => {
+    // Tokyo is UTC+9 all year: read as local time, the job below would run nine hours from now.
     process.env.TZ = 'Asia/Tokyo';
-    const hour = new Date().getUTCHours();
-    let ran = 0;
+    const at = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3_000);
+    const runs: Date[] = [];
     job = scheduleJob(
       {
         name: `test-${randomUUID().slice(0, 8)}`,
-        cron: `* * ${hour},${(hour + 1) % 24} * * *`,
+        cron: `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} * * *`,
         lockTtlMs: 60_000,
-        run: async () => void ran++,
+        run: async () => void runs.push(new Date()),
       },
       {
         redis: await testRedis(),
@@ -34,6 +34,11 @@ describe('scheduled jobs in UTC', () => {
         logger: createLogger('error'),
       },
     );
-    await eventually(async () => (ran > 0 ? true : undefined), 15_000, 'a run in this UTC hour');
+    await eventually(async () => (runs.length ? true : undefined), 10_000, 'the run at its UTC second');
+    await new Promise((resolve) => setTimeout(resolve, 1_500)); // a second run would come now
+    expect(runs).toHaveLength(1);
+    // Fired by its timer in that second (a loaded machine may start it late, never early).
+    expect(runs[0]!.getTime()).toBeGreaterThanOrEqual(at.getTime());
+    expect(runs[0]!.getTime() - at.getTime()).toBeLessThan(2_000);
   });
 });
