@@ -40,7 +40,8 @@ try {
     const prepared = rowsOf(round);
     const t0 = performance.now();
     const writes = [];
-    for (let i = 0; i < prepared.length; i += batch) writes.push(writer.write(prepared.slice(i, i + batch)));
+    for (let i = 0; i < prepared.length; i += batch)
+      writes.push(writer.write(prepared.slice(i, i + batch), null));
     const results = await Promise.all(writes);
     const seconds = (performance.now() - t0) / 1000;
     await writer.drain();

@@ -22,21 +22,19 @@
 // a failure seeks back to the failed batch. Its batches in flight are marked in Redis
 // (inflight-marks.ts): kafkajs no longer waits for them before the member rejoins the group, so a
 // replay guard is read only once no batch of the partition is in flight, here or in another member.
-import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { errorFields, type Logger } from '../common/logger.ts';
-import { streamBatchStore, streamBatchWait } from '../common/metrics/registry.ts';
 import type { TableRef } from '../common/warehouse/table.ts';
-import { watchAssignment, type AssignmentWatch } from './assignment-watch.ts';
+import { watchAssignment } from './assignment-watch.ts';
+import { handOver, type Member } from './batch-run.ts';
 import { commitPacer } from './commit-pacer.ts';
+import type { InflightMarks } from './inflight-marks.ts';
 import { DEFAULT_TIMING, memberConsumer, type MemberTiming } from './member-consumer.ts';
-import { noneLive, type InflightMarks } from './inflight-marks.ts';
-import { pruneThrough, replayGuard } from './replay-guard.ts';
-import { retryWhileRunning } from './retry.ts';
-import { BatchFence, BatchRevokedError, runInBatch } from './sink/batch-fence.ts';
+import { PartitionLanes } from './partition-lanes.ts';
+import { replayGuard } from './replay-guard.ts';
+import type { BatchFence } from './sink/batch-fence.ts';
 import type { ClickHouseWriter } from './sink/clickhouse-writer.ts';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface Provenance {
   _topic: string;
@@ -52,8 +50,10 @@ export interface BatchContext {
   isStored(m: KafkaMessage, item?: number): boolean;
   /** Retries an idempotent step on transient failure, heartbeating meanwhile; stops once revoked. */
   retry<T>(what: string, fn: () => Promise<T>): Promise<T>;
-  /** Aborts when the batch's partition is revoked (writers follow the batch's fence: sink/batch-fence.ts). */
+  /** Aborts when the batch's partition is revoked. */
   signal: AbortSignal;
+  /** The batch's fence: every write made for the batch passes it to its writer (sink/batch-fence.ts). */
+  fence: BatchFence;
 }
 
 export interface BatchHandler {
@@ -140,99 +140,63 @@ export async function startOffsetConsumer(options: OffsetConsumerOptions): Promi
   };
 }
 
-/**
- * How long a failed batch's partition waits before it is read again: a failure that repeats (a
- * handler's non-transient error) is then a retry every second, not a busy loop of replay checks.
- */
-const FAILED_BATCH_PAUSE_MS = 1_000;
-
-/**
- * One partition's order of commits: `tail` settles true once every batch handed over since the
- * chain began is stored and committed, false once one of them failed (the later ones then are not
- * committed: they are read again with it). `failedAt`: the failed batch's first offset, sought back
- * to; the chain starts again with the batch read from there.
- */
-interface CommitChain {
-  tail: Promise<boolean>;
-  failedAt?: bigint;
-}
-
 async function startMember(options: OffsetConsumerOptions) {
   const { kafka, topic, logger } = options;
   const timing = options.timing ?? DEFAULT_TIMING;
   const depth = options.pipeline?.depth ?? 1;
-  const marks = options.pipeline?.marks;
   const consumer = memberConsumer(kafka, logger, { ...options, timing });
   const guards = replayGuard(options.clickhouse, topic, options.provenanceTables);
-  const lagByPartition: Record<string, number> = {};
-  let assigned: number[] = [];
-  /** Batches handed over and not settled, per partition: revoked when a new assignment leaves their partition out. */
-  const running = new Map<number, Set<AssignmentWatch>>();
-  /** Per partition, each batch handed over until it is committed or failed (settles, never rejects). */
-  const inFlight = new Map<number, Set<Promise<boolean>>>();
-  const chains = new Map<number, CommitChain>();
+  const lanes = new PartitionLanes();
   let stopping = false;
-  const pacer = commitPacer({
-    intervalMs: options.commitIntervalMs ?? 0,
-    commitLater: (partition, offset) => consumer.commitOffsets([{ topic, partition, offset }]),
+  const member: Member = {
+    topic,
     logger,
-  });
-  const setOf = <T>(map: Map<number, Set<T>>, partition: number): Set<T> => {
-    let set = map.get(partition);
-    if (!set) map.set(partition, (set = new Set()));
-    return set;
+    consumer,
+    guards,
+    marks: options.pipeline?.marks,
+    timing,
+    handler: options.handler,
+    lanes,
+    crashAfterInsert: options.crashAfterInsert,
+    pacer: commitPacer({
+      intervalMs: options.commitIntervalMs ?? 0,
+      commitLater: (partition, offset) => consumer.commitOffsets([{ topic, partition, offset }]),
+      logger,
+    }),
+    seekBack(partition, chain, offset) {
+      chain.failedAt = offset;
+      guards.forget(partition);
+      try {
+        consumer.seek({ topic, partition, offset: offset.toString() });
+      } catch (error) {
+        // The consumer is stopping: the partition's next reader starts at the last commit.
+        logger.warn('seeking back to a failed batch failed', { topic, partition, ...errorFields(error) });
+      }
+    },
   };
 
   consumer.on(consumer.events.GROUP_JOIN, (event) => {
     // Another worker may have stored more of a partition since we last held it: check again.
     guards.forget();
-    // kafkajs reads every partition again from its committed offset: new commit chains.
-    chains.clear();
-    assigned = event.payload.memberAssignment[topic] ?? [];
-    pacer.retain(assigned);
-    for (const [partition, watches] of running)
-      if (!assigned.includes(partition))
-        for (const watch of watches)
-          watch.revoke(new BatchRevokedError(`partition ${partition} is no longer assigned to this member`));
-    for (const p of Object.keys(lagByPartition)) if (!assigned.includes(Number(p))) delete lagByPartition[p];
+    const assigned = event.payload.memberAssignment[topic] ?? [];
+    lanes.reassigned(assigned);
+    member.pacer.retain(assigned);
     logger.info('partitions assigned', { topic, partitions: assigned });
   });
 
-  /** Waits until no batch of `partition` is in flight, in this member and (pipelined) in any other. */
-  async function inFlightSettled(partition: number, signal: AbortSignal): Promise<void> {
-    await Promise.all(inFlight.get(partition) ?? []);
-    if (marks) await noneLive(marks, partition, signal, logger);
-  }
-
-  function chainOf(partition: number): CommitChain {
-    let chain = chains.get(partition);
-    if (!chain) chains.set(partition, (chain = { tail: Promise.resolve(true) }));
-    return chain;
-  }
-
-  function seekBack(partition: number, chain: CommitChain, offset: bigint) {
-    chain.failedAt = offset;
-    guards.forget(partition);
-    try {
-      consumer.seek({ topic, partition, offset: offset.toString() });
-    } catch (error) {
-      // The consumer is stopping: the partition's next reader starts at the last commit.
-      logger.warn('seeking back to a failed batch failed', { topic, partition, ...errorFields(error) });
-    }
-  }
-
+  /** Hands the batch over (batch-run.ts) and returns once the partition's lane has room again. */
   async function eachBatch(payload: EachBatchPayload) {
     const { batch, heartbeat, isRunning, isStale, resolveOffset } = payload;
     if (stopping || !isRunning() || isStale() || batch.messages.length === 0) return;
     const { partition } = batch;
     const first = BigInt(batch.messages[0]!.offset);
-    let chain = chainOf(partition);
+    let chain = lanes.chainOf(partition);
     if (chain.failedAt !== undefined) {
       // Read before the seek back to a failed batch took effect: ask for it again.
-      if (first !== chain.failedAt) return seekBack(partition, chain, chain.failedAt);
-      chains.set(partition, (chain = { tail: Promise.resolve(true) }));
+      if (first !== chain.failedAt) return member.seekBack(partition, chain, chain.failedAt);
+      chain = lanes.restartChain(partition);
     }
-    lagByPartition[String(partition)] = Math.max(0, Number(batch.highWatermark) - Number(first));
+    lanes.setLag(partition, batch.highWatermark, first);
     const watch = watchAssignment({
       heartbeat,
       intervalMs: timing.heartbeatIntervalMs,
@@ -240,118 +204,18 @@ async function startMember(options: OffsetConsumerOptions) {
       logger,
       partition,
     });
-    const watches = setOf(running, partition);
-    watches.add(watch);
+    const unwatch = lanes.watching(partition, watch);
     let done: Promise<boolean>;
     try {
-      ({ done } = await handOver(payload, chain, watch));
+      ({ done } = await handOver(member, payload, chain, watch, unwatch));
     } catch (error) {
       watch.stop();
-      watches.delete(watch);
+      unwatch();
       throw error;
     }
-    const lane = setOf(inFlight, partition);
-    lane.add(done);
-    void done.then(() => lane.delete(done));
+    const lane = lanes.handedOver(partition, done);
     resolveOffset(batch.messages[batch.messages.length - 1]!.offset);
     while (lane.size >= depth) await Promise.race(lane);
-  }
-
-  /**
-   * Hands one batch to the handler. `done` settles once it is stored and committed (true), or once
-   * it failed, was revoked or follows a failed batch (false: it is read again).
-   */
-  async function handOver(
-    payload: EachBatchPayload,
-    chain: CommitChain,
-    watch: AssignmentWatch,
-  ): Promise<{ done: Promise<boolean> }> {
-    const { batch, heartbeat, isRunning } = payload;
-    const { partition } = batch;
-    const { signal } = watch;
-    const first = BigInt(batch.messages[0]!.offset);
-    const last = batch.messages[batch.messages.length - 1]!.offset;
-    const retry = <T>(what: string, fn: () => Promise<T>) =>
-      retryWhileRunning(what, fn, { heartbeat, isRunning, logger, signal });
-
-    let guard = guards.current(partition, first);
-    if (!guard) {
-      await retry('waiting for batches in flight', () => inFlightSettled(partition, signal));
-      guard = await retry('reading stored positions', () => guards.read(partition, first));
-      if (guard.stored.size)
-        logger.info('skipping stored items of a replayed range', { partition, count: guard.stored.size });
-    }
-    const { stored } = guard;
-    const context: BatchContext = {
-      provenance: (m, item = 0) => ({ _topic: topic, _partition: partition, _offset: m.offset, _item: item }),
-      isStored: (m, item = 0) => stored.size > 0 && stored.has(`${m.offset}:${item}`),
-      retry,
-      signal,
-    };
-    const markId = randomUUID();
-    const ttlMs = timing.sessionTimeoutMs;
-    if (marks) await retry('marking the batch in flight', () => marks.mark(partition, markId, ttlMs));
-    // A failed renewal is tried again at the next interval: the mark lasts three of them.
-    const renew = () => marks!.mark(partition, markId, ttlMs).catch(() => undefined); // see above
-    const renewal = marks && setInterval(() => void renew(), ttlMs / 3);
-    const handedAt = Date.now();
-    streamBatchWait.observe({ topic }, Math.max(0, handedAt - Number(batch.messages[0]!.timestamp)) / 1000);
-    const handled = runInBatch(new BatchFence(signal), () => options.handler.handle(batch.messages, context));
-    const settled = (committed: boolean) =>
-      streamBatchStore.observe(
-        { topic, outcome: committed ? 'committed' : 'read_again' },
-        (Date.now() - handedAt) / 1000,
-      );
-    const previous = chain.tail;
-    const done = (async () => {
-      let failure: unknown;
-      try {
-        await handled;
-        // Revoked after some of it may have been stored (its writes completed: sink/batch-fence.ts),
-        // or while the handler finished: no commit either way; the next reader's replay guard sees the rows.
-        if (signal.aborted) throw signal.reason;
-      } catch (error) {
-        failure = error ?? new Error('batch failed');
-      } finally {
-        clearInterval(renewal);
-        watch.stop();
-        running.get(partition)?.delete(watch);
-        // Left behind (Redis away), the mark expires after a session timeout.
-        if (marks) await marks.clear(partition, markId).catch(() => undefined); // expires by itself
-      }
-      if (!(await previous)) return false; // read again from the earlier failed batch
-      if (failure !== undefined) {
-        logger.warn('batch failed; will be consumed again', { topic, partition, ...errorFields(failure) });
-        await sleep(FAILED_BATCH_PAUSE_MS);
-        if (chains.get(partition) === chain && assigned.includes(partition))
-          seekBack(partition, chain, first);
-        return false;
-      }
-      if (options.crashAfterInsert) {
-        logger.warn('STREAM_CRASH_AFTER_INSERT: killing the worker between insert and commit', { partition });
-        process.kill(process.pid, 'SIGKILL');
-      }
-      pruneThrough(guard, last);
-      try {
-        await pacer.commit(partition, (BigInt(last) + 1n).toString(), (offset) =>
-          consumer.commitOffsets([{ topic, partition, offset }]),
-        );
-      } catch (error) {
-        // A rebalance or a coordinator failover: the partition's next reader starts at the last commit.
-        logger.warn('commit failed; its messages will be read again', {
-          topic,
-          partition,
-          ...errorFields(error),
-        });
-      }
-      lagByPartition[String(partition)] = Math.max(0, Number(batch.highWatermark) - Number(last) - 1);
-      return true;
-    })().then((committed) => {
-      settled(committed);
-      return committed;
-    });
-    chain.tail = done;
-    return { done };
   }
 
   await consumer.connect();
@@ -378,15 +242,14 @@ async function startMember(options: OffsetConsumerOptions) {
 
   return {
     consumer,
-    pacer,
-    assigned: () => assigned,
-    lag: () => ({ ...lagByPartition }),
+    pacer: member.pacer,
+    assigned: () => lanes.assigned(),
+    lag: () => lanes.lag(),
     /** Hands over no new batch; resolves once every batch in flight is stored and committed, or failed. */
     async settle() {
       stopping = true;
       consumer.pause([{ topic }]);
-      for (let lanes = [...inFlight.values()]; lanes.some((l) => l.size); lanes = [...inFlight.values()])
-        await Promise.all(lanes.flatMap((lane) => [...lane]));
+      await lanes.allSettled();
     },
   };
 }

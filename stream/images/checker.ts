@@ -132,8 +132,14 @@ export async function startImageChecker(
       const results = (await Promise.all(checks)).flat();
       // Photos first: the replay guard reads image_checks, so a crash between the two inserts
       // replays the listing and writes its photos again (collapsed by FINAL) instead of losing them.
-      await photoWriter.write(results.map((r) => r.photo));
-      await writer.write(results.map((r) => r.check));
+      await photoWriter.write(
+        results.map((r) => r.photo),
+        context.fence,
+      );
+      await writer.write(
+        results.map((r) => r.check),
+        context.fence,
+      );
     },
   };
 

@@ -139,9 +139,9 @@ export function createStatusHandler(deps: StatusHandlerDeps): BatchHandler {
       }
 
       const [written, stateWrite] = await Promise.all([
-        deps.changes.write(changes),
-        deps.states.write([...touched.values()].map(stateRow)),
-        deps.quarantine.rows(bad),
+        deps.changes.write(changes, context.fence),
+        deps.states.write([...touched.values()].map(stateRow), context.fence),
+        deps.quarantine.rows(bad, context.fence),
       ]);
       if (written.rejected.length) {
         await deps.quarantine.rows(
@@ -153,6 +153,7 @@ export function createStatusHandler(deps: StatusHandlerDeps): BatchHandler {
               provenance: item.provenance,
             };
           }),
+          context.fence,
         );
       }
       // State rows are built from states ClickHouse gave us; a refusal is a bug, not bad input. Only

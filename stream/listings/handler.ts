@@ -83,7 +83,10 @@ export function createListingsHandler(deps: ListingsHandlerDeps): BatchHandler {
         rows.push(row);
         source.set(row, v);
       });
-      const [result] = await Promise.all([deps.writer.write(rows), deps.quarantine.rows(bad)]);
+      const [result] = await Promise.all([
+        deps.writer.write(rows, context.fence),
+        deps.quarantine.rows(bad, context.fence),
+      ]);
       const refused = new Set(result.rejected.map((r) => r.row));
       if (refused.size) {
         const released = result.rejected.map(({ row }) => source.get(row)!);
@@ -98,6 +101,7 @@ export function createListingsHandler(deps: ListingsHandlerDeps): BatchHandler {
             error: `refused by ClickHouse: ${error}`,
             provenance: source.get(row)!.provenance,
           })),
+          context.fence,
         );
       }
       for (const row of rows) if (!refused.has(row)) done.push(source.get(row)!.value);

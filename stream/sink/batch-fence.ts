@@ -1,8 +1,6 @@
-// The fence of the Kafka batch a piece of code runs for. The consumer
-// (offset-consumer.ts) runs each batch's handler inside runInBatch(fence, …); the ClickHouse writer
-// picks the fence up when rows are handed to it, so every write a handler makes — listings, views,
-// status changes, quarantine, image checks, and whatever a later handler adds — is fenced without
-// each handler passing it along.
+// The fence of one Kafka batch. The consumer (batch-run.ts) makes one per batch and hands it to the
+// handler in the batch's context; every write the handler makes for the batch — listings, views,
+// status changes, quarantine, image checks — passes it to its writer (clickhouse-writer.ts `write`).
 //
 // When the batch is revoked (its partition moved, the member lost its session: `signal` aborts), the
 // batch is never committed, and its writes are either all dropped or all completed:
@@ -13,7 +11,6 @@
 //   checks) must not end with one stored and the other dropped, since the replay of the new owner
 //   skips positions it finds stored. The rows land (the same insert tokens make a doubtful attempt
 //   land once) and the batch is still not committed; the new owner's replay guard sees them.
-import { AsyncLocalStorage } from 'node:async_hooks';
 
 /** The batch's partition was revoked (or the member lost its session): nothing of it is committed. */
 export class BatchRevokedError extends Error {
@@ -72,16 +69,4 @@ export class BatchFence {
     const reason: unknown = this.signal.reason;
     return reason instanceof Error ? reason : new BatchRevokedError('the batch was revoked');
   }
-}
-
-const current = new AsyncLocalStorage<BatchFence>();
-
-/** Runs `fn` (a batch handler) behind `fence`. */
-export function runInBatch<T>(fence: BatchFence, fn: () => Promise<T>): Promise<T> {
-  return current.run(fence, fn);
-}
-
-/** The fence of the batch the caller runs for, if any (timers and loops outside a batch have none). */
-export function currentBatchFence(): BatchFence | undefined {
-  return current.getStore();
 }

@@ -28,7 +28,7 @@ import {
 import { errorFields, type Logger } from '../../common/logger.ts';
 import { writerFlushDuration, writerFlushRows } from '../../common/metrics/registry.ts';
 import { columnList, type WarehouseTable } from '../../common/warehouse/table.ts';
-import { currentBatchFence, type BatchFence } from './batch-fence.ts';
+import type { BatchFence } from './batch-fence.ts';
 import { insertBody } from './insert-format.ts';
 import { insertDedupToken } from './insert-token.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -300,10 +300,11 @@ export function createClickHouseWriter<Row extends object>(
     stats,
     /**
      * Resolves once `rows` are stored (except the refused ones it returns); rejects on shutdown, and
-     * when `fence` (default: the fence of the Kafka batch the caller runs for, batch-fence.ts) drops
-     * the write because its batch was revoked before anything of it was stored.
+     * when `fence` (the Kafka batch's the rows are written for, from its context: batch-fence.ts;
+     * null outside a batch) drops the write because its batch was revoked before anything of it
+     * was stored.
      */
-    write(rows: Row[], fence: BatchFence | undefined = currentBatchFence()): Promise<WriteResult<Row>> {
+    write(rows: Row[], fence: BatchFence | null): Promise<WriteResult<Row>> {
       if (rows.length === 0) return Promise.resolve({ rejected: [] });
       if (closed) return Promise.reject(new WriterClosedError(`writer for ${table} is closed`));
       if (fence?.refusesWrites) return Promise.reject(fence.reason());

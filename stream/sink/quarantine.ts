@@ -5,6 +5,7 @@ import type { Producer } from 'kafkajs';
 import { quarantinedMessages } from '../../common/metrics/registry.ts';
 import type { Provenance } from '../offset-consumer.ts';
 import type { QuarantineRow } from '../../common/warehouse/quarantine.ts';
+import type { BatchFence } from './batch-fence.ts';
 import type { ClickHouseWriter } from './clickhouse-writer.ts';
 
 export interface QuarantineEntry {
@@ -15,7 +16,8 @@ export interface QuarantineEntry {
 }
 
 export interface Quarantine {
-  rows(entries: QuarantineEntry[]): Promise<void>;
+  /** `fence`: the Kafka batch's the entries come from (its context's), which the write carries. */
+  rows(entries: QuarantineEntry[], fence: BatchFence): Promise<void>;
 }
 
 export function createQuarantine(
@@ -25,7 +27,7 @@ export function createQuarantine(
   source: string,
 ): Quarantine {
   return {
-    async rows(entries) {
+    async rows(entries, fence) {
       if (!entries.length) return;
       const now = new Date().toISOString();
       await producer.send({
@@ -45,6 +47,7 @@ export function createQuarantine(
           payload: payload?.toString('utf8') ?? '',
           ...provenance,
         })),
+        fence,
       );
       // The quarantine table takes any string; a refusal here means the server itself is broken.
       if (result.rejected.length) throw new Error(`quarantine refused: ${result.rejected[0]!.error}`);

@@ -54,7 +54,10 @@ export function createViewsHandler(deps: {
         source.set(row, message);
         return row;
       });
-      const [result] = await Promise.all([deps.writer.write(rows), deps.quarantine.rows(bad)]);
+      const [result] = await Promise.all([
+        deps.writer.write(rows, context.fence),
+        deps.quarantine.rows(bad, context.fence),
+      ]);
       if (result.rejected.length) {
         await deps.quarantine.rows(
           result.rejected.map(({ row, error }) => ({
@@ -62,6 +65,7 @@ export function createViewsHandler(deps: {
             error: `refused by ClickHouse: ${error}`,
             provenance: context.provenance(source.get(row)!),
           })),
+          context.fence,
         );
       }
     },

@@ -38,7 +38,7 @@ export function createDeliverer(deps: DeliverDeps) {
   function record(row: WebhookDeliveryRow): void {
     // The log must not hold deliveries up: the writer retries on its own while ClickHouse is down.
     deps.log
-      .write([row])
+      .write([row], null)
       .catch((error) => logger.warn('could not log a delivery attempt', errorFields(error)));
   }
 

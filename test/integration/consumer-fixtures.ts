@@ -78,7 +78,7 @@ export const messageHandler = (writer: ClickHouseWriter<MessageRow>): BatchHandl
     const rows = messages
       .filter((m) => !context.isStored(m))
       .map((m) => ({ ...context.provenance(m), v: m.value?.toString() ?? '' }));
-    await writer.write(rows);
+    await writer.write(rows, context.fence);
   },
 });
 

@@ -59,11 +59,17 @@ describe('stream: insert deduplication by Kafka position', () => {
       logger: createLogger('error'),
     });
     const batch = viewRows(topic, cell, 5);
-    await writer.write(batch);
-    await writer.write(batch.map((row) => ({ ...row }))); // equal rows, new objects: a resend
+    await writer.write(batch, null);
+    await writer.write(
+      batch.map((row) => ({ ...row })),
+      null,
+    ); // equal rows, new objects: a resend
     expect(await counts(topic, cell)).toEqual({ base: 5, views: 5 });
     // Different positions are different inserts, even with equal content otherwise.
-    await writer.write(batch.map((row) => ({ ...row, _offset: String(Number(row._offset) + 1_000) })));
+    await writer.write(
+      batch.map((row) => ({ ...row, _offset: String(Number(row._offset) + 1_000) })),
+      null,
+    );
     expect(await counts(topic, cell)).toEqual({ base: 10, views: 10 });
     await writer.drain();
   });

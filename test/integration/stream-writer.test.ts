@@ -41,7 +41,7 @@ describe('stream: batched ClickHouse writer', () => {
     const topic = `test.writer.${randomUUID().slice(0, 8)}`;
     // Were the quiet gap ignored, the write would outlast the test's timeout.
     const quiet = writer({ maxDelayMs: 600_000, quietMs: 20 });
-    const result = await quiet.write([row(topic, 1), row(topic, 2)]);
+    const result = await quiet.write([row(topic, 1), row(topic, 2)], null);
     expect(result.rejected).toEqual([]);
     expect(await storedOffsets(topic)).toEqual([1, 2]);
     await quiet.drain();
@@ -52,7 +52,7 @@ describe('stream: batched ClickHouse writer', () => {
     const isolating = writer({ maxDelayMs: 50 });
     const bad = row(topic, 'not a number'); // _offset is UInt64: the insert is refused
     const batch = [row(topic, 1), row(topic, 2), bad, row(topic, 4), row(topic, 5)];
-    const result = await isolating.write(batch);
+    const result = await isolating.write(batch, null);
     expect(result.rejected.map((r) => r.row)).toEqual([bad]);
     expect(result.rejected[0]!.error).toMatch(/Code: \d+/);
     expect(await storedOffsets(topic)).toEqual([1, 2, 4, 5]);

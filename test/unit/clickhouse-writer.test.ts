@@ -64,7 +64,7 @@ describe('writer: refusals of the rows', () => {
     );
     const writer = writerFor(fake.client);
     const rows = batch(16, [5, 11]);
-    const result = await writer.write(rows);
+    const result = await writer.write(rows, null);
     expect(result.rejected.map((r) => r.row)).toEqual([rows[5], rows[11]]);
     // With the code and name put back.
     expect(result.rejected[0]!.error).toMatch(
@@ -89,7 +89,7 @@ describe('writer: refusals of the rows', () => {
     );
     const writer = writerFor(fake.client);
     const rows = batch(16, []);
-    const writing = writer.write(rows);
+    const writing = writer.write(rows, null);
     await sleep(2_500); // 200 + 400 + 800 ms of backoff: 4 refusals, each judged while down
     down = false;
     const result = await writing;
@@ -114,7 +114,7 @@ describe('writer: failures that are not the rows', () => {
       const fake = fakeClickHouse((_, call) => (call <= 4 ? failure() : undefined));
       const writer = writerFor(fake.client);
       const rows = batch(16, [5]);
-      const result = await writer.write(rows);
+      const result = await writer.write(rows, null);
       expect(result.rejected).toEqual([]);
       expect(fake.inserts).toEqual([16, 16, 16, 16, 16]);
       expect(fake.stored).toHaveLength(16);
@@ -129,7 +129,7 @@ describe('writer: failures that are not the rows', () => {
     );
     const writer = writerFor(fake.client);
     const rows = batch(10, []);
-    const result = await writer.write(rows);
+    const result = await writer.write(rows, null);
     expect(result.rejected).toEqual([]);
     expect(fake.inserts).toEqual([10, 10, 10]);
     expect(fake.stored).toHaveLength(10);
@@ -156,11 +156,11 @@ describe('writer: group commit', () => {
   it('happy: rows due while an insert runs wait for it and then go in one insert, whatever their writes', async () => {
     const fake = heldFirstInsert();
     const writer = writerFor(fake.client); // flushes 5 ms after the first row
-    const first = writer.write(batch(3, []));
+    const first = writer.write(batch(3, []), null);
     await sleep(30); // the first insert is running (held)
-    const second = writer.write(batch(2, []));
+    const second = writer.write(batch(2, []), null);
     await sleep(30); // its 5 ms are long past: due, and kept open
-    const third = writer.write(batch(4, []));
+    const third = writer.write(batch(4, []), null);
     await sleep(30);
     expect(fake.inserts).toEqual([3]);
     fake.release();
@@ -178,10 +178,10 @@ describe('writer: group commit', () => {
       maxDelayMs: 5,
       logger: createLogger('error'),
     });
-    const writes = [writer.write(batch(3, []))];
+    const writes = [writer.write(batch(3, []), null)];
     await sleep(30); // the first insert is running (held)
-    writes.push(writer.write(batch(6, []))); // full: closed at once, queued behind it
-    writes.push(writer.write(batch(2, [])));
+    writes.push(writer.write(batch(6, []), null)); // full: closed at once, queued behind it
+    writes.push(writer.write(batch(2, []), null));
     await sleep(30);
     fake.release();
     await Promise.all([...writes, writer.drain()]);
@@ -209,7 +209,7 @@ describe('writer: revoked batches', () => {
     const gone = revokable();
     const kept = batch(3, []);
     const revokedWrite = writer.write(batch(5, []), gone.fence);
-    const keptWrite = writer.write(kept);
+    const keptWrite = writer.write(kept, null);
     gone.revoke();
     await expect(revokedWrite).rejects.toThrow(BatchRevokedError);
     await keptWrite;
@@ -228,7 +228,10 @@ describe('writer: revoked batches', () => {
     });
     const writer = writerFor(fake.client);
     const kept = batch(2, []).map((r) => ({ ...r, n: Number(r.n) + 100 }));
-    const results = await Promise.allSettled([writer.write(batch(4, []), gone.fence), writer.write(kept)]);
+    const results = await Promise.allSettled([
+      writer.write(batch(4, []), gone.fence),
+      writer.write(kept, null),
+    ]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
     expect(fake.inserts).toEqual([6, 2, 2]);
     expect(fake.stored).toEqual(kept);
@@ -249,7 +252,7 @@ describe('writer: revoked batches', () => {
     const [a, b] = [writerFor(first.client), writerFor(second.client)];
     const results = await Promise.allSettled([
       a.write(batch(4, []), gone.fence),
-      a.write(batch(2, [])),
+      a.write(batch(2, []), null),
       b.write(batch(3, []), gone.fence),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
@@ -278,7 +281,7 @@ describe('writer: rows typed by their table module', () => {
     const missingColumn = (row: Omit<ViewEventRow, 'city'>) =>
       // @ts-expect-error every column of the table is in the row
       writer.write([row]);
-    const right = (row: ViewEventRow) => writer.write([row]);
+    const right = (row: ViewEventRow) => writer.write([row], null);
     expect([wrongTable, wrongValue, missingColumn, right].map((check) => typeof check)).toEqual(
       Array(4).fill('function'),
     );
