@@ -1,4 +1,4 @@
-// Every answer is the same on one ClickHouse server and on two shards (README, "ClickHouse shards").
+// Every answer is the same on one ClickHouse server and on two shards (docs/scaling.md, "ClickHouse shards").
 // The same fixtures go into two fresh databases of the cluster topology's servers: one migrated
 // for a single server (plain tables on clickhouse-1 only), one migrated in its cluster form (each
 // table sharded over clickhouse-1 and clickhouse-2, read through Distributed tables). A gateway
