@@ -222,6 +222,11 @@ describe('documentation references', () => {
 
   it.each(documents())('error: every link and repository path in %s resolves', (doc) => {
     expect(brokenReferences(doc)).toEqual([]);
+    // Prose references such as (README, "Ports and state"), outside code blocks and code spans.
+    const markdown = fs.readFileSync(path.join(root, doc), 'utf8');
+    const lines: string[] = markdown.split('\n').map(() => '');
+    for (const { line, text } of prose(markdown)) lines[line - 1] = text.replace(/`[^`]*`/g, '');
+    expect(brokenSectionReferences(doc, lines.join('\n'))).toEqual([]);
   });
 
   it('happy: reads section references in code as they are written, wrapped or not', () => {
