@@ -243,7 +243,9 @@ describe('documentation references', () => {
       'docs/nothing.md → no such file',
       'docs/nothing.md, "Quotas" → no such file',
     ]);
-    expect(refs('// why: docs/decisions/0009-none.md')).toEqual(['docs/decisions/0009-none.md → no such file']);
+    expect(refs('// why: docs/decisions/0009-none.md')).toEqual([
+      'docs/decisions/0009-none.md → no such file',
+    ]);
   });
 
   it('error: every section reference in code names an existing heading', () => {
