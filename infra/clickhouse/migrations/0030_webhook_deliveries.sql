@@ -1,4 +1,4 @@
--- One row per webhook delivery attempt (docs/webhooks.md, "Delivery and retries"). Written by the stream's
+-- One row per webhook delivery attempt (docs/webhooks.md, "Delivery log"). Written by the stream's
 -- delivery worker after each attempt; (delivery_id, attempt) identifies a row, so a re-logged
 -- attempt collapses on merge (ReplacingMergeTree, query with FINAL for exact counts).
 CREATE TABLE IF NOT EXISTS webhook_deliveries

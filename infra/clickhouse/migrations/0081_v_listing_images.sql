@@ -1,4 +1,4 @@
--- The read surface of listing_images for data engineers (docs/warehouse.md, "Tables and views"):
+-- The read surface of listing_images for data engineers (README, "SQL schema for data engineers"):
 -- one row per listing image, latest analysis, without the Kafka provenance.
 CREATE VIEW IF NOT EXISTS v_listing_images AS
 SELECT listing_id, image_index, batch_id, account_id, is_test, url, analysed_at, outcome, error,

@@ -1,7 +1,7 @@
 -- Three aggregates fed from a narrower aggregate instead of from every block of `listings`: a
 -- view's SELECT over the raw block (tens of thousands of rows, string keys hashed) costs the
 -- insert CPU; over the block the first view already grouped, a few hundred rows. The counts are
--- the same integers (docs/decisions/0019-views-fed-from-aggregates.md). A view on a view's target runs
+-- the same integers (docs/performance.md, "The warehouse's share"). A view on a view's target runs
 -- for each block that view writes there (and for direct inserts into it), never on merges.
 --
 -- account_area_stock (stock now, 0053) = the per-quarter flows summed over quarters: entries
