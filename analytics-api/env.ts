@@ -1,4 +1,4 @@
-// The analytics API's environment (npm run start:analytics; README, "Configuration"), parsed once at boot.
+// The analytics API's environment (npm run start:analytics; docs/configuration.md, "Variables"), parsed once at boot.
 import { z } from 'zod';
 import {
   baseEnvSchema,

@@ -53,7 +53,7 @@ const env = parseEnv(
   }),
 );
 // Several servers (CLICKHOUSE_NODES, e.g. the local stack's shards): the database is sharded over
-// them (README, "ClickHouse shards") and queried through node 1's Distributed tables.
+// them (docs/scaling.md, "ClickHouse shards") and queried through node 1's Distributed tables.
 const shardUrls = env.CLICKHOUSE_NODES.length > 1 ? env.CLICKHOUSE_NODES : [];
 const database = process.env.BENCH_DATABASE ?? 'rls_bench';
 const listings = Number(process.env.BENCH_LISTINGS ?? 10_000_000);

@@ -1,5 +1,5 @@
 // The figures bench:check compares, read from the printouts of bench:ingest, bench:stream and
-// bench:analytics. Names are those of the "Recorded figures" table in docs/performance.md.
+// bench:analytics. Names are those of bench/recorded.json.
 
 export interface Figure {
   name: string;

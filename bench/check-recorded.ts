@@ -1,6 +1,7 @@
-// The figures docs/performance.md records for bench:check: the rows of its "Recorded figures"
-// table, `| name | low–high | … |`, each the range of at least three runs. The spread of a range
-// (high − low) is the run-to-run variation a new figure is allowed beyond its worst end.
+// The figures bench:check compares a run with, from bench/recorded.json: each figure's range over at
+// least three runs, by the name bench:check prints. The spread of a range (high − low) is the
+// run-to-run variation a new figure is allowed beyond its worst end.
+import { readFileSync } from 'node:fs';
 import type { Figure } from './check-figures.ts';
 
 export interface Recorded {
@@ -8,17 +9,25 @@ export interface Recorded {
   high: number;
 }
 
-export function readRecorded(markdown: string): Map<string, Recorded> {
-  const start = markdown.indexOf('## Recorded figures');
-  if (start < 0) throw new Error('docs/performance.md has no "## Recorded figures" section');
-  const section = markdown.slice(start).split('\n## ')[0]!;
+export const recordedPath = new URL('./recorded.json', import.meta.url);
+
+/** The ranges of a recorded-figures file's text, by figure name; a malformed entry is refused. */
+export function readRecorded(json: string): Map<string, Recorded> {
+  const parsed = JSON.parse(json) as { figures?: unknown };
+  if (!Array.isArray(parsed.figures)) throw new Error('bench/recorded.json has no "figures" list');
   const recorded = new Map<string, Recorded>();
-  for (const line of section.split('\n')) {
-    const cells = line.split('|').map((c) => c.trim());
-    const range = /^([\d.]+)\s*[–-]\s*([\d.]+)$/.exec(cells[2] ?? '');
-    if (cells[1] && range) recorded.set(cells[1], { low: Number(range[1]), high: Number(range[2]) });
+  for (const entry of parsed.figures as Record<string, unknown>[]) {
+    const { name, low, high } = entry;
+    if (typeof name !== 'string' || typeof low !== 'number' || typeof high !== 'number' || low > high) {
+      throw new Error(`bench/recorded.json: malformed figure ${JSON.stringify(entry)}`);
+    }
+    recorded.set(name, { low, high });
   }
   return recorded;
+}
+
+export function readRecordedFile(): Map<string, Recorded> {
+  return readRecorded(readFileSync(recordedPath, 'utf8'));
 }
 
 export function verdict(figure: Figure, recorded: Recorded | undefined): { text: string; flagged: boolean } {

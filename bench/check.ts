@@ -2,21 +2,19 @@
 // times anything). Runs the short ingest and stream benchmarks (and the analytics one with
 // `-- --analytics`, which needs its seeded bench set), reads from their printouts the figures that
 // depend least on the machine's load — ratios to a reference measured in the same run and CPU µs per
-// listing from /proc — and prints each next to the range recorded in docs/performance.md
-// ("Recorded figures"), flagging any that is worse than the worst recorded value by more than the
+// listing from /proc — and prints each next to the range recorded in bench/recorded.json
+// (docs/performance.md, "Recorded figures"), flagging any that is worse than the worst recorded value by more than the
 // recorded run-to-run spread. Exits 1 when one is flagged, so it can gate a merge.
 //
 // Runs against the environment's stack like the benchmarks it runs (their knobs pass through);
 // BENCH_CHECK_SECONDS (5) shortens each measured phase.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseFigures, type Figure } from './check-figures.ts';
-import { readRecorded, verdict } from './check-recorded.ts';
+import { readRecordedFile, verdict } from './check-recorded.ts';
 
 const seconds = process.env.BENCH_CHECK_SECONDS ?? '5';
 const withAnalytics = process.argv.includes('--analytics');
-const docPath = new URL('../docs/performance.md', import.meta.url);
 
 function runBench(script: string, env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -57,11 +55,11 @@ if (withAnalytics) {
   loads.push(`after analytics ${load()}`);
 }
 
-const recorded = readRecorded(readFileSync(docPath, 'utf8'));
+const recorded = readRecordedFile();
 const rows = measured.map((figure) => ({ figure, ...verdict(figure, recorded.get(figure.name)) }));
 const width = Math.max(...rows.map((r) => r.figure.name.length));
 process.stdout.write(`\nbench:check — load average (1, 5, 15 min): ${loads.join('; ')}\n`);
-process.stdout.write(`${'figure'.padEnd(width)}  ${'now'.padStart(9)}  recorded (docs/performance.md)\n`);
+process.stdout.write(`${'figure'.padEnd(width)}  ${'now'.padStart(9)}  recorded (bench/recorded.json)\n`);
 for (const { figure, text, flagged } of rows) {
   process.stdout.write(
     `${figure.name.padEnd(width)}  ${figure.value.toFixed(1).padStart(9)}  ${text}${flagged ? '  ← WORSE' : ''}\n`,

@@ -106,7 +106,7 @@ export const envFields = {
 };
 
 /**
- * Every variable that more than one program reads, declared once (README, "Configuration"). Each
+ * Every variable that more than one program reads, declared once (docs/configuration.md, "Variables"). Each
  * program's schema picks the ones it reads from here and adds its own; the picks below are the
  * groups several programs share.
  */

@@ -1,5 +1,5 @@
 // The environment of the photo evaluation and the head's training (npm run eval:photos, npm run
-// train:photo-head; docs/webhooks.md, "Training the head" and "Evaluation"): the image process's
+// train:photo-head; docs/photos.md, "Tags: what each photo shows"): the image process's
 // photo settings, with which the photos are decoded as in production, and the EVAL_* knobs. Parsed
 // once when a script starts; a wrong value stops it with the variable named.
 import { z } from 'zod';

@@ -20,7 +20,7 @@ const FOLDERS: Record<string, string> = {
   Kitchen: 'Kitchen',
   Livingroom: 'LivingRoom',
 };
-/** Re-encoding, resizing and mirroring move 0–4 bits, a 5 % crop up to 12 (docs/webhooks.md, "Reuse"). */
+/** Re-encoding, resizing and mirroring move 0–4 bits, a 5 % crop up to 12 (docs/photos.md, "Reuse"). */
 const NEAR_COPY_BITS = 12;
 
 export function roomsTrainingSamples(dir: string): Sample[] {

@@ -9,7 +9,7 @@
 // loss out of fold on the calibration photos of the evaluated sets), and the out-of-fold
 // probabilities of those photos choose the thresholds (head-thresholds.ts). The inputs are the
 // logarithms of the 365 scene probabilities and the model's 512 pooled features (the logarithms
-// alone lost by a wide margin out of fold: docs/webhooks.md, "Training the head").
+// alone lost by a wide margin out of fold: docs/photos.md, "Tags: what each photo shows").
 // Deterministic: the same photos give the same file.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';

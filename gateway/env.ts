@@ -1,4 +1,4 @@
-// The gateway's environment (npm start's API process; README, "Configuration"), parsed once at
+// The gateway's environment (npm start's API process; docs/configuration.md, "Variables"), parsed once at
 // boot: what the ingest and the analytics routes read, and the listener's.
 import { z } from 'zod';
 import { analyticsSettingsSchema } from '../analytics-api/env.ts';

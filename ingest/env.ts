@@ -1,4 +1,4 @@
-// The ingest API's environment (npm run start:ingest; README, "Configuration"), parsed once at boot.
+// The ingest API's environment (npm run start:ingest; docs/configuration.md, "Variables"), parsed once at boot.
 import { z } from 'zod';
 import {
   baseEnvSchema,

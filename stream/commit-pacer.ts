@@ -3,7 +3,7 @@
 // a timer. Why: each commit is a request to the group coordinator and a record in
 // __consumer_offsets; a consumer that keeps up with a busy topic handles a batch of one or two
 // messages per fetch, so committing each one cost the broker more than the messages themselves
-// (docs/performance.md, "Kafka: commits"). A commit left pending when the process dies or the
+// (docs/decisions/0017-image-process-and-idle-consumers.md). A commit left pending when the process dies or the
 // partition moves is not lost data: the partition's next reader starts at the last commit and
 // sees those messages again, which is why only consumers that recognise what they already stored
 // (offset-consumer.ts, the replay guard) may pace their commits.

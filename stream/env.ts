@@ -1,4 +1,4 @@
-// The stream worker's environment (npm run start:stream; README, "Configuration"), parsed once at
+// The stream worker's environment (npm run start:stream; docs/configuration.md, "Variables"), parsed once at
 // boot and handed to its pipelines, webhook worker, scheduled jobs and ops listener.
 import { z } from 'zod';
 import { checkListenerEnv, envFields, sharedEnvSchema, workerEnvSchema } from '../common/env.ts';

@@ -20,7 +20,7 @@ export const DEFAULT_TIMING: MemberTiming = {
  * How long the broker holds a fetch that finds no new message. A message arriving ends the wait at
  * once (the fetch's minimum is one byte), so this is not a latency: it is how often an idle member
  * asks again. At 100 ms the idle members of a worker and an image process cost Kafka and themselves
- * ~0.1 core (docs/performance.md, "Fixed costs"); it stays below the heartbeat interval, which
+ * ~0.1 core (docs/decisions/0017-image-process-and-idle-consumers.md); it stays below the heartbeat interval, which
  * kafkajs sends between fetches.
  */
 const IDLE_FETCH_WAIT_MS = 1_000;

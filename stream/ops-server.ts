@@ -1,4 +1,4 @@
-// The stream worker's own small HTTP listener on STREAM_METRICS_PORT (README, "Observability"):
+// The stream worker's own small HTTP listener on STREAM_METRICS_PORT (docs/operations.md, "Observability"):
 // GET /metrics (Prometheus: kafka_consumer_lag per partition, writer flushes, quarantine, webhook
 // outcomes, process metrics), /livez, and /readyz = /healthz = Kafka, ClickHouse and Redis, the
 // worker's own dependencies. No API and no key here; operators see health details with the

@@ -1,4 +1,4 @@
-// The uploader's environment (README, "Configuration"): the key, the API's base URL, the tuning
+// The uploader's environment (docs/configuration.md, "Variables"): the key, the API's base URL, the tuning
 // knobs and the test hook. Read once at start, after the command line (upload/config.ts); a wrong
 // value stops the uploader with exit code 2 and the variable named.
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 // `npm run --silent upload -- <FILE> [--format csv|ndjson|json] [--report <path.csv>] [--wait]`:
-// the contract's uploader (CONTRACT.md "Uploader CLI"; README "Uploading a file"). stdout carries
+// the contract's uploader (CONTRACT.md "Uploader CLI"; docs/ingest.md, "Uploading a file"). stdout carries
 // exactly one line, the JSON summary, last; progress and every message go to stderr.
 // Exit codes: 0 finished (even with failed rows), 1 fatal (unreadable file, refused key, API
 // unreachable — the reason on stderr; the checkpoint is kept, so the same command resumes),

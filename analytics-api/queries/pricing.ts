@@ -8,7 +8,7 @@
 //   listings per distinct price), read through its sort key for both quarters in one pass, with the
 //   same stats.
 // Each statement costs a fixed ~2–3 ms of server CPU here before its first row, so each reads all
-// it can in one pass (docs/performance.md, "Pricing in one statement", "Prepared price figures").
+// it can in one pass (docs/decisions/0016-pricing-one-statement-and-summaries.md).
 // Values are `{name:Type}` query parameters; `exactMedian` is a constant SQL fragment.
 import { z } from 'zod';
 import { citySlugs } from '../../common/domain/cities.ts';

@@ -1,4 +1,4 @@
-// Authentication shared by every endpoint of both APIs (spec §5, README "API keys"):
+// Authentication shared by every endpoint of both APIs (spec §5, docs/auth.md, "API keys"):
 //   401 missing_api_key / invalid_api_key: no key, malformed key (checksum, no Redis lookup), unknown key
 //   403 revoked_api_key: the key was revoked, or rolled and past its grace period (read from Redis
 //       on every request, never cached)

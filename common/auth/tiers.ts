@@ -1,5 +1,5 @@
 // Tiers and what they allow: the ONE table behind authorization, image limits and rate limits.
-// docs/auth.md ("Tiers") renders it for the README; change both together.
+// docs/auth.md ("Tiers") renders it; change both together.
 //
 // | tier       | permissions                              | images/listing | requests/min per key    | requests/min per account | listings/day | view events/day | status updates/day | snapshot ids/day | ids/snapshot | kept replies/day |
 // |------------|------------------------------------------|----------------|-------------------------|--------------------------|--------------|-----------------|--------------------|------------------|--------------|------------------|

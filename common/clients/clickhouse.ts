@@ -1,4 +1,4 @@
-// ClickHouse client factory and helpers (see README, "ClickHouse"). Values never become SQL text:
+// ClickHouse client factory and helpers (see docs/stack.md, "ClickHouse"). Values never become SQL text:
 // statements carry `{name:Type}` placeholders and the values travel as `query_params`.
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 

@@ -66,7 +66,7 @@ export function crashReporter(logger: Logger, stopProcess: (reason: string) => v
  * A producer. `idempotent` makes the broker drop a retried send it already has (needed where a
  * duplicate message would be stored twice, e.g. view events); it allows one request in flight, so
  * paths whose messages carry deterministic ids that the stream dedupes (listings) turn it off for
- * throughput (measured ~40 % more listings/s, README "Performance").
+ * throughput (measured ~40 % more listings/s, docs/performance.md, "Ingest API").
  * Its sends resolve only when every partition they wrote to is acknowledged (kafka-covered-send.ts).
  */
 export async function createProducer(kafka: Kafka, { idempotent = true } = {}): Promise<Producer> {

@@ -4,7 +4,7 @@
 // pending requests runs in an infinite loop"; no release fixes it). Measured here: an idle image
 // process spent ~28 ms of CPU a second on its main thread, about half of it this loop and the
 // wake-ups it causes; every Kafka connection of every process paid it, loaded or idle
-// (docs/performance.md, "kafkajs' idle timer").
+// (docs/decisions/0017-image-process-and-idle-consumers.md).
 //
 // The replacement arms the timer only when there is something to check: requests waiting (in 10 ms,
 // or when the throttle ends, as before) or a throttle not yet over. Nothing else needs it: push()

@@ -7,7 +7,7 @@
 // rate window and usage counters, a batch with the webhook outbox, an account's keys with the
 // global key index and the audit outbox), and several scripts build key names from ids they read;
 // one slot keeps every one of them valid on a cluster. The cluster then gives replicas and
-// automatic failover, not a key space spread over masters (README, "Scaling out").
+// automatic failover, not a key space spread over masters (docs/scaling.md, "Managed Kafka and Redis").
 import { Cluster, Redis } from 'ioredis';
 
 export interface RedisTarget {

@@ -1,4 +1,4 @@
-// The one error middleware: every non-2xx response has the same JSON shape (README, "Errors").
+// The one error middleware: every non-2xx response has the same JSON shape (docs/api-decisions.md, "Errors").
 import type { NextFunction, Request, Response } from 'express';
 import { isRedisUnavailable } from '../clients/redis-errors.ts';
 import { AppError, dependencyUnavailable } from '../errors.ts';

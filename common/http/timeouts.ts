@@ -1,4 +1,4 @@
-// How long an API process waits for a client (README, "Configuration"). Node's defaults (60 s for
+// How long an API process waits for a client (docs/configuration.md, "Variables"). Node's defaults (60 s for
 // the headers, 300 s for the whole request) let a few slow clients hold sockets and body buffers
 // for minutes; our largest body (2 MiB) needs well under 30 s even on a slow mobile link.
 import type { ListenerEnv } from '../env.ts';

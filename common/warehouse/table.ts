@@ -16,7 +16,7 @@ export interface WarehouseTable<Row extends object> {
   readonly columns: readonly (keyof Row & string)[];
 }
 
-/** Kafka provenance carried by the base tables (README, "SQL schema for data engineers"). */
+/** Kafka provenance carried by the base tables (docs/warehouse.md, "Tables and views"). */
 export type Provenance = {
   _topic: string;
   _partition: number;

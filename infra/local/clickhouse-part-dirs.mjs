@@ -9,7 +9,7 @@
 //
 // `chattr +T` marks a table's directory as the top of a directory hierarchy: ext4's Orlov allocator
 // then puts each new part directory, and so its files, in a block group with many free inodes,
-// away from the last parts' (docs/performance.md, "Part directories spread over the file system").
+// away from the last parts' (docs/decisions/0013-clickhouse-part-directories.md).
 // Journaled ext4 never makes the check, and other file systems refuse the flag: either way nothing
 // changes, so a refusal is only logged. Tables created after the stack started (a scratch database)
 // get the flag at the next start.

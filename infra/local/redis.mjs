@@ -71,7 +71,7 @@ function redisConf(port, dir, maxmemoryMb, cluster) {
  * A memory ceiling, and never eviction: keys, webhooks and listing owners must never silently
  * disappear. At the ceiling Redis refuses writes ("OOM command not allowed"), so requests that
  * write get 503 while reads, revocations of keys and the rest of the machine keep working — instead
- * of Redis growing until the kernel kills it (README, "Redis sizing"; the daily quotas of
+ * of Redis growing until the kernel kills it (docs/scaling.md, "Redis sizing"; the daily quotas of
  * ingest/quota.ts keep any one account from getting there).
  */
 function memoryDirectives(maxmemoryMb) {
@@ -84,7 +84,7 @@ function memoryDirectives(maxmemoryMb) {
 /**
  * Each rewrite of the append-only file dumps the whole data set from a forked child (~10 s of CPU
  * per 550 MB here); LZF compression was a third of that CPU and saved 1 % of the file
- * (docs/performance.md, "Redis: the append-only file's rewrites").
+ * (docs/decisions/0014-redis-rewrite-without-compression.md).
  */
 const REWRITE_DIRECTIVES = [['rdbcompression', 'no']];
 

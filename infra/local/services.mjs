@@ -20,13 +20,13 @@ const entryPoints = {
  * the next one, not V8's ~3.6×: the batches promoted there are dead long before, and at 3.6× about
  * 120 MB of them (and the Kafka buffers they still reference) are resident at the peak. 1.75×, not
  * the 2.5× of before, since pipelined consumers hold two fetches' batches at once (measured at the
- * same CPU: docs/performance.md, "The worker's peak with pipelined consumers"). The same flags are
+ * same CPU: docs/decisions/0010-stream-worker-memory.md). The same flags are
  * in package.json, compose.yaml and the systemd unit.
  *
  * The image process collects its old generation all at once, when it is full: with incremental
  * marking, V8 kept starting a full collection every ~0.5 s on its ~22 MB heap while it skipped
  * listings without images (~35 ms of CPU each), half of the process's CPU per listing
- * (docs/performance.md, "The image process's garbage collection"). It has no request to answer
+ * (docs/decisions/0017-image-process-and-idle-consumers.md). It has no request to answer
  * quickly, so the longer pause costs nothing. The same flag is in package.json, compose.yaml and
  * the systemd unit.
  */

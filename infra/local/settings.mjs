@@ -97,7 +97,7 @@ function readLauncher(env) {
   return {
     /** Extra node flags for the services, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" under a benchmark. */
     nodeFlags: (env.RLS_NODE_FLAGS ?? '').split(' ').filter(Boolean),
-    /** With it, /healthz names what is not ready yet while the launcher waits (README, "Health"). */
+    /** With it, /healthz names what is not ready yet while the launcher waits (docs/operations.md, "Health endpoints"). */
     operatorToken: env.OPERATOR_TOKEN || undefined,
     /** `npm test`: leave the single-topology stack running afterwards. */
     keepStack: env.RLS_KEEP_STACK === '1',
@@ -156,7 +156,7 @@ export function readSettings(env = process.env, { profile = 'start' } = {}) {
       // Shard servers on consecutive ports (2 in the cluster topology); 1–4, e.g. 2 shards beside a
       // single Kafka and Redis to work on ClickHouse alone.
       shards: shardCount(env, kind),
-      // `analyst`: read-only login for data engineers (README, "Querying the warehouse").
+      // `analyst`: read-only login for data engineers (docs/warehouse.md, "Connecting").
       analystPassword: env.CLICKHOUSE_ANALYST_PASSWORD || 'analyst',
     },
     redis: {

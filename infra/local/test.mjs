@@ -128,7 +128,7 @@ try {
     // Webhook/image receivers in tests listen on 127.0.0.1; production leaves OUTBOUND_ALLOW_CIDRS empty.
     OUTBOUND_ALLOW_CIDRS: launcher.outboundAllowCidrs ?? '127.0.0.0/8',
     WEBHOOK_RETRY_SCHEDULE_MS: launcher.webhookRetryScheduleMs ?? '0,500,1500,3000',
-    // Health details (components, lag, errors) are shown only with this token (README, "Health").
+    // Health details (components, lag, errors) are shown only with this token (docs/operations.md, "Health endpoints").
     OPERATOR_TOKEN: launcher.operatorToken ?? 'rls-test-operator-token',
     // Workers the tests start bind any free port for /metrics; the suite's own worker (global-setup)
     // gets PORT + 10, where the metrics tests read it, and its image process PORT + 11.

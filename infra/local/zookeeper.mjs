@@ -1,6 +1,6 @@
 // ZooKeeper 3.9.5 (standalone, one node) from its Maven Central jars, for the replicated
 // ClickHouse test: the coordination service Replicated*MergeTree tables register in
-// (README, "Replicas in production"). Jars are copied once into <cacheDir>/zookeeper-3.9.5/libs
+// (docs/scaling.md, "Replicas in production"). Jars are copied once into <cacheDir>/zookeeper-3.9.5/libs
 // (the pom's hash marks them complete); data and logs live under the given state directory.
 // Listens on 127.0.0.1 only; its admin HTTP server (port 8080 by default) is off.
 import fs from 'node:fs';

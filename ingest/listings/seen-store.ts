@@ -5,7 +5,7 @@
 // - `claims:<batch>`: whether that request's claims count — `pending` (60 s) until its Kafka publish
 //   succeeded, then `published` (30 days).
 // So the confirm after the publish is one write per request instead of one per listing (the per-id
-// rewrite was ~4 µs of Redis CPU per listing: docs/performance.md, "Redis: one confirm per request").
+// rewrite was ~4 µs of Redis CPU per listing: docs/decisions/0009-one-admission-script-one-confirm.md).
 // A claim whose request died (its claims key expired, or was removed because the publish failed)
 // no longer counts, and the next request for that id takes it over.
 // Losing these keys is harmless for correctness: ids are deterministic and the stream skips ids it

@@ -34,7 +34,7 @@ import { QUOTA_TTL_SECONDS, quotaExceeded, quotaKey, utcDay } from '../quota.ts'
 export const VIEWS_PER_VIEWER_DAY = 3;
 /**
  * One bucket per this many events (of the day before): ≤ ~256 fields per bucket, within the listpack
- * limit the local stack and the README set (`hash-max-listpack-entries 512`). Larger buckets mean
+ * limit the local stack and docs/scaling.md set (`hash-max-listpack-entries 512`). Larger buckets mean
  * fewer commands per request but longer (linear) listpack scans.
  */
 const EVENTS_PER_BUCKET = 128;

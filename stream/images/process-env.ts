@@ -1,4 +1,4 @@
-// Settings of the image process (npm run start:images; README, "Configuration"): the platform's,
+// Settings of the image process (npm run start:images; docs/configuration.md, "Variables"): the platform's,
 // the image checker's, the photo analysis's, and its own listener and identity.
 import { z } from 'zod';
 import { checkListenerEnv, envFields, workerEnvSchema } from '../../common/env.ts';

@@ -1,5 +1,5 @@
 // `npm run retag -- [--since YYYY-MM-DD]`: re-tags stored photos with the current tag model
-// (retag.ts; docs/webhooks.md, "Re-tagging"). Prints one JSON line per page of progress and one
+// (retag.ts; docs/photos.md, "Re-tagging"). Prints one JSON line per page of progress and one
 // with the totals; exit 2 for bad usage, 1 when the warehouse or the model cannot be reached.
 import { parseArgs } from 'node:util';
 import { z } from 'zod';

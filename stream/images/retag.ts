@@ -1,4 +1,4 @@
-// Re-tagging stored photos with the current tag model (npm run retag; docs/webhooks.md,
+// Re-tagging stored photos with the current tag model (npm run retag; docs/photos.md,
 // "Re-tagging"). Selects decoded photos whose tag_model is not the current one, oldest analysis
 // first within `since`, page by page in key order, and writes each a new listing_images row with
 // the new tags (the table keeps the latest row per image). Photos are downloaded again: the image

@@ -1,5 +1,5 @@
 // From the scene model's 365 Places365 probabilities to RESO Media `ImageOf` values
-// (docs/webhooks.md, "Tags: what each photo shows"), in two parts:
+// (docs/photos.md, "Tags: what each photo shows"), in two parts:
 // - the learned head (scene-head.ts): a logistic regression trained on labelled photos gives the
 //   values it was trained on (Bathroom, Bedroom, DiningRoom, Kitchen, LivingRoom,
 //   FrontOfStructure) with a probability each; below its threshold it abstains (Other);

@@ -16,7 +16,7 @@
 // Why that many: a claim into a listpack costs time in proportion to its length (HSETNX measured at
 // 1.3 µs with 10–30 entries, 3.4 µs with 100, 6.6 with 300, 9.6 with 500). 65,536 buckets would
 // hold ~300 entries each at 20 M listings; a million stay ≤ 32 up to 33 M listings, for
-// ~90 MB more Redis at 4 M listings (measured; README, "Redis sizing").
+// ~90 MB more Redis at 4 M listings (measured; docs/scaling.md, "Redis sizing").
 import type { Redis } from 'ioredis';
 import { redisScript } from '../../common/clients/redis-script.ts';
 

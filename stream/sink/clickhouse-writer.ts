@@ -79,7 +79,7 @@ export class WriterClosedError extends Error {}
  * parallel threads instead of one after another, so an insert is stored sooner, and so are the rows
  * waiting for it (inserts are serial). Under the black box's load this cut the insert from flush to
  * stored from 252–320 to 195–261 ms and freshness p95 from 1.55–1.87 to 1.08–1.47 s, in every one of
- * 4 alternated pairs (docs/performance.md, "Freshness under the black box's load").
+ * 4 alternated pairs (docs/decisions/0011-pipelined-consumers-and-group-commit.md).
  */
 export const INSERT_SETTINGS: ClickHouseSettings = { parallel_view_processing: 1 };
 

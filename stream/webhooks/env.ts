@@ -1,4 +1,4 @@
-// Settings of the webhook delivery worker (docs/webhooks.md, "Retries"), part of the stream worker's
+// Settings of the webhook delivery worker (docs/webhooks.md, "Delivery and retries"), part of the stream worker's
 // environment (stream/env.ts).
 import { z } from 'zod';
 import { envFields } from '../../common/env.ts';

@@ -1,4 +1,4 @@
-// Production's replicated form of the schema (README, "Replicas in production"), as far as this
+// Production's replicated form of the schema (docs/scaling.md, "Replicas in production"), as far as this
 // machine can take it: ZooKeeper 3.9.5 and two ClickHouse servers as two replicas of one shard
 // (macros {shard}=01, {replica}=r1/r2), each given every table, view and materialized view of the
 // schema in the form `npm run migrate` applies with CLICKHOUSE_CLUSTER. Every table must be created

@@ -1,4 +1,4 @@
-// A shard dies during ingest (README, "ClickHouse shards"): SIGKILL of clickhouse-2 by its pid
+// A shard dies during ingest (docs/scaling.md, "ClickHouse shards"): SIGKILL of clickhouse-2 by its pid
 // file. The analytics answer 503 dependency_unavailable while it is down (never a figure from one
 // shard), the stream holds the rows it cannot store, and once the shard is back every acknowledged
 // listing is stored exactly once, its aggregates too.

@@ -1,8 +1,8 @@
-// Every answer is the same on one ClickHouse server and on two shards (README, "ClickHouse shards").
+// Every answer is the same on one ClickHouse server and on two shards (docs/scaling.md, "ClickHouse shards").
 // The same fixtures go into two fresh databases of the cluster topology's servers: one migrated
 // for a single server (plain tables on clickhouse-1 only), one migrated in its cluster form (each
 // table sharded over clickhouse-1 and clickhouse-2, read through Distributed tables). A gateway
-// runs against each, and every analytics endpoint and every SQL example of the README (as the
+// runs against each, and every analytics endpoint and every SQL example of docs/warehouse.md (as the
 // read-only `analyst`) must answer field by field the same.
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -44,14 +44,16 @@ async function get(side: Side, pathAndQuery: string): Promise<{ status: number; 
 }
 
 /**
- * The README's ```sql examples with their `-- params:` values, without a final LIMIT: the rows a
+ * The ```sql examples of docs/warehouse.md ("Examples") with their `-- params:` values, without a final LIMIT: the rows a
  * LIMIT keeps among ties of its ORDER BY are arbitrary on one server too, so the whole ordered
  * result is what must be the same.
  */
-function readmeExamples(): { sql: string; params: Record<string, string> }[] {
-  const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-  const start = readme.indexOf('## SQL schema for data engineers');
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 3));
+function warehouseExamples(): { sql: string; params: Record<string, string> }[] {
+  const page = fs.readFileSync(path.join(repoRoot, 'docs/warehouse.md'), 'utf8');
+  const start = page.indexOf('\n## Examples\n');
+  if (start < 0) throw new Error('docs/warehouse.md has no "## Examples" section');
+  const end = page.indexOf('\n## ', start + 4);
+  const section = page.slice(start, end < 0 ? undefined : end);
   return [...section.matchAll(/```sql\n([\s\S]*?)```/g)].map((match) => {
     const sql = match[1]!;
     const params = Object.fromEntries(
@@ -218,8 +220,8 @@ describe.runIf(nodes.length >= 2)('ClickHouse on one server and on two shards', 
     }
   }, 120_000);
 
-  it("every SQL example of the README answers the same as analyst, on either shard's server", async () => {
-    const examples = readmeExamples();
+  it("every SQL example of docs/warehouse.md answers the same as analyst, on either shard's server", async () => {
+    const examples = warehouseExamples();
     expect(examples.length).toBeGreaterThanOrEqual(4);
     for (const example of examples) {
       const answers = [];

@@ -52,7 +52,7 @@ describe.runIf(local)('ClickHouse native TCP listener', () => {
   });
 
   it('resilience: 20 failed native logins stop nothing: inserts and queries run on with 0 errors, and the right password still logs in', async () => {
-    // A database of its own: the service database's tables are checked against the README meanwhile.
+    // A database of its own: the service database's tables are checked against docs/warehouse.md meanwhile.
     const probeDatabase = 'native_login_probe';
     const admin = testClickHouse();
     await admin.command({

@@ -1,7 +1,7 @@
 // The dashboard in a real headless Chromium (Debian's, driven by playwright-core):
 // with seeded listings and views it draws the heatmap's hexagons and the neighbourhood chart from
 // the API, loads nothing from outside this origin, and shows the API's error for a bad key. The
-// run saves a screenshot: <state dir>/artifacts/dashboard.png (README, "Dashboard").
+// run saves a screenshot: <state dir>/artifacts/dashboard.png (docs/operations.md, "Pages").
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';

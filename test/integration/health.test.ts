@@ -29,7 +29,7 @@ describe('health endpoints (happy)', () => {
       'redis',
       'stream_workers',
     ]);
-    // Redis' distance to its ceiling (maxmemory, noeviction; README "Redis sizing").
+    // Redis' distance to its ceiling (maxmemory, noeviction; docs/scaling.md, "Redis sizing").
     expect(health.body.components.redis.maxmemory_mb).toBeGreaterThan(0);
     expect(health.body.components.redis.used_memory_mb).toBeGreaterThanOrEqual(0);
     const ready = await api('GET', '/readyz', { headers: operator });

@@ -1,4 +1,4 @@
-// Proves that KafkaJS 2.2.4 works against the broker version we run (README, "Stack versions"):
+// Proves that KafkaJS 2.2.4 works against the broker version we run (docs/stack.md, "Stack versions"):
 // topic creation, produce (plain and gzip), group consumption with manual commits, and a rebalance.
 import { randomUUID } from 'node:crypto';
 import { CompressionTypes, Kafka, logLevel, type Consumer } from 'kafkajs';

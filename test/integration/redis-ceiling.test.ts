@@ -1,5 +1,5 @@
 // What one key can add to Redis, and what still works at its maxmemory ceiling (docs/auth.md,
-// "Quotas"; README, "Redis sizing"): snapshot external ids count against a daily quota by tier and
+// "Quotas"; docs/scaling.md, "Redis sizing"): snapshot external ids count against a daily quota by tier and
 // a snapshot holds a bounded number of them; a kept 4xx reply of an Idempotency-Key is its status,
 // code and digest, not its body; at the ceiling (noeviction) keys can still be revoked, and
 // readiness says Redis is full. The ceiling is reached on a Redis of this test's own, so the

@@ -1,6 +1,6 @@
 // The local stack's Redis persists through its append-only file alone (infra/local/redis.mjs): fsync
 // once a second, no RDB snapshots, and rewrites without LZF compression (a third of a rewrite's CPU
-// for 1 % of its size: docs/performance.md, "Redis: the append-only file's rewrites").
+// for 1 % of its size: docs/decisions/0014-redis-rewrite-without-compression.md).
 import { describe, expect, it } from 'vitest';
 import { testRedis } from '../support/api.ts';
 

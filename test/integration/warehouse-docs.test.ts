@@ -1,7 +1,7 @@
-// The README's "SQL schema for data engineers" is checked against the running warehouse: every
-// example runs as the read-only `analyst` with its parameters bound, and the documented columns
-// are exactly the columns of each table and view (a column added or dropped without the README
-// fails here).
+// docs/warehouse.md is checked against the running warehouse: every example ("Examples") runs as
+// the read-only `analyst` with its parameters bound, and the documented columns ("Tables and
+// views") are exactly the columns of each table and view (a column added or dropped without the
+// page fails here).
 import fs from 'node:fs';
 import path from 'node:path';
 import { createClient } from '@clickhouse/client';
@@ -9,16 +9,21 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../infra/local/settings.mjs';
 import { env, testClickHouse } from '../support/api.ts';
 
-const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-const section = readme.slice(
-  readme.indexOf('## SQL schema for data engineers'),
-  readme.indexOf('\n## ', readme.indexOf('## SQL schema for data engineers') + 5),
-);
+const page = fs.readFileSync(path.join(repoRoot, 'docs/warehouse.md'), 'utf8');
+/** The text of one `## heading` of the page, up to the next `## `. */
+function sectionOf(heading: string): string {
+  const start = page.indexOf(`\n## ${heading}\n`);
+  if (start < 0) throw new Error(`docs/warehouse.md has no "## ${heading}" section`);
+  const end = page.indexOf('\n## ', start + 4);
+  return page.slice(start, end < 0 ? undefined : end);
+}
+const tables = sectionOf('Tables and views');
+const examplesSection = sectionOf('Examples');
 
 /** Table rows `| objects | one row per | columns |` → object name → documented columns, in order. */
 function documentedColumns(): Map<string, string[]> {
   const documented = new Map<string, string[]>();
-  for (const line of section.split('\n')) {
+  for (const line of tables.split('\n')) {
     const cells = line.split('|').map((cell) => cell.trim());
     if (cells.length < 5 || !cells[1]!.startsWith('`')) continue;
     const objects = [...cells[1]!.matchAll(/`([a-z_0-9]+)`/g)].map((m) => m[1]!);
@@ -28,7 +33,7 @@ function documentedColumns(): Map<string, string[]> {
     for (const object of objects) documented.set(object, names(common!));
     for (const extra of extras) {
       const owner = /^`([a-z_0-9]+)` only:/.exec(extra)?.[1];
-      if (!owner || !documented.has(owner)) throw new Error(`README: cannot read "${extra}"`);
+      if (!owner || !documented.has(owner)) throw new Error(`docs/warehouse.md: cannot read "${extra}"`);
       documented.get(owner)!.push(...names(extra.slice(extra.indexOf(':') + 1)));
     }
   }
@@ -37,7 +42,7 @@ function documentedColumns(): Map<string, string[]> {
 
 /** Each ```sql block: its statement and the values of its `-- params:` line. */
 function examples(): { sql: string; params: Record<string, string> }[] {
-  return [...section.matchAll(/```sql\n([\s\S]*?)```/g)].map((match) => {
+  return [...examplesSection.matchAll(/```sql\n([\s\S]*?)```/g)].map((match) => {
     const sql = match[1]!.trim().replace(/;$/, '');
     const line = /^-- params: (.*)$/m.exec(sql)?.[1] ?? '';
     const params = Object.fromEntries(
@@ -59,7 +64,7 @@ const analyst = createClient({
 });
 afterAll(() => analyst.close());
 
-describe('warehouse documentation (README, SQL schema for data engineers)', () => {
+describe('warehouse documentation (docs/warehouse.md)', () => {
   it('happy: every documented column exists, and every column is documented', async () => {
     const documented = documentedColumns();
     expect(documented.size).toBeGreaterThan(10);
@@ -78,14 +83,14 @@ describe('warehouse documentation (README, SQL schema for data engineers)', () =
     const internal = (table: string) =>
       table === 'schema_migrations' || table.startsWith('mv_') || table.startsWith('test_');
     const undocumented = [...actual.keys()].filter((table) => !internal(table) && !documented.has(table));
-    expect(undocumented, 'tables missing from the README').toEqual([]);
+    expect(undocumented, 'tables missing from docs/warehouse.md').toEqual([]);
     for (const [object, columns] of documented) {
-      expect(actual.has(object), `README documents ${object}, which does not exist`).toBe(true);
+      expect(actual.has(object), `docs/warehouse.md documents ${object}, which does not exist`).toBe(true);
       expect([...columns].sort(), `columns of ${object}`).toEqual([...actual.get(object)!].sort());
     }
   });
 
-  it('happy: every README example runs as analyst with its parameters', async () => {
+  it('happy: every example of the page runs as analyst with its parameters', async () => {
     const all = examples();
     expect(all.length).toBeGreaterThanOrEqual(3);
     expect(

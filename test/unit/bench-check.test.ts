@@ -1,8 +1,7 @@
-// bench:check's reading of the benchmarks' printouts and of the figures recorded in the docs.
-import { readFileSync } from 'node:fs';
+// bench:check's reading of the benchmarks' printouts and of the figures recorded in bench/recorded.json.
 import { describe, expect, it } from 'vitest';
 import { parseFigures } from '../../bench/check-figures.ts';
-import { readRecorded, verdict } from '../../bench/check-recorded.ts';
+import { readRecorded, readRecordedFile, verdict } from '../../bench/check-recorded.ts';
 
 const ingestOut = `POST /api/v1/listings/bulk       10890 listings/s    108.9 req/s   p50  119.6 ms   p99  484.8 ms   errors 0
 CPU per process over 10.0 s and 109200 listings (/proc utime+stime, 10 ms resolution):
@@ -37,11 +36,16 @@ describe('bench:check', () => {
     expect([higher(40), higher(26), higher(25.9)]).toEqual([false, false, true]);
   });
 
-  it('finds every figure it compares in the table of docs/performance.md (happy)', () => {
-    const recorded = readRecorded(
-      readFileSync(new URL('../../docs/performance.md', import.meta.url), 'utf8'),
-    );
+  it('finds every figure it compares in bench/recorded.json (happy)', () => {
+    const recorded = readRecordedFile();
     const names = [...parseFigures('ingest', ingestOut)].map((f) => f.name);
     for (const name of names) expect(recorded.has(name), name).toBe(true);
+    expect(recorded.get('ingest: API µs per accepted listing')).toEqual({ low: 18.5, high: 20.5 });
+  });
+
+  it('refuses a recorded figure without a range instead of comparing against nothing (error)', () => {
+    expect(() => readRecorded('{"figures":[{"name":"x","low":3}]}')).toThrow(/malformed figure/);
+    expect(() => readRecorded('{"figures":[{"name":"x","low":3,"high":2}]}')).toThrow(/malformed figure/);
+    expect(() => readRecorded('{}')).toThrow(/no "figures" list/);
   });
 });

@@ -37,7 +37,7 @@ export interface ApiErrorInfo {
   message: string;
 }
 
-/** The `{"error":{code,message}}` of a non-2xx body (README "Errors"), or a stand-in. */
+/** The `{"error":{code,message}}` of a non-2xx body (docs/api-decisions.md, "Errors"), or a stand-in. */
 export function errorOf(answer: ApiAnswer): ApiErrorInfo {
   const error = (answer.body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
   return {
