@@ -23,7 +23,7 @@
 // (inflight-marks.ts): kafkajs no longer waits for them before the member rejoins the group, so a
 // replay guard is read only once no batch of the partition is in flight, here or in another member.
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { errorFields, type Logger } from '../common/logger.ts';
 import type { TableRef } from '../common/warehouse/table.ts';
 import { watchAssignment } from './assignment-watch.ts';
@@ -148,32 +148,7 @@ async function startMember(options: OffsetConsumerOptions) {
   const guards = replayGuard(options.clickhouse, topic, options.provenanceTables);
   const lanes = new PartitionLanes();
   let stopping = false;
-  const member: Member = {
-    topic,
-    logger,
-    consumer,
-    guards,
-    marks: options.pipeline?.marks,
-    timing,
-    handler: options.handler,
-    lanes,
-    crashAfterInsert: options.crashAfterInsert,
-    pacer: commitPacer({
-      intervalMs: options.commitIntervalMs ?? 0,
-      commitLater: (partition, offset) => consumer.commitOffsets([{ topic, partition, offset }]),
-      logger,
-    }),
-    seekBack(partition, chain, offset) {
-      chain.failedAt = offset;
-      guards.forget(partition);
-      try {
-        consumer.seek({ topic, partition, offset: offset.toString() });
-      } catch (error) {
-        // The consumer is stopping: the partition's next reader starts at the last commit.
-        logger.warn('seeking back to a failed batch failed', { topic, partition, ...errorFields(error) });
-      }
-    },
-  };
+  const member = newMember(options, consumer, guards, lanes, timing);
 
   consumer.on(consumer.events.GROUP_JOIN, (event) => {
     // Another worker may have stored more of a partition since we last held it: check again.
@@ -250,6 +225,43 @@ async function startMember(options: OffsetConsumerOptions) {
       stopping = true;
       consumer.pause([{ topic }]);
       await lanes.allSettled();
+    },
+  };
+}
+
+/** What the member lends each batch run (batch-run.ts). */
+function newMember(
+  options: OffsetConsumerOptions,
+  consumer: Consumer,
+  guards: ReturnType<typeof replayGuard>,
+  lanes: PartitionLanes,
+  timing: MemberTiming,
+): Member {
+  const { topic, logger } = options;
+  return {
+    topic,
+    logger,
+    consumer,
+    guards,
+    marks: options.pipeline?.marks,
+    timing,
+    handler: options.handler,
+    lanes,
+    crashAfterInsert: options.crashAfterInsert,
+    pacer: commitPacer({
+      intervalMs: options.commitIntervalMs ?? 0,
+      commitLater: (partition, offset) => consumer.commitOffsets([{ topic, partition, offset }]),
+      logger,
+    }),
+    seekBack(partition, chain, offset) {
+      chain.failedAt = offset;
+      guards.forget(partition);
+      try {
+        consumer.seek({ topic, partition, offset: offset.toString() });
+      } catch (error) {
+        // The consumer is stopping: the partition's next reader starts at the last commit.
+        logger.warn('seeking back to a failed batch failed', { topic, partition, ...errorFields(error) });
+      }
     },
   };
 }
