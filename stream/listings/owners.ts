@@ -21,9 +21,11 @@
 // Cluster: a bucket is tagged by its id (`{o:<bucket>}`), so the owners spread over the masters.
 // A batch's claims touch buckets of many slots; a claim is idempotent (HSETNX; HGET of the owner
 // when it lost), so claims need no atomicity across buckets and go as plain commands, in one
-// pipeline on a single node and one pipeline per slot on a cluster (ioredis sends a pipeline to one
-// node). No script: one per slot would cost a call per listing.
-import type { Redis } from 'ioredis';
+// pipeline on a single node and one pipeline per master on a cluster (ioredis sends a pipeline to
+// one node: grouped by the node serving each key's slot). No script: one per slot would cost a
+// call per listing, and a pipeline per slot as many round trips (a rebuild's 20,000 claims timed
+// out as 20,000 one-command pipelines on a loaded cluster).
+import type { Cluster, Redis } from 'ioredis';
 import { isCluster } from '../../common/clients/redis.ts';
 import { redisScript } from '../../common/clients/redis-script.ts';
 import { listingBucketSpace } from '../../common/redis-keys/tags.ts';
@@ -54,32 +56,46 @@ const bucketOf = (listingId: string) => listingId.slice(0, 5);
 export const ownersBucketKey = (prefix: string, listingId: string) =>
   `${listingBucketSpace(prefix, bucketOf(listingId))}owners:v2`;
 
-/** Indexes of `keys` grouped by slot, in their order within each group. */
-export function bySlot(keys: readonly string[]): number[][] {
-  const groups = new Map<number, number[]>();
+/** Indexes of `keys` grouped by `groupOf` (by slot unless given), in their order within each group. */
+export function bySlot(
+  keys: readonly string[],
+  groupOf: (key: string) => number | string = keySlot,
+): number[][] {
+  const groups = new Map<number | string, number[]>();
   keys.forEach((key, index) => {
-    const slot = keySlot(key);
-    const group = groups.get(slot);
+    const name = groupOf(key);
+    const group = groups.get(name);
     if (group) group.push(index);
-    else groups.set(slot, [index]);
+    else groups.set(name, [index]);
   });
   return [...groups.values()];
+}
+
+/**
+ * The pipeline a key's command may share: on a cluster, that of the nodes serving its slot (from
+ * the client's slot map; the slot itself while the map lacks it), on a single node the one pipeline.
+ */
+function pipelineOf(redis: Redis): (key: string) => number | string {
+  if (!isCluster(redis)) return () => 0;
+  const slots = (redis as unknown as Cluster).slots;
+  return (key) => {
+    const slot = keySlot(key);
+    return slots[slot]?.join(',') ?? slot;
+  };
 }
 
 /** How many times a claim is tried when its owner released it between HSETNX and HGET. */
 const CLAIM_ATTEMPTS = 5;
 
 export function listingOwners(redis: Redis, prefix: string) {
-  const cluster = isCluster(redis);
-
-  /** One command per index (in one pipeline per slot on a cluster); the replies by index. */
+  /** One command per index (in one pipeline per node on a cluster); the replies by index. */
   async function pipelined(
     indexes: number[],
     keyOf: (index: number) => string,
     add: (pipeline: ReturnType<Redis['pipeline']>, index: number) => void,
   ): Promise<unknown[]> {
     const replies: unknown[] = [];
-    const groups = cluster ? bySlot(indexes.map(keyOf)).map((g) => g.map((j) => indexes[j]!)) : [indexes];
+    const groups = bySlot(indexes.map(keyOf), pipelineOf(redis)).map((g) => g.map((j) => indexes[j]!));
     await Promise.all(
       groups.map(async (group) => {
         const pipeline = redis.pipeline();
