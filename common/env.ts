@@ -1,7 +1,6 @@
 // Environment parsing shared by every process: each process declares one zod schema, parsed once
 // at boot; a bad or missing variable stops the process with the variable named.
 import { z } from 'zod';
-import { clusterKeyPrefix } from './clients/redis.ts';
 import { DEFAULT_USD_TZS } from './domain/fx.ts';
 import { localStackDefaults } from './local-stack-defaults.ts';
 
@@ -16,22 +15,11 @@ export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv 
   const defaults = env.NODE_ENV === 'production' ? {} : localStackDefaults(env);
   const input: NodeJS.ProcessEnv = { ...defaults, ...definedOnly(env) };
   const result = schema.safeParse(input);
-  if (result.success) return onCluster(result.data, input);
+  if (result.success) return result.data;
   const problems = result.error.issues.map(
     (issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`,
   );
   throw new EnvError(`Invalid environment configuration:\n${problems.join('\n')}`);
-}
-
-/**
- * On a Redis Cluster the key prefix is a hash tag, so that every key stays in one slot (the key
- * layout is described in clients/redis.ts): `rls:` is used as `{rls:}`. Decided by the environment,
- * not the schema, so that every schema of a process that reads the prefix gets the same one.
- */
-function onCluster<T>(data: T, env: NodeJS.ProcessEnv): T {
-  const prefix = (data as { REDIS_KEY_PREFIX?: unknown }).REDIS_KEY_PREFIX;
-  if (!env.REDIS_CLUSTER_NODES?.trim() || typeof prefix !== 'string') return data;
-  return { ...data, REDIS_KEY_PREFIX: clusterKeyPrefix(prefix) };
 }
 
 function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {

@@ -1,6 +1,7 @@
 // Stream workers announce themselves in Redis every few seconds, with their partitions and lag,
 // so /healthz on any API process can tell whether the pipeline behind it is alive.
 import type { Redis } from 'ioredis';
+import { assertOneSlot } from './redis-keys/slot.ts';
 
 export const HEARTBEAT_INTERVAL_MS = 3_000;
 export const HEARTBEAT_STALE_MS = 15_000;
@@ -13,14 +14,19 @@ export interface WorkerBeat {
   consumers: Record<string, { partitions: number[]; lag: Record<string, number> }>;
 }
 
-/** Worker ids scored by their last beat (sorted set), and each worker's beat (hash). */
+/**
+ * Worker ids scored by their last beat (sorted set), and each worker's beat (hash): written together
+ * in one transaction, so both under one tag of their own (`{workers}`). A handful of workers beat
+ * every few seconds: one slot carries it.
+ */
 export const workerRegistryKeys = (prefix: string) => ({
-  beats: `${prefix}workers`,
-  details: `${prefix}workers:details`,
+  beats: `${prefix}{workers}`,
+  details: `${prefix}{workers}:details`,
 });
 
 export function workerRegistry(redis: Redis, prefix: string) {
   const { beats: zkey, details: hkey } = workerRegistryKeys(prefix);
+  assertOneSlot([zkey, hkey], 'the worker registry');
   return {
     async beat(beat: WorkerBeat): Promise<void> {
       await redis

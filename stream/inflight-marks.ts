@@ -47,10 +47,14 @@ export interface InflightMarks {
   live(partition: number): Promise<number>;
 }
 
-/** Marks of one consumer group's batches of `topic`. */
-/** The hash of one partition's marks (batch id → deadline). */
+/**
+ * The hash of one partition's marks (batch id → deadline). Its scripts touch it alone, so on a
+ * cluster it is a tag of its own: the partitions' marks spread over the masters.
+ */
 export const inflightKey = (prefix: string, groupId: string, topic: string, partition: number) =>
-  `${prefix}inflight:${groupId}:${topic}:${partition}`;
+  `${prefix}{inflight:${groupId}:${topic}:${partition}}`;
+
+/** Marks of one consumer group's batches of `topic`. */
 
 export function inflightMarks(redis: Redis, prefix: string, groupId: string, topic: string): InflightMarks {
   const key = (partition: number) => inflightKey(prefix, groupId, topic, partition);

@@ -36,7 +36,7 @@ import { viewGuardBucketPrefix } from '../../ingest/views/view-guard.ts';
 import { inflightKey } from '../../stream/inflight-marks.ts';
 import { jobLockKey } from '../../stream/jobs/schedule.ts';
 import { LOCK_TTL_SECONDS as OWNERS_LOCK_TTL_SECONDS } from '../../stream/listings/owners-rebuild.ts';
-import { ownersBucketKey, ownersRebuildKeys } from '../../stream/listings/owners.ts';
+import { moveLegacyOwnersBucket, ownersBucketKey, ownersRebuildKeys } from '../../stream/listings/owners.ts';
 import { DELIVERY_TTL_SECONDS, deliveryQueueKeys } from '../../stream/webhooks/queue.ts';
 
 const day = '2026-01-01';
@@ -213,16 +213,20 @@ export const keyFamilies: readonly KeyFamily[] = [
   ]),
   ...owned('common/worker-registry.ts', [
     {
-      name: 'workers',
+      name: '{workers}',
       type: 'sorted set',
       build: (p) => workerRegistryKeys(p).beats,
+      tag: 'single',
+      legacy: { pattern: 'workers', rename: (p) => workerRegistryKeys(p).beats },
       ttl: 'none',
       bound: 'the live stream workers (stale ones are removed when read)',
     },
     {
-      name: 'workers:details',
+      name: '{workers}:details',
       type: 'hash',
       build: (p) => workerRegistryKeys(p).details,
+      tag: 'single',
+      legacy: { pattern: 'workers:details', rename: (p) => workerRegistryKeys(p).details },
       ttl: 'none',
       bound: 'the live stream workers (stale ones are removed when read)',
     },
@@ -238,9 +242,17 @@ export const keyFamilies: readonly KeyFamily[] = [
   ]),
   ...owned('stream/jobs/schedule.ts', [
     {
-      name: 'job:<job>:<scheduled time>',
+      name: '{job:<job>:<scheduled time>}',
       type: 'string',
       build: (p) => jobLockKey(p, 'usage-rollup', new Date(day)),
+      tag: 'single',
+      legacy: {
+        pattern: 'job:*',
+        rename: (p, suffix) => {
+          const [, job, at] = /^job:([^:]+):(.+)$/.exec(suffix) ?? [];
+          return job && at && !Number.isNaN(Date.parse(at)) ? jobLockKey(p, job, new Date(at)) : null;
+        },
+      },
       ttl: "the job's lockTtlMs (55 s to 6 h)",
       bound: 'the TTL: one per job run',
     },
@@ -335,33 +347,51 @@ export const keyFamilies: readonly KeyFamily[] = [
   ]),
   ...owned('stream/listings/owners.ts', [
     {
-      name: 'owners:v2:<bucket>',
+      name: '{o:<bucket>}:owners:v2',
       type: 'hash',
       build: (p) => ownersBucketKey(p, '0a1b2c3d'),
+      tag: 'listing bucket',
+      legacy: {
+        pattern: `owners:v2:${'[0-9a-f]'.repeat(5)}`,
+        move: (redis, p, oldKey) => moveLegacyOwnersBucket(redis, p, oldKey),
+      },
       ttl: 'none',
       bound:
         'unbounded: a field per listing ever stored (~63 bytes), in at most 1,048,576 buckets; rebuilt from ClickHouse if lost',
     },
     {
-      name: 'owners:v2:built',
+      // Moved after the buckets (registry order): a worker that finds it consumes without a rebuild.
+      name: '{owners:v2:built}',
       type: 'string',
       build: (p) => ownersRebuildKeys(p).marker,
+      tag: 'single',
+      legacy: { pattern: 'owners:v2:built', rename: (p) => ownersRebuildKeys(p).marker },
       ttl: 'none',
       bound: 'one key',
     },
     {
-      name: 'owners:rebuilding',
+      name: '{owners:rebuilding}',
       type: 'string',
       build: (p) => ownersRebuildKeys(p).lock,
+      tag: 'single',
+      legacy: { pattern: 'owners:rebuilding', rename: (p) => ownersRebuildKeys(p).lock },
       ttl: `${lifetime(OWNERS_LOCK_TTL_SECONDS)} (renewed while a rebuild runs)`,
       bound: 'one key',
     },
   ]),
   ...owned('stream/inflight-marks.ts', [
     {
-      name: 'inflight:<group>:<topic>:<partition>',
+      name: '{inflight:<group>:<topic>:<partition>}',
       type: 'hash',
       build: (p) => inflightKey(p, 'rls-stream', 'rls.listings.v1', 3),
+      tag: 'single',
+      legacy: {
+        pattern: 'inflight:*',
+        rename: (p, suffix) => {
+          const [, group, topic, partition] = /^inflight:(.+):([^:]+):(\d+)$/.exec(suffix) ?? [];
+          return group && topic && partition ? inflightKey(p, group, topic, Number(partition)) : null;
+        },
+      },
       ttl: "twice its newest mark's lifetime",
       bound: 'one per consumed partition, a field per batch in flight',
     },

@@ -62,9 +62,12 @@ export interface ScheduledJob {
 
 export type JobOutcome = 'succeeded' | 'failed' | 'skipped';
 
-/** The lock of one scheduled time of a job (`at`: a whole second, as node-cron schedules). */
+/**
+ * The lock of one scheduled time of a job (`at`: a whole second, as node-cron schedules): a single
+ * key, its own tag on a cluster.
+ */
 export function jobLockKey(prefix: string, name: string, at: Date): string {
-  return `${prefix}job:${name}:${at.toISOString()}`;
+  return `${prefix}{job:${name}:${at.toISOString()}}`;
 }
 
 export function scheduleJob(job: Job, deps: JobDeps): ScheduledJob {

@@ -1,6 +1,5 @@
-// REDIS_CLUSTER_NODES: a Redis Cluster uses the key prefix as a hash tag (one slot for every
-// script and transaction); a single node keeps the prefix as configured, so the keys an existing
-// deployment stored (API key records above all) keep their names and are found after an upgrade.
+// REDIS_CLUSTER_NODES: the key prefix is the configured one on every topology; on a Redis Cluster
+// the hash tags after it (common/redis-keys/tags.ts) place the keys, spread over the masters.
 import { describe, expect, it } from 'vitest';
 import { clusterKeyPrefix } from '../../common/clients/redis.ts';
 import { baseEnvSchema, EnvError, parseEnv } from '../../common/env.ts';
@@ -21,7 +20,7 @@ describe('Redis topology in the environment', () => {
     expect(parseEnv(baseEnvSchema, production).REDIS_KEY_PREFIX).toBe('rls:');
   });
 
-  it('happy: cluster nodes make the prefix a hash tag, in every schema of the process', () => {
+  it('happy: cluster nodes leave the prefix as configured, in every schema of the process', () => {
     const raw = {
       ...production,
       REDIS_CLUSTER_NODES: ' r1:6379, r2:6379 ,r3:6379',
@@ -29,13 +28,10 @@ describe('Redis topology in the environment', () => {
     };
     const env = parseEnv(baseEnvSchema, raw);
     expect(env.REDIS_CLUSTER_NODES).toEqual(['r1:6379', 'r2:6379', 'r3:6379']);
-    expect(env.REDIS_KEY_PREFIX).toBe('{rls:}');
+    expect(env.REDIS_KEY_PREFIX).toBe('rls:');
     // Another process's schema gets the same prefix.
-    expect(parseEnv(imagesProcessEnvSchema, raw).REDIS_KEY_PREFIX).toBe('{rls:}');
-    // A prefix with a tag of its own is kept.
-    expect(parseEnv(baseEnvSchema, { ...raw, REDIS_KEY_PREFIX: 'app:{tenant}:' }).REDIS_KEY_PREFIX).toBe(
-      'app:{tenant}:',
-    );
+    expect(parseEnv(imagesProcessEnvSchema, raw).REDIS_KEY_PREFIX).toBe('rls:');
+    // What tests use for a prefix of their own in one slot.
     expect(clusterKeyPrefix('{rls}:')).toBe('{rls}:');
   });
 

@@ -79,11 +79,17 @@ describe('Redis key family modules', () => {
       "const c = redisScript(`local k = ARGV[1] .. 'usage:' .. id`);",
       '// a comment may mention `${prefix}batch:${id}` freely',
       'const topic = `${prefix}${name}`;',
+      'const d = `${listingBucketSpace(prefix, bucket)}owners:v2`;',
+      'const e = `${deps.prefix}{job:${name}:${at}}`;',
+      "const f = accountSpace(env.REDIS_KEY_PREFIX, id) + 'quota';",
     ].join('\n');
     expect(keySpellingsIn('ingest/planted.ts', planted).map((s) => [s.line, s.pattern])).toEqual([
       [1, 'batch:*:images'],
       [2, 'workers'],
       [3, 'lua:usage:'],
+      [6, '{o:*}:owners:v2'],
+      [7, '{job:*:*}'],
+      [8, '{a:*}:quota'],
     ]);
   });
 });
