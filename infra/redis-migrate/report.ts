@@ -11,10 +11,11 @@ export function migrationReport(counts: readonly FamilyCount[], dryRun: boolean)
       (c.left ? `, ${c.left} left (matching the old pattern, not of this family)` : ''),
   );
   const total = counts.reduce((sum, c) => sum + c.moved, 0);
+  const families = counts.filter((c) => c.moved).length;
   lines.push(
     total === 0
       ? 'nothing to move: no key of the previous release is left'
-      : `${verb} ${total} keys in ${counts.filter((c) => c.moved).length} families`,
+      : `${verb} ${total} keys of ${families} ${families === 1 ? 'family' : 'families'}`,
   );
   return lines;
 }
