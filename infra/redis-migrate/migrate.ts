@@ -1,8 +1,10 @@
-// Moves the keys the previous release wrote to the names of this one: for each registry family
-// with `legacy` names, SCAN every master for `<previous prefix><pattern>` and move each key found
-// (rename: whole, to the name its `rename` gives; move: the family's own function). Idempotent and
-// resumable: a moved key no longer matches any old pattern (checked before each rename), so a
-// second run, or a run after an interrupted one, finds only what is left to move.
+// Moves the keys the previous release wrote to the names of this one. One SCAN of every master for
+// `<previous prefix>*` (one pass over the key space, not one per family); each key that an old
+// pattern of a registry family with `legacy` names matches is moved by the first such family it
+// belongs to (its type, and a `rename` that does not leave it): whole, to the name `rename` gives,
+// or by the family's own `move`. Idempotent and resumable: a moved key no longer matches any old
+// pattern (checked before each rename), so a second run, or a run after an interrupted one, finds
+// only what is left to move.
 import type { Redis } from 'ioredis';
 import type { KeyFamily } from '../../common/redis-keys/family.ts';
 import { moveWhole } from './move-key.ts';
@@ -26,7 +28,10 @@ export interface FamilyCount {
   moved: number;
   /** Keys listed by SCAN that were gone when their turn came (moved meanwhile, or expired). */
   gone: number;
-  /** Keys that match the pattern but are not of the family (another type, or `rename` gave null). */
+  /**
+   * Keys its old pattern matches (first of the families whose patterns do) that no family takes:
+   * of another type, or names every matching `rename` leaves.
+   */
   left: number;
 }
 
@@ -49,71 +54,73 @@ const redisType: Record<KeyFamily['type'], string> = {
 
 export class MigrationError extends Error {}
 
+interface Plan {
+  family: KeyFamily;
+  glob: string;
+  matches: (key: string) => boolean;
+  count: FamilyCount;
+}
+
 export async function migrateKeys(
   target: MigrationTarget,
   families: readonly KeyFamily[],
   options: MigrateOptions = {},
 ): Promise<FamilyCount[]> {
-  const withLegacy = families.filter((f) => f.legacy);
-  const oldPatterns = withLegacy.map((f) => ({
-    family: f.name,
-    glob: literalGlob(target.previousPrefix) + f.legacy!.pattern,
-  }));
-  const oldMatchers = oldPatterns.map((p) => ({ ...p, matches: globMatcher(p.glob) }));
-  const counts: FamilyCount[] = [];
-  for (const family of withLegacy) {
-    const count: FamilyCount = { family: family.name, moved: 0, gone: 0, left: 0 };
-    const glob = oldPatterns.find((p) => p.family === family.name)!.glob;
-    for await (const keys of scanBatches(target.redis, glob)) {
-      await inParallel(keys, options.concurrency ?? 32, async (oldKey) => {
-        count[await migrateOne(target, family, oldKey, oldMatchers, options)]++;
-      });
-    }
-    counts.push(count);
+  const plans: Plan[] = families
+    .filter((family) => family.legacy)
+    .map((family) => {
+      const glob = literalGlob(target.previousPrefix) + family.legacy!.pattern;
+      const count = { family: family.name, moved: 0, gone: 0, left: 0 };
+      return { family, glob, matches: globMatcher(glob), count };
+    });
+  if (!plans.length) return [];
+  for await (const keys of scanBatches(target.redis, `${literalGlob(target.previousPrefix)}*`)) {
+    const old = keys.filter((key) => plans.some((plan) => plan.matches(key)));
+    await inParallel(old, options.concurrency ?? 32, (key) => migrateOne(target, plans, key, options));
   }
-  return counts;
+  return plans.map((plan) => plan.count);
 }
 
-async function migrateOne(
-  target: MigrationTarget,
-  family: KeyFamily,
-  oldKey: string,
-  oldMatchers: { family: string; glob: string; matches: (key: string) => boolean }[],
-  options: MigrateOptions,
-): Promise<keyof Omit<FamilyCount, 'family'>> {
+async function migrateOne(target: MigrationTarget, plans: Plan[], oldKey: string, options: MigrateOptions) {
   const { redis, prefix, parts } = target;
-  const legacy = family.legacy!;
+  const matching = plans.filter((plan) => plan.matches(oldKey));
   const type = await redis.type(oldKey);
-  if (type === 'none') return 'gone';
-  if (type !== redisType[family.type]) return 'left';
-  if (legacy.rename) {
-    const newKey = legacy.rename(prefix, oldKey.slice(target.previousPrefix.length), parts);
-    if (newKey === null) return 'left';
-    // A new name that matched an old pattern would be found and moved again by the next run.
-    const clash = oldMatchers.find((m) => m.matches(newKey));
-    if (clash)
-      throw new MigrationError(
-        `${family.name}: the new name ${newKey} of ${oldKey} matches the previous layout's ${clash.glob} ` +
-          `(${clash.family}); fix the family's legacy.rename in common/redis-keys/registry.ts`,
-      );
-    if (options.dryRun) {
-      options.say?.(`${oldKey} → ${newKey}`);
-      return 'moved';
+  if (type === 'none') {
+    matching[0]!.count.gone++;
+    return;
+  }
+  for (const { family, count } of matching) {
+    if (type !== redisType[family.type]) continue;
+    const legacy = family.legacy!;
+    if (legacy.rename) {
+      const newKey = legacy.rename(prefix, oldKey.slice(target.previousPrefix.length), parts);
+      if (newKey === null) continue;
+      // A new name that matched an old pattern would be found and moved again by the next run.
+      const clash = plans.find((plan) => plan.matches(newKey));
+      if (clash)
+        throw new MigrationError(
+          `${family.name}: the new name ${newKey} of ${oldKey} matches the previous layout's ${clash.glob} ` +
+            `(${clash.family.name}); fix the family's legacy.rename in common/redis-keys/registry.ts`,
+        );
+      if (options.dryRun) options.say?.(`${oldKey} → ${newKey}`);
+      count[options.dryRun ? 'moved' : await moveWhole(redis, oldKey, newKey, target.cluster)]++;
+      return;
     }
-    return moveWhole(redis, oldKey, newKey, target.cluster);
+    if (!legacy.move)
+      throw new MigrationError(`${family.name}: its legacy names give neither rename nor move`);
+    if (options.dryRun) options.say?.(`${oldKey} → split or rewritten by ${family.module}`);
+    else {
+      await legacy.move(redis, prefix, oldKey, parts);
+      // A move that left its old key would move it again on every run.
+      if (await redis.exists(oldKey))
+        throw new MigrationError(
+          `${family.name}: its legacy.move left ${oldKey} in place (it must delete it last)`,
+        );
+    }
+    count.moved++;
+    return;
   }
-  if (!legacy.move) throw new MigrationError(`${family.name}: its legacy names give neither rename nor move`);
-  if (options.dryRun) {
-    options.say?.(`${oldKey} → split or rewritten by ${family.module}`);
-    return 'moved';
-  }
-  await legacy.move(redis, prefix, oldKey, parts);
-  // A move that left its old key would move it again on every run.
-  if (await redis.exists(oldKey))
-    throw new MigrationError(
-      `${family.name}: its legacy.move left ${oldKey} in place (it must delete it last)`,
-    );
-  return 'moved';
+  matching[0]!.count.left++;
 }
 
 async function inParallel<T>(

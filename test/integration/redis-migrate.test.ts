@@ -137,6 +137,29 @@ describe('Redis key migration', () => {
     expect((await migrateKeys(target, families)).map((c) => c.moved)).toEqual([0, 0, 0]);
   });
 
+  it('fault: a run that stops halfway is finished by the next, which moves only the rest', async () => {
+    const { redis, target, prefix } = await oldStore();
+    for (let i = 0; i < 40; i++)
+      await redis.set(`${target.previousPrefix}quota:bulk${i}:2026-01-01`, String(i));
+    let renamed = 0;
+    const failing: KeyFamily = {
+      ...quota,
+      legacy: {
+        ...quota.legacy!,
+        rename: (p, suffix, n) => {
+          if (++renamed > 20) throw new Error('connection lost');
+          return quota.legacy!.rename!(p, suffix, n);
+        },
+      },
+    };
+    await expect(migrateKeys(target, [failing], { concurrency: 1 })).rejects.toThrow('connection lost');
+    const rest = await migrateKeys(target, families);
+    expect(rest[0]!.moved).toBe(42 - 20);
+    for (let i = 0; i < 40; i++)
+      expect(await redis.get(`${accountSpace(prefix, `bulk${i}`)}quota:bulk${i}:2026-01-01`)).toBe(String(i));
+    expect((await migrateKeys(target, families)).map((c) => c.moved)).toEqual([0, 0, 0]);
+  });
+
   it('happy: a dry run says each key it would move and moves none', async () => {
     const { redis, target, old, prefix } = await oldStore();
     const before = await keysUnder(redis, old);
