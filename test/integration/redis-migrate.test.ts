@@ -9,7 +9,8 @@ import type { KeyFamily } from '../../common/redis-keys/family.ts';
 import { accountSpace, partOf, partSpace } from '../../common/redis-keys/tags.ts';
 import { migrateKeys, type MigrationTarget } from '../../infra/redis-migrate/migrate.ts';
 import { scanBatches } from '../../infra/redis-migrate/old-keys.ts';
-import { testRedis } from '../support/api.ts';
+import { ownKeyPrefix, testRedis } from '../support/api.ts';
+import { npmRun } from '../support/npm-run.ts';
 
 const parts = 4;
 const common = { module: 'test', tag: 'account', ttl: 'none', bound: 'test' } as const;
@@ -186,5 +187,14 @@ describe('Redis key migration', () => {
     };
     await expect(migrateKeys(target, [looping])).rejects.toThrow(/matches the previous layout's .*quota:\*/);
     expect(await redis.exists(`${old}quota:acme:2026-01-01`, `${old}quota:zeta:2026-01-01`)).toBe(2);
+  });
+
+  it("happy: `npm run redis:migrate` runs with the services' variables and says when there is nothing to move", async () => {
+    const prefix = ownKeyPrefix(`test:mig:${randomUUID()}:`);
+    const run = await npmRun('redis:migrate', { REDIS_KEY_PREFIX: prefix });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`redis:migrate: keys of the previous release under `);
+    expect(run.stdout.trim().split('\n').at(-1)).toMatch(/^redis:migrate: .*nothing to move/);
   });
 });
