@@ -43,6 +43,7 @@ import { benchClickHouse } from './clickhouse-server.ts';
 import { seedLifecycle } from './lifecycle-seed.ts';
 import { tableOps } from './table-ops.ts';
 import { measureEncodings, startHttpGateway } from './analytics-http.ts';
+import { DEFAULT_GLOBAL_PARTS } from '../common/redis-keys/tags.ts';
 
 const env = parseEnv(
   baseEnvSchema.pick({
@@ -148,6 +149,7 @@ const cacheFor = (round: number) =>
   createAnswerCache({
     redis,
     keyPrefix: `rls_bench:${runId}:${round}:`,
+    parts: DEFAULT_GLOBAL_PARTS,
     ttlSeconds: 600,
     logger: createLogger('warn'),
   });
@@ -194,13 +196,13 @@ type Cache = ReturnType<typeof cacheFor>;
 const benchAccount = 'acct_bench';
 const pricing = (cache: Cache, j: (typeof pricingJobs)[number]) =>
   cache.getOrCompute(
-    `pricing:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`,
+    { key: `pricing:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`, perAccount: false },
     benchAccount,
     () => pricingAnswer(pricingDeps, j, false),
   );
 const heatmap = (cache: Cache, j: (typeof heatmapJobs)[number]) =>
   cache.getOrCompute(
-    `heatmap:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`,
+    { key: `heatmap:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`, perAccount: false },
     benchAccount,
     () => heatmapAnswer(heatmapDeps, { bounds: cityBox(j.city), type: j.type, period: j.period }, false),
   );
@@ -215,18 +217,18 @@ const seasonalityJobs = citySlugs.flatMap((city) => propertyTypes.map((type) => 
 const end = lastCompleteMonth(new Date());
 const velocity = (cache: Cache, j: (typeof velocityJobs)[number]) =>
   cache.getOrCompute(
-    `velocity:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`,
+    { key: `velocity:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`, perAccount: false },
     shareAccount,
     () => velocityAnswer(ch, j, false, shareAccount),
   );
 const marketShare = (cache: Cache, j: (typeof shareJobs)[number]) =>
   cache.getOrCompute(
-    `market-share:live:${shareAccount}:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`,
+    { key: `market-share:live:${shareAccount}:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`, perAccount: true },
     shareAccount,
     () => marketShareAnswer(ch, j, false, shareAccount),
   );
 const seasonality = (cache: Cache, j: (typeof seasonalityJobs)[number]) =>
-  cache.getOrCompute(`seasonality:live:${j.city}:${j.type}:24:${end}`, benchAccount, () =>
+  cache.getOrCompute({ key: `seasonality:live:${j.city}:${j.type}:24:${end}`, perAccount: false }, benchAccount, () =>
     seasonalityAnswer(ch, { ...j, months: 24, end }, false, shareAccount),
   );
 
@@ -246,7 +248,7 @@ const estimateJobs = await (
 const estimateSteps = new Map<string, number>();
 const estimate = (cache: Cache, j: (typeof estimateJobs)[number]) =>
   cache.getOrCompute(
-    `estimate:live:${j.latitude},${j.longitude}:${j.type}:${j.bedrooms}:${j.bathrooms}:${j.areaSqm}:TZS`,
+    { key: `estimate:live:${j.latitude},${j.longitude}:${j.type}:${j.bedrooms}:${j.bathrooms}:${j.areaSqm}:TZS`, perAccount: false },
     benchAccount,
     async () => {
       try {
