@@ -46,7 +46,9 @@ function parseEntry(entry: string): { at: number; json: string } {
 
 /** The cached answer of a question: under the account's tag when it is the account's own, else a part's. */
 export const answerCacheKey = (prefix: string, question: CacheQuestion, account: string, parts: number) =>
-  `${question.perAccount ? accountSpace(prefix, account) : partSpace(prefix, partOf(question.key, parts))}analytics:v2:${question.key}`;
+  question.perAccount
+    ? `${accountSpace(prefix, account)}analytics:v2:${question.key}`
+    : `${partSpace(prefix, partOf(question.key, parts))}analytics:v2:${question.key}`;
 
 export function createAnswerCache(options: {
   redis: Redis;

@@ -1,5 +1,6 @@
 // Finds where Redis key names are spelled in TypeScript source: template literals that begin with
-// the key prefix (`${prefix}batch:${id}:images`), concatenations onto it (prefix + 'batch:'), and
+// the key prefix (`${prefix}batch:${id}:images`) or a hash-tag space of it
+// (`${accountSpace(prefix, a)}quota:${a}` → "{a:*}:quota:*"), concatenations onto it (prefix + 'batch:'), and
 // Lua concatenations of a name part inside script text (p .. 'usage:' .. id). Each spelling is
 // reduced to a pattern, the text after the prefix with every substitution as `*`
 // ("batch:*:images"; Lua ones as "lua:usage:"). Comments are not code and are not read.
@@ -16,6 +17,21 @@ export interface KeySpelling {
 /** Expressions that hold REDIS_KEY_PREFIX: `prefix`, `deps.prefix`, `options.keyPrefix`, `env.REDIS_KEY_PREFIX`. */
 const PREFIX_EXPRESSION = /(^|\.)(prefix|keyPrefix|REDIS_KEY_PREFIX)$/;
 const NAME_START = /^[a-z]/i;
+/** Hash-tag spaces (common/redis-keys/tags.ts) called on the prefix, as their names' start. */
+const SPACES: Record<string, string> = {
+  accountSpace: '{a:*}:',
+  apiKeySpace: '{k:*}:',
+  listingBucketSpace: '{o:*}:',
+  partSpace: '{g:*}:',
+};
+
+/** `{a:*}:` for `accountSpace(prefix, …)`, and so on; undefined for anything else. */
+function spaceOf(expression: ts.Expression, source: ts.SourceFile): string | undefined {
+  if (!ts.isCallExpression(expression) || !ts.isIdentifier(expression.expression)) return undefined;
+  const space = SPACES[expression.expression.text];
+  const [first] = expression.arguments;
+  return space && first && PREFIX_EXPRESSION.test(first.getText(source)) ? space : undefined;
+}
 const LUA_NAME_PART = /\.\.\s*'([a-z][\w-]*:)/gi;
 
 export function keySpellingsIn(file: string, text: string): KeySpelling[] {
@@ -27,13 +43,14 @@ export function keySpellingsIn(file: string, text: string): KeySpelling[] {
   const visit = (node: ts.Node) => {
     if (ts.isTemplateExpression(node)) {
       const [first, ...rest] = node.templateSpans;
-      if (
-        node.head.text === '' &&
-        first &&
-        PREFIX_EXPRESSION.test(first.expression.getText(source)) &&
-        NAME_START.test(first.literal.text)
-      ) {
-        add(node, first.literal.text + rest.map((span) => `*${span.literal.text}`).join(''));
+      const start =
+        node.head.text === '' && first
+          ? PREFIX_EXPRESSION.test(first.expression.getText(source))
+            ? ''
+            : spaceOf(first.expression, source)
+          : undefined;
+      if (start !== undefined && first && NAME_START.test(first.literal.text)) {
+        add(node, start + first.literal.text + rest.map((span) => `*${span.literal.text}`).join(''));
       }
     }
     if (
