@@ -135,6 +135,7 @@ export function admissionStore(redis: Redis, prefix: string) {
    * and names it, and the next call is given it too (a request that meets no held id: one call).
    */
   async function claim(request: AdmissionRequest): Promise<ClaimReply> {
+    if (!request.candidates.length) return ['ok']; // nothing to claim nor to count
     const { accountId } = request.owner;
     const keys = accountKeys(request);
     const seenKeys = request.candidates.map((id) => seenKey(prefix, accountId, id));
