@@ -223,13 +223,18 @@ const velocity = (cache: Cache, j: (typeof velocityJobs)[number]) =>
   );
 const marketShare = (cache: Cache, j: (typeof shareJobs)[number]) =>
   cache.getOrCompute(
-    { key: `market-share:live:${shareAccount}:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`, perAccount: true },
+    {
+      key: `market-share:live:${shareAccount}:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`,
+      perAccount: true,
+    },
     shareAccount,
     () => marketShareAnswer(ch, j, false, shareAccount),
   );
 const seasonality = (cache: Cache, j: (typeof seasonalityJobs)[number]) =>
-  cache.getOrCompute({ key: `seasonality:live:${j.city}:${j.type}:24:${end}`, perAccount: false }, benchAccount, () =>
-    seasonalityAnswer(ch, { ...j, months: 24, end }, false, shareAccount),
+  cache.getOrCompute(
+    { key: `seasonality:live:${j.city}:${j.type}:24:${end}`, perAccount: false },
+    benchAccount,
+    () => seasonalityAnswer(ch, { ...j, months: 24, end }, false, shareAccount),
   );
 
 // Rent estimates (docs/analytics.md, "Rent estimates"): 1,000 places and units drawn from the
@@ -248,7 +253,10 @@ const estimateJobs = await (
 const estimateSteps = new Map<string, number>();
 const estimate = (cache: Cache, j: (typeof estimateJobs)[number]) =>
   cache.getOrCompute(
-    { key: `estimate:live:${j.latitude},${j.longitude}:${j.type}:${j.bedrooms}:${j.bathrooms}:${j.areaSqm}:TZS`, perAccount: false },
+    {
+      key: `estimate:live:${j.latitude},${j.longitude}:${j.type}:${j.bedrooms}:${j.bathrooms}:${j.areaSqm}:TZS`,
+      perAccount: false,
+    },
     benchAccount,
     async () => {
       try {

@@ -114,7 +114,8 @@ export const ingestKeyFamilies: readonly KeyFamily[] = [
       tag: 'account',
       legacy: leftToExpire('analytics:v2:*'),
       ttl: 'ANALYTICS_CACHE_TTL_SECONDS (≤ 1 h, default 30 s)',
-      bound: "the TTL: one per distinct question of the account's own asked within it (so by the rate limits)",
+      bound:
+        "the TTL: one per distinct question of the account's own asked within it (so by the rate limits)",
     },
     {
       name: '{g:<part>}:analytics:v2:<question>',
@@ -185,7 +186,10 @@ export const ingestKeyFamilies: readonly KeyFamily[] = [
       type: 'string',
       build: (p) => seenKey(p, 'a1', 'l1'),
       tag: 'account',
-      legacy: { pattern: 'seen:*', move: (redis, prefix, oldKey) => moveUnderBatchAccount(redis, prefix, oldKey) },
+      legacy: {
+        pattern: 'seen:*',
+        move: (redis, prefix, oldKey) => moveUnderBatchAccount(redis, prefix, oldKey),
+      },
       ttl: lifetime(SEEN_TTL_SECONDS),
       bound: quotaAndTtl('listings'),
     },
@@ -194,7 +198,10 @@ export const ingestKeyFamilies: readonly KeyFamily[] = [
       type: 'string',
       build: (p) => claimsKey(p, 'a1', 'b1'),
       tag: 'account',
-      legacy: { pattern: 'claims:*', move: (redis, prefix, oldKey) => moveUnderBatchAccount(redis, prefix, oldKey) },
+      legacy: {
+        pattern: 'claims:*',
+        move: (redis, prefix, oldKey) => moveUnderBatchAccount(redis, prefix, oldKey),
+      },
       ttl: `${lifetime(CLAIM_TTL_SECONDS)} while publishing, then ${lifetime(SEEN_TTL_SECONDS)}`,
       bound: 'the TTL: one per admitted request (so by the rate limits)',
     },

@@ -124,7 +124,11 @@ type ClaimReply = [string, ...unknown[]];
 
 export function admissionStore(redis: Redis, prefix: string) {
   const seen = seenStore(redis, prefix);
-  const accountKeys = (request: { batch: { batch_id: string }; owner: AdmissionRequest['owner']; at: Date }) => ({
+  const accountKeys = (request: {
+    batch: { batch_id: string };
+    owner: AdmissionRequest['owner'];
+    at: Date;
+  }) => ({
     quota: quotaKey(prefix, request.owner.accountId, request.owner.mode, utcDay(request.at)),
     claims: claimsKey(prefix, request.owner.accountId, request.batch.batch_id),
   });

@@ -101,7 +101,9 @@ export function seenStore(redis: Redis, prefix: string) {
             .map((v) => v.slice(PENDING_PREFIX.length)),
         ),
       ];
-      const states = claimed.length ? await redis.mget(claimed.map((b) => claimsKey(prefix, accountId, b))) : [];
+      const states = claimed.length
+        ? await redis.mget(claimed.map((b) => claimsKey(prefix, accountId, b)))
+        : [];
       const published = new Set(claimed.filter((_, i) => states[i] === PUBLISHED));
       return values.map((v) => {
         if (!v) return undefined;
