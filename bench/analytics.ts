@@ -192,17 +192,20 @@ const heatmapJobs = citySlugs.flatMap((city) =>
   ),
 );
 type Cache = ReturnType<typeof cacheFor>;
+/** A question cached for every account (`market`), or for the calling account only (`own`). */
+const market = (key: string) => ({ key, perAccount: false });
+const own = (key: string) => ({ key, perAccount: true });
 /** The calling account of the answers without one of their own (no batch of it ever completes). */
 const benchAccount = 'acct_bench';
 const pricing = (cache: Cache, j: (typeof pricingJobs)[number]) =>
   cache.getOrCompute(
-    { key: `pricing:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`, perAccount: false },
+    market(`pricing:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`),
     benchAccount,
     () => pricingAnswer(pricingDeps, j, false),
   );
 const heatmap = (cache: Cache, j: (typeof heatmapJobs)[number]) =>
   cache.getOrCompute(
-    { key: `heatmap:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`, perAccount: false },
+    market(`heatmap:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`),
     benchAccount,
     () => heatmapAnswer(heatmapDeps, { bounds: cityBox(j.city), type: j.type, period: j.period }, false),
   );
@@ -217,24 +220,19 @@ const seasonalityJobs = citySlugs.flatMap((city) => propertyTypes.map((type) => 
 const end = lastCompleteMonth(new Date());
 const velocity = (cache: Cache, j: (typeof velocityJobs)[number]) =>
   cache.getOrCompute(
-    { key: `velocity:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`, perAccount: false },
+    market(`velocity:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`),
     shareAccount,
     () => velocityAnswer(ch, j, false, shareAccount),
   );
 const marketShare = (cache: Cache, j: (typeof shareJobs)[number]) =>
   cache.getOrCompute(
-    {
-      key: `market-share:live:${shareAccount}:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`,
-      perAccount: true,
-    },
+    own(`market-share:live:${shareAccount}:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`),
     shareAccount,
     () => marketShareAnswer(ch, j, false, shareAccount),
   );
 const seasonality = (cache: Cache, j: (typeof seasonalityJobs)[number]) =>
-  cache.getOrCompute(
-    { key: `seasonality:live:${j.city}:${j.type}:24:${end}`, perAccount: false },
-    benchAccount,
-    () => seasonalityAnswer(ch, { ...j, months: 24, end }, false, shareAccount),
+  cache.getOrCompute(market(`seasonality:live:${j.city}:${j.type}:24:${end}`), benchAccount, () =>
+    seasonalityAnswer(ch, { ...j, months: 24, end }, false, shareAccount),
   );
 
 // Rent estimates (docs/analytics.md, "Rent estimates"): 1,000 places and units drawn from the
@@ -253,10 +251,9 @@ const estimateJobs = await (
 const estimateSteps = new Map<string, number>();
 const estimate = (cache: Cache, j: (typeof estimateJobs)[number]) =>
   cache.getOrCompute(
-    {
-      key: `estimate:live:${j.latitude},${j.longitude}:${j.type}:${j.bedrooms}:${j.bathrooms}:${j.areaSqm}:TZS`,
-      perAccount: false,
-    },
+    market(
+      `estimate:live:${j.latitude},${j.longitude}:${j.type}:${j.bedrooms}:${j.bathrooms}:${j.areaSqm}:TZS`,
+    ),
     benchAccount,
     async () => {
       try {
