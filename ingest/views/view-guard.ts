@@ -239,19 +239,21 @@ const TRIES = 5;
 const REMEMBERED_DAYS = 10_000;
 
 export function viewGuard(redis: Redis, prefix: string) {
-  /** Quota hash → its day's bucket count, once fixed (it never changes afterwards). */
+  /**
+   * Quota hash → its day's bucket count, once fixed (it never changes afterwards; yesterday's 0 is
+   * kept too, as the day is over). A wrong one costs a retry only: the script checks it.
+   */
   const fixed = new Map<string, number>();
   const remember = (quotaHash: string, count: number) => {
-    if (count <= 0) return;
     if (fixed.size >= REMEMBERED_DAYS) fixed.clear();
     fixed.set(quotaHash, count);
   };
 
   /** The bucket counts of today and yesterday, and the count today gets if not fixed yet. */
   async function counts(today: string, yesterday: string, limit: number) {
-    let [nbT, nbY] = [fixed.get(today) ?? 0, fixed.get(yesterday) ?? 0];
+    let [nbT, nbY] = [fixed.get(today) ?? 0, fixed.get(yesterday)];
     let before = 0;
-    if (!nbT || !nbY) {
+    if (!nbT || nbY === undefined) {
       // Both quota hashes are under the account's tag: one slot, so one pipeline on a cluster too.
       const replies = (await redis
         .pipeline()
@@ -265,7 +267,7 @@ export function viewGuard(redis: Redis, prefix: string) {
         (string | null)[],
       ];
       [nbT, nbY, before] = [Number(bucketsT ?? 0), Number(bucketsY ?? 0), Number(viewsY ?? 0)];
-      remember(today, nbT);
+      if (nbT) remember(today, nbT);
       remember(yesterday, nbY);
     }
     const most = Math.max(MIN_BUCKETS, Math.ceil(limit / EVENTS_PER_BUCKET));
