@@ -51,6 +51,7 @@ export async function createAnalyticsContext(
   const cache = createAnswerCache({
     redis: platform.redis,
     keyPrefix: platform.env.REDIS_KEY_PREFIX,
+    parts: platform.env.REDIS_GLOBAL_PARTS,
     ttlSeconds: ttl,
     logger: platform.logger,
     admit: (account, compute) => admission.run(account, compute),

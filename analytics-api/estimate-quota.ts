@@ -4,7 +4,7 @@
 // again is free; what the quota bounds is how many search centres an account can compare in a day,
 // which is what locating another account's listing from distance bands needs.
 //
-// One set per account, mode and day, `<prefix>estimate-cells:<account>:<mode>:<YYYY-MM-DD>`, kept
+// One set per account, mode and day, `<prefix>{a:<account>}:estimate-cells:<account>:<mode>:<day>`, kept
 // 49 h like the other daily quotas; checked and added in one script, so concurrent requests on
 // several processes can never together pass the quota. It holds at most the quota's cells.
 import type { Redis } from 'ioredis';
@@ -12,6 +12,7 @@ import type { KeyMode } from '../common/auth/api-key-format.ts';
 import { dailyQuota, type Tier } from '../common/auth/tiers.ts';
 import { redisScript } from '../common/clients/redis-script.ts';
 import { AppError } from '../common/errors.ts';
+import { accountSpace } from '../common/redis-keys/tags.ts';
 
 const TTL_SECONDS = 49 * 3600;
 
@@ -27,7 +28,7 @@ return {1, used + 1}
 `);
 
 export function estimateCellsKey(prefix: string, accountId: string, mode: KeyMode, at: Date): string {
-  return `${prefix}estimate-cells:${accountId}:${mode}:${at.toISOString().slice(0, 10)}`;
+  return `${accountSpace(prefix, accountId)}estimate-cells:${accountId}:${mode}:${at.toISOString().slice(0, 10)}`;
 }
 
 export interface EstimateCaller {

@@ -22,7 +22,7 @@ export function addEstimateRoutes(router: Router, ctx: AnalyticsContext, auth: R
     await quota.reserveCell(caller, cell);
     // Per account: the account's own comparables show their ids.
     const key = `estimate:${mode}:${account}:${cell}:${p.type}:${p.bedrooms ?? '-'}:${p.bathrooms ?? '-'}:${p.areaSqm ?? '-'}:${p.currency}`;
-    const answer = await ctx.cache.getOrCompute(key, account, () =>
+    const answer = await ctx.cache.getOrCompute({ key, perAccount: true }, account, () =>
       pointEstimateAnswer(ctx.estimates, p, mode === 'test', account),
     );
     // The point as asked, whichever point of the cell the cached answer was computed for.
@@ -45,7 +45,7 @@ export function addEstimateRoutes(router: Router, ctx: AnalyticsContext, auth: R
       const key = `listing-estimate:${auth.mode}:${auth.account_id}:${id}:${testMode}:${currency}`;
       send(
         res,
-        await ctx.cache.getOrCompute(key, auth.account_id, () =>
+        await ctx.cache.getOrCompute({ key, perAccount: true }, auth.account_id, () =>
           listingEstimateAnswer(ctx.estimates, auth, id, { currency, testMode }),
         ),
         'account',

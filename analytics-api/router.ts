@@ -33,7 +33,7 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
     const params = parsePricingParams(req.query);
     const { mode, account_id: account } = authOf(req);
     const key = `pricing:${mode}:${params.city}:${params.type}:${periodLabel(params.period)}`;
-    const answer = await ctx.cache.getOrCompute(key, account, () =>
+    const answer = await ctx.cache.getOrCompute({ key, perAccount: false }, account, () =>
       pricingAnswer(ctx.pricing, params, mode === 'test'),
     );
     send(res, answer, 'market');
@@ -44,7 +44,7 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
     const { mode, account_id: account } = authOf(req);
     const b = params.bounds;
     const key = `heatmap:${mode}:${b.west},${b.south},${b.east},${b.north}:${params.type ?? 'all'}:${periodLabel(params.period)}`;
-    const answer = await ctx.cache.getOrCompute(key, account, () =>
+    const answer = await ctx.cache.getOrCompute({ key, perAccount: false }, account, () =>
       heatmapAnswer(ctx.heatmap, params, mode === 'test'),
     );
     // One cached answer per box; the GeoJSON is drawn from it on the way out.
@@ -64,7 +64,7 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
     const key = `velocity:${mode}:${account}:${params.city}:${params.type}:${periodLabel(params.period)}`;
     send(
       res,
-      await ctx.cache.getOrCompute(key, account, () =>
+      await ctx.cache.getOrCompute({ key, perAccount: true }, account, () =>
         velocityAnswer(clickhouse, params, mode === 'test', account),
       ),
       'account',
@@ -78,7 +78,7 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
     const key = `seasonality:${mode}:${account}:${params.city}:${params.type}:${params.months}:${params.end}`;
     send(
       res,
-      await ctx.cache.getOrCompute(key, account, () =>
+      await ctx.cache.getOrCompute({ key, perAccount: true }, account, () =>
         seasonalityAnswer(clickhouse, params, mode === 'test', account),
       ),
       'market',
@@ -92,7 +92,7 @@ export function createAnalyticsRouter(ctx: AnalyticsContext, openapi?: OpenApiRe
     const key = `market-share:${mode}:${account}:${params.city}:${params.type}:${periodLabel(params.period)}`;
     send(
       res,
-      await ctx.cache.getOrCompute(key, account, () =>
+      await ctx.cache.getOrCompute({ key, perAccount: true }, account, () =>
         marketShareAnswer(clickhouse, params, mode === 'test', account),
       ),
       'account',

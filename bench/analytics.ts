@@ -148,6 +148,7 @@ const cacheFor = (round: number) =>
   createAnswerCache({
     redis,
     keyPrefix: `rls_bench:${runId}:${round}:`,
+    parts: 16, // REDIS_GLOBAL_PARTS's default
     ttlSeconds: 600,
     logger: createLogger('warn'),
   });
@@ -190,17 +191,19 @@ const heatmapJobs = citySlugs.flatMap((city) =>
   ),
 );
 type Cache = ReturnType<typeof cacheFor>;
+/** A question, its answer cached for every account unless `perAccount`. */
+const question = (key: string, perAccount = false) => ({ key, perAccount });
 /** The calling account of the answers without one of their own (no batch of it ever completes). */
 const benchAccount = 'acct_bench';
 const pricing = (cache: Cache, j: (typeof pricingJobs)[number]) =>
   cache.getOrCompute(
-    `pricing:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`,
+    question(`pricing:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`),
     benchAccount,
     () => pricingAnswer(pricingDeps, j, false),
   );
 const heatmap = (cache: Cache, j: (typeof heatmapJobs)[number]) =>
   cache.getOrCompute(
-    `heatmap:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`,
+    question(`heatmap:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`),
     benchAccount,
     () => heatmapAnswer(heatmapDeps, { bounds: cityBox(j.city), type: j.type, period: j.period }, false),
   );
@@ -215,18 +218,21 @@ const seasonalityJobs = citySlugs.flatMap((city) => propertyTypes.map((type) => 
 const end = lastCompleteMonth(new Date());
 const velocity = (cache: Cache, j: (typeof velocityJobs)[number]) =>
   cache.getOrCompute(
-    `velocity:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`,
+    question(`velocity:live:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`),
     shareAccount,
     () => velocityAnswer(ch, j, false, shareAccount),
   );
 const marketShare = (cache: Cache, j: (typeof shareJobs)[number]) =>
   cache.getOrCompute(
-    `market-share:live:${shareAccount}:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`,
+    question(
+      `market-share:live:${shareAccount}:${j.city}:${j.type}:${j.period.year}-${j.period.quarter}`,
+      true,
+    ),
     shareAccount,
     () => marketShareAnswer(ch, j, false, shareAccount),
   );
 const seasonality = (cache: Cache, j: (typeof seasonalityJobs)[number]) =>
-  cache.getOrCompute(`seasonality:live:${j.city}:${j.type}:24:${end}`, benchAccount, () =>
+  cache.getOrCompute(question(`seasonality:live:${j.city}:${j.type}:24:${end}`), benchAccount, () =>
     seasonalityAnswer(ch, { ...j, months: 24, end }, false, shareAccount),
   );
 
@@ -246,7 +252,9 @@ const estimateJobs = await (
 const estimateSteps = new Map<string, number>();
 const estimate = (cache: Cache, j: (typeof estimateJobs)[number]) =>
   cache.getOrCompute(
-    `estimate:live:${j.latitude},${j.longitude}:${j.type}:${j.bedrooms}:${j.bathrooms}:${j.areaSqm}:TZS`,
+    question(
+      `estimate:live:${j.latitude},${j.longitude}:${[j.type, j.bedrooms, j.bathrooms, j.areaSqm].join(':')}:TZS`,
+    ),
     benchAccount,
     async () => {
       try {

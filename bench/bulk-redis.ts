@@ -43,13 +43,15 @@ function request() {
 }
 
 const variants = {
-  async 'one script, then the confirm (admission.ts)'() {
+  async 'the claims and the record, then the confirm (admission.ts)'() {
     const r = request();
     const admitted = await admission.admit(r);
-    if (admitted.kind === 'admitted') await admission.confirm(admitted.created, r.batch.batch_id);
+    if (admitted.kind === 'admitted') {
+      await admission.confirm(r.owner.accountId, admitted.created, r.batch.batch_id);
+    }
   },
   // Not a way to run (a claim must be confirmed): what the confirm costs.
-  async 'the script alone, without the confirm'() {
+  async 'the admission alone, without the confirm'() {
     await admission.admit(request());
   },
 };

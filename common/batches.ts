@@ -4,7 +4,7 @@
 // that webhook delivery reads (never capped: common/webhooks/outbox.ts). Replays are harmless:
 // marking an id stored twice changes nothing.
 import type { Redis } from 'ioredis';
-import { accountStoredAtPrefix, NOTE_STORED_AT_LUA } from './account-stored-at.ts';
+import { noteAccountsStored } from './account-stored-at.ts';
 import { redisScript } from './clients/redis-script.ts';
 import { webhookOutboxKey } from './webhooks/outbox.ts';
 
@@ -40,26 +40,25 @@ export interface NewBatch {
   created_ids: string[];
 }
 
-// KEYS[1] batch hash, KEYS[2] pending set, KEYS[3] outbox stream; ARGV[1] now ISO, ARGV[2] the
-// prefix of the accounts' stored-at keys (common/account-stored-at.ts), ARGV[3..] ids.
-// Removes stored ids from the pending set; when it empties first, completes the batch, notes the
-// account's stored-at time (Redis's clock, in microseconds: the analytics cache compares it with
-// that clock) and emits. The stored-at key is built here from the record's account: on a cluster
-// every key shares the prefix's hash tag, so it is in the slot of the declared keys.
+// KEYS[1] batch hash, KEYS[2] pending set, KEYS[3] outbox stream; ARGV[1] now ISO, ARGV[2..] ids.
+// Removes stored ids from the pending set; when it empties first, completes the batch and emits.
+// Returns the batch's account id once the batch is completed (by this call: {1, account}, before:
+// {0, account}), so the caller notes the account's stored-at time (common/account-stored-at.ts,
+// under the account's hash tag: not a key of this script).
 // One SREM per 1,000 ids rather than per id: each write command of a script is a command of its own
 // to run and to append to the AOF (0.65-0.75 instead of 1.35-1.40 µs of Redis CPU per id, measured
 // with batches of 100); 1,000 stays well under Lua's limit on unpacked values.
-const markStoredScript = redisScript(`${NOTE_STORED_AT_LUA}
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-for i = 3, #ARGV, 1000 do redis.call('SREM', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV))) end
-if redis.call('SCARD', KEYS[2]) > 0 or redis.call('HGET', KEYS[1], 'status') == 'completed' then return 0 end
-redis.call('HSET', KEYS[1], 'status', 'completed', 'completed_at', ARGV[1])
+const markStoredScript = redisScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return {0, false} end
+for i = 2, #ARGV, 1000 do redis.call('SREM', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV))) end
 local account = redis.call('HGET', KEYS[1], 'account_id')
-note_stored_at(ARGV[2] .. account)
+if redis.call('HGET', KEYS[1], 'status') == 'completed' then return {0, account} end
+if redis.call('SCARD', KEYS[2]) > 0 then return {0, false} end
+redis.call('HSET', KEYS[1], 'status', 'completed', 'completed_at', ARGV[1])
 redis.call('XADD', KEYS[3], '*',
   'type', 'listings.batch.completed', 'batch_id', redis.call('HGET', KEYS[1], 'batch_id'),
   'account_id', account, 'at', ARGV[1])
-return 1
+return {1, account}
 `);
 
 /** The batch record's hash, the set of its listing ids not stored yet, and the webhook outbox. */
@@ -95,24 +94,28 @@ export function batchStore(redis: Redis, prefix: string) {
   const hashKey = (id: string) => batchKeys(prefix, id).record;
   const pendingKey = (id: string) => batchKeys(prefix, id).pending;
   const outboxKey = webhookOutboxKey(prefix);
-  const storedAtPrefix = accountStoredAtPrefix(prefix);
 
   return {
     outboxKey,
 
-    /** Marks listing ids of a batch stored; true when this call completed the batch. */
+    /**
+     * Marks listing ids of a batch stored; true when this call completed the batch. Then, once the
+     * batch is completed, notes its account's stored-at time: after the completion, and again on
+     * every later call (a replay after a crash between the two steps notes it then), since noting
+     * again only makes the account's cached answers recompute.
+     */
     async markStored(batchId: string, listingIds: string[]): Promise<boolean> {
-      const result = await markStoredScript.run(
+      const [completedNow, account] = (await markStoredScript.run(
         redis,
         3,
         hashKey(batchId),
         pendingKey(batchId),
         outboxKey,
         new Date().toISOString(),
-        storedAtPrefix,
         ...listingIds,
-      );
-      return result === 1;
+      )) as [number, string | null];
+      if (account) await noteAccountsStored(redis, prefix, [account]);
+      return completedNow === 1;
     },
 
     async get(batchId: string): Promise<BatchRecord | null> {

@@ -13,6 +13,7 @@ import type { Redis } from 'ioredis';
 import { redisScript } from '../common/clients/redis-script.ts';
 import type { KeyMode } from '../common/auth/api-key-format.ts';
 import { AppError } from '../common/errors.ts';
+import { accountSpace } from '../common/redis-keys/tags.ts';
 import { quotaKey, reserveQuotaLua, utcDay } from './quota.ts';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
@@ -93,9 +94,12 @@ export interface IdempotencyScope {
 /** What a kept 4xx (status, code, request id, digest) and its hash fields count against the budget. */
 const ERROR_RECORD_BYTES = 256;
 
-/** The record of an Idempotency-Key (by its SHA-256, hex) in its scope. */
+/**
+ * The record of an Idempotency-Key (by its SHA-256, hex) in its scope, under the account's hash tag:
+ * completing it also charges the account's quota hash (one script, so one slot on a cluster).
+ */
 export const idempotencyKey = (prefix: string, scope: IdempotencyScope, keyDigest: string) =>
-  `${prefix}idem:${scope.endpoint}:${scope.accountId}:${scope.mode}:${keyDigest}`;
+  `${accountSpace(prefix, scope.accountId)}idem:${scope.endpoint}:${scope.accountId}:${scope.mode}:${keyDigest}`;
 
 export function idempotencyStore(redis: Redis, prefix: string) {
   return {

@@ -5,7 +5,7 @@
 // maxmemory and noeviction, so unbounded growth from one key would end in every request of every
 // account failing.
 //
-// One hash per account, mode and day, `<prefix>quota:<account>:<mode>:<YYYY-MM-DD>` (fields
+// One hash per account, mode and day, `<prefix>{a:<account>}:quota:<account>:<mode>:<YYYY-MM-DD>` (fields
 // `listings`, `views`, `status_updates` of ingest/lifecycle/status-quota.ts, `snapshot_ids`, and
 // `view_buckets` of ingest/views/view-guard.ts), kept 49 h so yesterday's is still readable.
 // Reserving checks and adds in one script: concurrent requests on several processes can never
@@ -14,6 +14,7 @@ import type { Redis } from 'ioredis';
 import type { KeyMode } from '../common/auth/api-key-format.ts';
 import { redisScript } from '../common/clients/redis-script.ts';
 import { AppError } from '../common/errors.ts';
+import { accountSpace } from '../common/redis-keys/tags.ts';
 
 /** Today's hash stays until the end of tomorrow (UTC), whenever it was created. */
 export const QUOTA_TTL_SECONDS = 49 * 3600;
@@ -57,8 +58,9 @@ export function utcDay(at: Date): string {
   return at.toISOString().slice(0, 10);
 }
 
+/** Under the account's hash tag, so scripts may touch it together with the account's other keys. */
 export function quotaKey(prefix: string, accountId: string, mode: KeyMode, day: string): string {
-  return `${prefix}quota:${accountId}:${mode}:${day}`;
+  return `${accountSpace(prefix, accountId)}quota:${accountId}:${mode}:${day}`;
 }
 
 /** The next UTC midnight, when every daily quota starts again. */

@@ -125,7 +125,7 @@ export async function startPipelines(
       fx: fxTable(env.FX_USD_TZS),
       logger,
       // A listing that left the market is news again when re-sent today (common/lifecycle/resend-marks.ts).
-      onLeft: (ids) => resendMarks(platform.redis, env.REDIS_KEY_PREFIX).forget(ids),
+      onLeft: (account, ids) => resendMarks(platform.redis, env.REDIS_KEY_PREFIX).forget(account, ids),
       // Their next analytics answers include these changes (common/account-stored-at.ts).
       noteStored: (accounts) => noteAccountsStored(platform.redis, env.REDIS_KEY_PREFIX, accounts),
     }),

@@ -5,14 +5,14 @@
 // (`npm run docs:redis` writes the table; a unit test keeps the two equal).
 //
 // Only tests and scripts import this module: it imports the builders of every process, which no
-// process needs. A new family: its builder in its module, an entry here, `npm run docs:redis`.
+// process needs. A new family: its builder in its module, an entry here, `npm run docs:redis`. The
+// families of ingest and analytics are listed in registry-ingest.ts.
 import { lifetime, owned, type KeyFamily } from './family.ts';
-import { ACCOUNT_STORED_AT_TTL_SECONDS, accountStoredAtKey } from '../account-stored-at.ts';
+import { ingestKeyFamilies } from './registry-ingest.ts';
 import { RATE_WINDOW_MS } from '../auth/access-check.ts';
 import { keyAuditDeadKey, keyAuditOutboxKey } from '../auth/key-audit.ts';
 import { keyStoreKeys, REVOKED_KEPT_DAYS } from '../auth/key-store.ts';
 import { BATCH_TTL_SECONDS, batchKeys } from '../batches.ts';
-import { RESEND_MARK_SECONDS, resendMarkKey } from '../lifecycle/resend-marks.ts';
 import { imageCheckSets, imageChecksKey } from '../photos/batch-image-checks.ts';
 import { photoSummaryDoneKey, photoSummaryKey } from '../photos/batch-summary.ts';
 import { accountRateWindowKey, DAY_TTL_SECONDS, DIRTY_TTL_SECONDS, dirtyKey } from '../usage/keys.ts';
@@ -20,19 +20,6 @@ import { MONTH_TTL_SECONDS, usageKeys } from '../usage/keys.ts';
 import { webhookOutboxKey } from '../webhooks/outbox.ts';
 import { MAX_WEBHOOKS_PER_ACCOUNT, webhookKeys } from '../webhooks/store.ts';
 import { workerRegistryKeys } from '../worker-registry.ts';
-import { answerCacheKey } from '../../analytics-api/cache.ts';
-import { estimateCellsKey } from '../../analytics-api/estimate-quota.ts';
-import {
-  IDEMPOTENCY_TTL_SECONDS,
-  idempotencyKey,
-  IN_PROGRESS_TTL_SECONDS,
-} from '../../ingest/idempotency.ts';
-import { COLLECTING_TTL_SECONDS, FINISHED_TTL_SECONDS } from '../../ingest/lifecycle/snapshot-store.ts';
-import { snapshotKeys } from '../../ingest/lifecycle/snapshot-store.ts';
-import { statusChangesKey } from '../../ingest/lifecycle/status-quota.ts';
-import { CLAIM_TTL_SECONDS, claimsKey, SEEN_TTL_SECONDS, seenKey } from '../../ingest/listings/seen-store.ts';
-import { QUOTA_TTL_SECONDS, quotaKey } from '../../ingest/quota.ts';
-import { viewGuardBucketPrefix } from '../../ingest/views/view-guard.ts';
 import { inflightKey } from '../../stream/inflight-marks.ts';
 import { jobLockKey } from '../../stream/jobs/schedule.ts';
 import { LOCK_TTL_SECONDS as OWNERS_LOCK_TTL_SECONDS } from '../../stream/listings/owners-rebuild.ts';
@@ -51,7 +38,6 @@ const perBatch = {
   ttl: lifetime(BATCH_TTL_SECONDS),
   bound: `${quotaAndTtl('listings')}: one per batch, a member per listing or image`,
 };
-const snapshotTtl = `${lifetime(COLLECTING_TTL_SECONDS)} collecting, ${lifetime(FINISHED_TTL_SECONDS)} finished`;
 const rateWindow = lifetime(RATE_WINDOW_MS / 1000);
 
 export const keyFamilies: readonly KeyFamily[] = [
@@ -202,15 +188,6 @@ export const keyFamilies: readonly KeyFamily[] = [
       bound: `${MAX_WEBHOOKS_PER_ACCOUNT} members`,
     },
   ]),
-  ...owned('common/lifecycle/resend-marks.ts', [
-    {
-      name: 'lifecycle:resent:<listing>',
-      type: 'string',
-      build: (p) => resendMarkKey(p, 'l1'),
-      ttl: lifetime(RESEND_MARK_SECONDS),
-      bound: 'the TTL: a mark per listing re-sent that day (a listing is marked once a day at most)',
-    },
-  ]),
   ...owned('common/worker-registry.ts', [
     {
       name: '{workers}',
@@ -231,15 +208,6 @@ export const keyFamilies: readonly KeyFamily[] = [
       bound: 'the live stream workers (stale ones are removed when read)',
     },
   ]),
-  ...owned('common/account-stored-at.ts', [
-    {
-      name: 'analytics:stored-at:<account>',
-      type: 'string',
-      build: (p) => accountStoredAtKey(p, 'a1'),
-      ttl: lifetime(ACCOUNT_STORED_AT_TTL_SECONDS),
-      bound: 'the TTL: one per account that stored data in the last hour',
-    },
-  ]),
   ...owned('stream/jobs/schedule.ts', [
     {
       name: '{job:<job>:<scheduled time>}',
@@ -255,94 +223,6 @@ export const keyFamilies: readonly KeyFamily[] = [
       },
       ttl: "the job's lockTtlMs (55 s to 6 h)",
       bound: 'the TTL: one per job run',
-    },
-  ]),
-  ...owned('analytics-api/cache.ts', [
-    {
-      name: 'analytics:v2:<question>',
-      type: 'string',
-      build: (p) => answerCacheKey(p, `listings:live:${day}`),
-      ttl: 'ANALYTICS_CACHE_TTL_SECONDS (≤ 1 h, default 30 s)',
-      bound: 'the TTL: one per distinct question asked within it (so by the rate limits)',
-    },
-  ]),
-  ...owned('analytics-api/estimate-quota.ts', [
-    {
-      name: 'estimate-cells:<account>:<mode>:<day>',
-      type: 'set',
-      build: (p) => estimateCellsKey(p, 'a1', 'live', new Date(day)),
-      ttl: lifetime(49 * 3600),
-      bound: "the TTL and the tier's daily quota of distinct estimate cells (common/auth/tiers.ts)",
-    },
-  ]),
-  ...owned('ingest/idempotency.ts', [
-    {
-      name: 'idem:<endpoint>:<account>:<mode>:<key digest>',
-      type: 'hash',
-      build: (p) => idempotencyKey(p, { endpoint: 'listings', accountId: 'a1', mode: 'live' }, 'ab12'),
-      ttl: `${lifetime(IDEMPOTENCY_TTL_SECONDS)} (${lifetime(IN_PROGRESS_TTL_SECONDS)} while running)`,
-      bound: "the TTL and the account's daily byte budget for kept responses (ingest/quota.ts)",
-    },
-  ]),
-  ...owned(
-    'ingest/lifecycle/snapshot-store.ts',
-    (
-      [
-        ['', 'hash'],
-        [':parts', 'set'],
-        [':ids', 'set'],
-        [':withdraw', 'list'],
-      ] as const
-    ).map(([suffix, type]) => ({
-      name: `snapshot:<account>:<mode>:<snapshot>${suffix}`,
-      type,
-      build: (p: string) =>
-        snapshotKeys(p, 'a1', false, 's1')[suffix ? (suffix.slice(1) as 'parts') : 'record'],
-      ttl: snapshotTtl,
-      bound: quotaAndTtl('snapshot ids'),
-    })),
-  ),
-  ...owned('ingest/lifecycle/status-quota.ts', [
-    {
-      name: 'status-changes:<account>:<mode>:<day>',
-      type: 'hash',
-      build: (p) => statusChangesKey(p, 'a1', 'live', day),
-      ttl: lifetime(QUOTA_TTL_SECONDS),
-      bound: `${quotaAndTtl('status updates')}: a field per listing changed that day`,
-    },
-  ]),
-  ...owned('ingest/listings/seen-store.ts', [
-    {
-      name: 'seen:<listing>',
-      type: 'string',
-      build: (p) => seenKey(p, 'l1'),
-      ttl: lifetime(SEEN_TTL_SECONDS),
-      bound: quotaAndTtl('listings'),
-    },
-    {
-      name: 'claims:<batch>',
-      type: 'string',
-      build: (p) => claimsKey(p, 'b1'),
-      ttl: `${lifetime(CLAIM_TTL_SECONDS)} while publishing, then ${lifetime(SEEN_TTL_SECONDS)}`,
-      bound: 'the TTL: one per admitted request (so by the rate limits)',
-    },
-  ]),
-  ...owned('ingest/quota.ts', [
-    {
-      name: 'quota:<account>:<mode>:<day>',
-      type: 'hash',
-      build: (p) => quotaKey(p, 'a1', 'live', day),
-      ttl: lifetime(QUOTA_TTL_SECONDS),
-      bound: 'the TTL: one per account and mode active that day, a few fields',
-    },
-  ]),
-  ...owned('ingest/views/view-guard.ts', [
-    {
-      name: 'vg:<account>:<mode>:<day>:<n>',
-      type: 'hash',
-      build: (p) => `${viewGuardBucketPrefix(p, { accountId: 'a1', mode: 'live' }, day)}7`,
-      ttl: lifetime(QUOTA_TTL_SECONDS),
-      bound: quotaAndTtl('view events'),
     },
   ]),
   ...owned('stream/listings/owners.ts', [
@@ -426,4 +306,5 @@ export const keyFamilies: readonly KeyFamily[] = [
       bound: 'the TTL: a delivery per event and webhook (events come from quota-bounded work)',
     },
   ]),
+  ...ingestKeyFamilies,
 ];

@@ -26,7 +26,7 @@ export async function reportResends(
   if (!listingIds.length) return;
   let fresh: string[] = [];
   try {
-    fresh = await deps.marks.mark(listingIds);
+    fresh = await deps.marks.mark(head.account_id, listingIds);
     if (!fresh.length) return;
     await deps.publish({
       v: 1,
@@ -40,7 +40,7 @@ export async function reportResends(
       listings: listingIds.length,
       error: String(error),
     });
-    await deps.marks.forget(fresh).catch((forgetError: unknown) =>
+    await deps.marks.forget(head.account_id, fresh).catch((forgetError: unknown) =>
       // The marks then hide these re-sends for their TTL: say so, the data is not lost (Kafka has it).
       deps.logger.warn('re-send marks not forgotten', { listings: fresh.length, error: String(forgetError) }),
     );

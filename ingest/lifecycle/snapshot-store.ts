@@ -1,11 +1,14 @@
 // Snapshots in Redis (docs/lifecycle.md, "Snapshots"): per account, mode and snapshot id, a record
-// (hash), the part numbers received (set) and the external ids declared (set). Parts arrive in any
+// (hash), the part numbers received (set) and the external ids declared (set), all under the
+// account's hash tag. Parts arrive in any
 // order; the request that completes the set claims the computation atomically, so two final parts
 // racing each other compute once. Collecting snapshots live 24 h from their first part; a finished
 // one is kept 7 days (its outcome, and the withdrawals of a held snapshot awaiting confirmation).
 import type { Redis } from 'ioredis';
 import type { z } from 'zod';
 import { redisScript } from '../../common/clients/redis-script.ts';
+import { assertOneSlot } from '../../common/redis-keys/slot.ts';
+import { accountSpace } from '../../common/redis-keys/tags.ts';
 import type { snapshotRecordSchema } from './schemas.ts';
 
 export const COLLECTING_TTL_SECONDS = 24 * 3600;
@@ -65,9 +68,12 @@ return 1
   { freesMemory: true },
 );
 
-/** A snapshot's record (hash), parts received (set), external ids declared (set), withdrawals (list). */
+/**
+ * A snapshot's record (hash), parts received (set), external ids declared (set), withdrawals (list):
+ * under the account's hash tag, so its scripts and transactions touch one slot on a cluster.
+ */
 export function snapshotKeys(prefix: string, account: string, isTest: boolean, id: string) {
-  const base = `${prefix}snapshot:${account}:${isTest ? 'test' : 'live'}:${id}`;
+  const base = `${accountSpace(prefix, account)}snapshot:${account}:${isTest ? 'test' : 'live'}:${id}`;
   return { record: base, parts: `${base}:parts`, ids: `${base}:ids`, withdraw: `${base}:withdraw` };
 }
 
@@ -142,6 +148,7 @@ export function snapshotStore(redis: Redis, prefix: string) {
       outcome: { status: 'applied' | 'held'; completedAt: string; active: number; withdraw: string[] },
     ): Promise<void> {
       const k = keys(account, isTest, id);
+      assertOneSlot([k.record, k.ids, k.parts, k.withdraw], 'finishing a snapshot');
       const multi = redis.multi();
       multi.hset(k.record, {
         status: outcome.status,
@@ -158,6 +165,7 @@ export function snapshotStore(redis: Redis, prefix: string) {
     /** Back to collecting after a failed computation, so the final part can be sent again. */
     async reopen(account: string, isTest: boolean, id: string, part: number): Promise<void> {
       const k = keys(account, isTest, id);
+      assertOneSlot([k.record, k.parts], 'reopening a snapshot');
       await redis.multi().hset(k.record, 'status', 'collecting').srem(k.parts, part).exec();
     },
     /** A held snapshot's withdrawals (null when it is not held). */

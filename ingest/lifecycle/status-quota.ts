@@ -6,11 +6,13 @@
 //     receive time): past it an update fails on its own (`status_cap_reached`), the rest goes on.
 // Both are decided in one script per request, atomically across processes: the account's count in
 // its quota hash (ingest/quota.ts, field `status_updates`) and the per-listing counts in a hash per
-// account, mode and day, `<prefix>status-changes:<account>:<mode>:<YYYY-MM-DD>` (one field per
-// listing changed that day, so never more fields than the day's quota), kept 49 h like the quota.
+// account, mode and day, `<prefix>{a:<account>}:status-changes:<account>:<mode>:<YYYY-MM-DD>` (one
+// field per listing changed that day, so never more fields than the day's quota), kept 49 h like the
+// quota; both under the account's hash tag, so the script's two keys share a slot on a cluster.
 import type { Redis } from 'ioredis';
 import type { KeyMode } from '../../common/auth/api-key-format.ts';
 import { redisScript } from '../../common/clients/redis-script.ts';
+import { accountSpace } from '../../common/redis-keys/tags.ts';
 import { QUOTA_TTL_SECONDS, quotaExceeded, quotaKey, utcDay } from '../quota.ts';
 
 /** Accepted status updates of one listing per UTC day; later ones fail with status_cap_reached. */
@@ -19,7 +21,7 @@ export const STATUS_CHANGES_PER_LISTING_DAY = 10;
 const QUOTA_FIELD = 'status_updates';
 
 export function statusChangesKey(prefix: string, accountId: string, mode: KeyMode, day: string): string {
-  return `${prefix}status-changes:${accountId}:${mode}:${day}`;
+  return `${accountSpace(prefix, accountId)}status-changes:${accountId}:${mode}:${day}`;
 }
 
 // KEYS[1] today's quota hash, KEYS[2] today's per-listing hash. ARGV: 1 quota field, 2 quota limit,

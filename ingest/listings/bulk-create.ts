@@ -65,6 +65,7 @@ export async function bulkCreate(
   if (fresh.length) await publishOrAbandon(deps, request, admission, fresh);
   try {
     await deps.admission.confirm(
+      auth.account_id,
       fresh.map((c) => c.listingId),
       request.batchId,
     );
@@ -132,7 +133,7 @@ function admissionOf(request: BulkRequest): AdmissionRequest {
 }
 
 /**
- * Claims the candidates, reserves their quota and records the batch (one Redis call); marks those
+ * Claims the candidates, reserves their quota and records the batch (admission.ts); marks those
  * another batch created as duplicates and returns the new ones. A listing another request is still
  * publishing is a retriable 409, not "duplicate": that publish may still fail.
  */

@@ -1,4 +1,6 @@
-// Fast-path duplicate detection in Redis. Two key families:
+// Fast-path duplicate detection in Redis. Two key families, both under the account's hash tag (a
+// listing id is derived from its account, so the batch holding an id is always of that account, and
+// a request's claims and the holders' claims keys share one slot):
 // - `seen:<listing id>` (30 days): the claim of an id, `p:<batch>`, written for a whole request in one
 //   Lua call when the request is admitted (the admission script, ingest/listings/admission.ts, with
 //   claimSeenLua below);
@@ -11,6 +13,7 @@
 // Losing these keys is harmless for correctness: ids are deterministic and the stream skips ids it
 // already stored; only the "duplicate" label in the response depends on them.
 import type { Redis } from 'ioredis';
+import { accountSpace } from '../../common/redis-keys/tags.ts';
 
 export const SEEN_TTL_SECONDS = 30 * 24 * 3600;
 /** How long a request has to publish before its claims no longer count. */
@@ -20,26 +23,32 @@ export const PENDING_PREFIX = 'p:';
 const PENDING = 'pending';
 const PUBLISHED = 'published';
 
-/** The claim of one listing id. */
-export const seenKey = (prefix: string, listingId: string) => `${prefix}seen:${listingId}`;
-/** Whether the claims of a batch count (`pending`, `published`, or gone). */
-export const claimsKey = (prefix: string, batchId: string) => `${prefix}claims:${batchId}`;
+/** The claim of one listing id of `accountId`. */
+export const seenKey = (prefix: string, accountId: string, listingId: string) =>
+  `${accountSpace(prefix, accountId)}seen:${listingId}`;
+/** Whether the claims of a batch of `accountId` count (`pending`, `published`, or gone). */
+export const claimsKey = (prefix: string, accountId: string, batchId: string) =>
+  `${accountSpace(prefix, accountId)}claims:${batchId}`;
 /** The value of a claim by `batchId`. */
 export const pendingClaim = (batchId: string) => `${PENDING_PREFIX}${batchId}`;
 
 /**
- * Lua: claim_seen(key, claim, ttl, claims_prefix) claims one id unless a live claim holds it;
- * returns false when this call claimed it, the holder's batch id when that batch published, or the
- * holder's claim (`p:<batch>`) while it is still publishing. A value without the `p:` prefix is a claim written
- * before the claims keys existed, and counts as published.
+ * Lua: claim_seen(key, claim, ttl, claims_of) claims one id unless a live claim holds it; returns
+ * false when this call claimed it, the holder's batch id when that batch published, or the holder's
+ * claim (`p:<batch>`) while it is still publishing. `claims_of` maps a holder's batch id to its
+ * claims key (given in KEYS); for a holder it lacks, claim_seen returns {holder} and changes nothing:
+ * the caller answers "retry with that holder's claims key". A value without the `p:` prefix is a
+ * claim written before the claims keys existed, and counts as published.
  */
 export const claimSeenLua = `
-local function claim_seen(key, claim, ttl, claims_prefix)
+local function claim_seen(key, claim, ttl, claims_of)
   local v = redis.call('SET', key, claim, 'NX', 'GET', 'EX', ttl)
   if not v then return false end
   if string.sub(v, 1, ${PENDING_PREFIX.length}) ~= '${PENDING_PREFIX}' then return v end
   local holder = string.sub(v, ${PENDING_PREFIX.length + 1})
-  local state = redis.call('GET', claims_prefix .. holder)
+  local claims = claims_of[holder]
+  if not claims then return {holder} end
+  local state = redis.call('GET', claims)
   if state == '${PUBLISHED}' then return holder end
   if state == '${PENDING}' then return v end
   redis.call('SET', key, claim, 'EX', ttl)
@@ -70,17 +79,21 @@ export function seenHolder(value: string): SeenHolder {
 }
 
 export function seenStore(redis: Redis, prefix: string) {
-  const key = (listingId: string) => seenKey(prefix, listingId);
   return {
     /** The batch published: its claims count for the duplicate window (one write, whatever its size). */
-    async confirm(listingIds: string[], batchId: string): Promise<void> {
-      if (listingIds.length) await redis.set(claimsKey(prefix, batchId), PUBLISHED, 'EX', SEEN_TTL_SECONDS);
+    async confirm(accountId: string, listingIds: string[], batchId: string): Promise<void> {
+      if (!listingIds.length) return;
+      await redis.set(claimsKey(prefix, accountId, batchId), PUBLISHED, 'EX', SEEN_TTL_SECONDS);
     },
 
-    /** For each id, the batch that created it if that batch published, else undefined. */
-    async publishedHolders(listingIds: string[]): Promise<(string | undefined)[]> {
+    /**
+     * For each id, the batch of `accountId` that created it if that batch published, else undefined
+     * (an id of another account has no claim among this account's: undefined).
+     */
+    async publishedHolders(accountId: string, listingIds: string[]): Promise<(string | undefined)[]> {
       if (!listingIds.length) return [];
-      const values = await redis.mget(listingIds.map(key));
+      // One account's keys: one slot, so one MGET on a cluster too.
+      const values = await redis.mget(listingIds.map((id) => seenKey(prefix, accountId, id)));
       const claimed = [
         ...new Set(
           values
@@ -88,7 +101,9 @@ export function seenStore(redis: Redis, prefix: string) {
             .map((v) => v.slice(PENDING_PREFIX.length)),
         ),
       ];
-      const states = claimed.length ? await redis.mget(claimed.map((b) => claimsKey(prefix, b))) : [];
+      const states = claimed.length
+        ? await redis.mget(claimed.map((b) => claimsKey(prefix, accountId, b)))
+        : [];
       const published = new Set(claimed.filter((_, i) => states[i] === PUBLISHED));
       return values.map((v) => {
         if (!v) return undefined;

@@ -49,11 +49,14 @@ export function listingOwnership(deps: OwnershipDeps) {
     return new Map(rows.map((r) => [r.id, `${r.account_id}|${Number(r.is_test)}`]));
   }
 
-  /** Listings accepted by the API but maybe not stored yet: seen key → batch → its account and mode. */
-  async function fromRecentBatches(ids: string[]): Promise<Map<string, string>> {
+  /**
+   * Listings of `accountId` accepted by the API but maybe not stored yet: its seen key → batch → its
+   * account and mode (the seen keys are the account's own: those of another account are not looked at).
+   */
+  async function fromRecentBatches(ids: string[], accountId: string): Promise<Map<string, string>> {
     const found = new Map<string, string>();
     try {
-      const batches = await seen.publishedHolders(ids);
+      const batches = await seen.publishedHolders(accountId, ids);
       const confirmed = ids
         .map((id, i) => ({ id, batch: batches[i] }))
         .filter((e): e is { id: string; batch: string } => e.batch !== undefined);
@@ -87,7 +90,8 @@ export function listingOwnership(deps: OwnershipDeps) {
         }
         missing = missing.filter((id) => !owners.has(id));
       }
-      if (missing.length) for (const [id, owner] of await fromRecentBatches(missing)) owners.set(id, owner);
+      if (missing.length)
+        for (const [id, owner] of await fromRecentBatches(missing, accountId)) owners.set(id, owner);
       return new Set(unique.filter((id) => owners.get(id) === wanted));
     },
   };

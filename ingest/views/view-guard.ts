@@ -9,7 +9,8 @@
 //     recorded.
 //
 // No Redis key per event. Each account, mode and day has a fixed set of small hashes ("buckets",
-// `<prefix>vg:<account>:<mode>:<day>:<n>`), picked by (listing, viewer) — so a retried event, with
+// `<prefix>{a:<account>}:vg:<account>:<mode>:<day>:<n>`, under the account's hash tag like its quota
+// hash), picked by (listing, viewer) — so a retried event, with
 // its listing and viewer, always meets its first copy. An accepted event adds at most two 9-byte
 // fields: its event id's fingerprint (only when the client gave one: generated ids never repeat)
 // and a counter per (listing, viewer, viewed day). The day's bucket count is fixed at its first
@@ -21,6 +22,11 @@
 // day only). Either way: kept 49 h, never more than the daily quota per account. The script reads
 // each bucket it needs once (HMGET) and writes it once (HSET).
 //
+// The script is given every bucket it touches (KEYS): the client picks them from the days' bucket
+// counts, which it reads first (and remembers once fixed: a day's count never changes), and the
+// script checks the counts it was given against the quota hashes, answering "retry" (nothing
+// written) when one changed in between — only when two requests start an account's day together.
+//
 // Exactness: fingerprints are 8 bytes of SHA-256, so two different ids (or counters) of one
 // bucket collide with probability ~2⁻⁶⁴ per pair; a repeat inside the window is never missed. Past
 // the window an id is forgotten (the Idempotency-Key covers whole retried requests for 24 h too).
@@ -28,6 +34,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { KeyMode } from '../../common/auth/api-key-format.ts';
 import { redisScript } from '../../common/clients/redis-script.ts';
+import { accountSpace } from '../../common/redis-keys/tags.ts';
 import { QUOTA_TTL_SECONDS, quotaExceeded, quotaKey, utcDay } from '../quota.ts';
 
 /** Views of one listing by one viewer that count per UTC day; later ones are rejected. */
@@ -43,9 +50,19 @@ const MIN_BUCKETS = 16;
 const EVENT_BYTES = 21;
 
 // Shared Lua: the events of ARGV[7] (eventBlob) as {client?, bucket hash, event field, counter
-// field}, and HMGET of every needed field of one bucket at once. Each bucket holds a field `_`
-// from its first write on: a bucket read without it is new and gets its TTL when written.
+// field}, the bucket keys given in KEYS (from KEYS[first], one per bucket number of the list
+// `numbers`, comma-separated) by bucket number, and HMGET of every needed field of one bucket at
+// once. Each bucket holds a field `_` from its first write on: a bucket read without it is new and
+// gets its TTL when written.
 const common = `
+local function bucketKeys(first, numbers)
+  local keys, i = {}, first
+  for n in string.gmatch(numbers, '%d+') do
+    keys[tonumber(n)] = KEYS[i]
+    i = i + 1
+  end
+  return keys, i
+end
 local function events(blob)
   local out = {}
   for i = 1, #blob / ${EVENT_BYTES} do
@@ -73,24 +90,27 @@ local function need(want, key, field)
 end
 `;
 
-// KEYS[1] today's quota hash, KEYS[2] yesterday's. ARGV: 1 today's bucket prefix, 2 yesterday's,
-// 3 most buckets (the quota's), 4 cap, 5 quota limit, 6 ttl, 7 the events (one binary argument, so
-// Redis does not parse thousands of arguments).
-// Returns {accepted or -1 when over quota, views used, status per event (0 ok, 1 dup, 2 capped)}.
+// KEYS[1] today's quota hash, KEYS[2] yesterday's, then today's buckets the events need, then
+// yesterday's. ARGV: 1 today's bucket count as the client read it (0: not fixed yet), 2 yesterday's,
+// 3 today's count to fix when it is not (from yesterday's views, as the client read them), 4 cap,
+// 5 quota limit, 6 ttl, 7 the events (one binary argument, so Redis does not parse thousands of
+// arguments), 8 today's bucket numbers (in KEYS order, comma-separated), 9 yesterday's.
+// Returns {accepted or -1 when over quota, views used, status per event (0 ok, 1 dup, 2 capped)},
+// or {-2} when a day's bucket count is not the client's (nothing written: read again and retry).
 const admitScript = redisScript(`${common}
 local qT, qY = KEYS[1], KEYS[2]
 local cap, limit, ttl = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local nbT = tonumber(redis.call('HGET', qT, 'view_buckets') or '0')
-local newNb = nbT == 0
-if newNb then
-  local before = tonumber(redis.call('HGET', qY, 'views') or '0')
-  nbT = math.min(tonumber(ARGV[3]), math.max(${MIN_BUCKETS}, math.ceil(before / ${EVENTS_PER_BUCKET})))
-end
 local nbY = tonumber(redis.call('HGET', qY, 'view_buckets') or '0')
+if nbT ~= tonumber(ARGV[1]) or nbY ~= tonumber(ARGV[2]) then return {-2} end
+local newNb = nbT == 0
+if newNb then nbT = tonumber(ARGV[3]) end
+local todayKeys, next = bucketKeys(3, ARGV[8])
+local yesterdayKeys = bucketKeys(next, ARGV[9])
 local ev, want = events(ARGV[7]), {}
 for _, e in ipairs(ev) do
-  e.kT = ARGV[1] .. (e.hash % nbT)
-  if nbY > 0 then e.kY = ARGV[2] .. (e.hash % nbY) end
+  e.kT = todayKeys[e.hash % nbT]
+  if nbY > 0 then e.kY = yesterdayKeys[e.hash % nbY] end
   for _, key in ipairs({ e.kT, e.kY }) do
     if e.client then need(want, key, e.ef) end
     need(want, key, e.cf)
@@ -145,15 +165,18 @@ end
 return {accepted, used, status}
 `);
 
-// Undoes an admit whose events were not published (same KEYS[1] and ARGV layout; today only).
+// Undoes an admit whose events were not published (same KEYS and ARGV layout; today's buckets only).
+// Returns the events given back, or -2 when today's bucket count is not the client's.
 const releaseScript = redisScript(
   `${common}
 local nb = tonumber(redis.call('HGET', KEYS[1], 'view_buckets') or '0')
 if nb == 0 then return 0 end
+if nb ~= tonumber(ARGV[1]) then return -2 end
+local todayKeys = bucketKeys(3, ARGV[8])
 local ev = events(ARGV[7])
 local counts = {}
 for _, e in ipairs(ev) do
-  local key = ARGV[1] .. (e.hash % nb)
+  local key = todayKeys[e.hash % nb]
   if e.client then redis.call('HDEL', key, e.ef) end
   local ck = key .. e.cf
   if not counts[ck] then counts[ck] = { key = key, field = e.cf, n = 0 } end
@@ -192,42 +215,115 @@ export function viewerOf(viewerId: string | undefined, keyId: string): string {
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
 
 /** Per event: '1'/'0' (client id?), bucket hash of (listing, viewer), event and counter fingerprints. */
-function eventBlob(events: GuardedEvent[]): Buffer {
+function eventBlob(events: GuardedEvent[]): { blob: Buffer; hashes: number[] } {
   const blob = Buffer.alloc(events.length * EVENT_BYTES);
-  events.forEach((e, i) => {
+  const hashes = events.map((e, i) => {
     const at = i * EVENT_BYTES;
     const pair = sha256(`viewer|${e.listingId}|${e.viewer}`);
     blob.write(e.clientEventId === undefined ? '0' : '1', at, 'latin1');
     pair.copy(blob, at + 1, 0, 4);
     sha256(`event|${e.clientEventId ?? ''}`).copy(blob, at + 5, 0, 8);
     sha256(`viewer|${e.listingId}|${e.viewer}|${e.viewedDay}`).copy(blob, at + 13, 0, 8);
+    return pair.readUInt32BE(0); // what the script reads as the bucket hash
   });
-  return blob;
+  return { blob, hashes };
 }
 
-/** The name of an account's view-guard buckets of a day without the bucket number (the script appends it). */
-export const viewGuardBucketPrefix = (prefix: string, owner: GuardOwner, day: string) =>
-  `${prefix}vg:${owner.accountId}:${owner.mode}:${day}:`;
+/** One of an account's view-guard buckets of a day (bucket number `bucket`). */
+export const viewGuardBucketKey = (prefix: string, owner: GuardOwner, day: string, bucket: number) =>
+  `${accountSpace(prefix, owner.accountId)}vg:${owner.accountId}:${owner.mode}:${day}:${bucket}`;
+
+/** Tries of a request whose days' bucket counts changed while it was sent (each try reads them again). */
+const TRIES = 5;
+/** Days whose bucket count is remembered (fixed for the day once set): bounds the process' memory. */
+const REMEMBERED_DAYS = 10_000;
 
 export function viewGuard(redis: Redis, prefix: string) {
-  const bucketPrefix = (owner: GuardOwner, day: string) => viewGuardBucketPrefix(prefix, owner, day);
-  const head = (owner: GuardOwner, at: Date, limit: number) => {
+  /**
+   * Quota hash → its day's bucket count, once fixed (it never changes afterwards; yesterday's 0 is
+   * kept too, as the day is over). A wrong one costs a retry only: the script checks it.
+   */
+  const fixed = new Map<string, number>();
+  const remember = (quotaHash: string, count: number) => {
+    if (fixed.size >= REMEMBERED_DAYS) fixed.clear();
+    fixed.set(quotaHash, count);
+  };
+
+  /** The bucket counts of today and yesterday, and the count today gets if not fixed yet. */
+  async function counts(today: string, yesterday: string, limit: number) {
+    let [nbT, nbY] = [fixed.get(today) ?? 0, fixed.get(yesterday)];
+    let before = 0;
+    if (!nbT || nbY === undefined) {
+      // Both quota hashes are under the account's tag: one slot, so one pipeline on a cluster too.
+      const replies = (await redis
+        .pipeline()
+        .hget(today, 'view_buckets')
+        .hmget(yesterday, 'view_buckets', 'views')
+        .exec()) as [Error | null, unknown][] | null;
+      const failed = replies?.find(([error]) => error)?.[0];
+      if (!replies || failed) throw failed ?? new Error('pipeline discarded');
+      const [bucketsT, [bucketsY, viewsY]] = [replies[0]![1], replies[1]![1]] as [
+        string | null,
+        (string | null)[],
+      ];
+      [nbT, nbY, before] = [Number(bucketsT ?? 0), Number(bucketsY ?? 0), Number(viewsY ?? 0)];
+      if (nbT) remember(today, nbT);
+      remember(yesterday, nbY);
+    }
+    const most = Math.max(MIN_BUCKETS, Math.ceil(limit / EVENTS_PER_BUCKET));
+    const fresh = Math.min(most, Math.max(MIN_BUCKETS, Math.ceil(before / EVENTS_PER_BUCKET)));
+    return { nbT, nbY, fresh };
+  }
+
+  /**
+   * Runs `script` with the buckets its events need (of today, and of yesterday when `days` is 2);
+   * reads the days' counts again while the script finds them changed.
+   */
+  async function run(
+    script: typeof admitScript,
+    owner: GuardOwner,
+    events: GuardedEvent[],
+    limit: number,
+    at: Date,
+    days: 1 | 2,
+  ): Promise<unknown> {
     const [today, yesterday] = [utcDay(at), utcDay(new Date(at.getTime() - 86_400_000))];
-    return {
-      keys: [
-        quotaKey(prefix, owner.accountId, owner.mode, today),
-        quotaKey(prefix, owner.accountId, owner.mode, yesterday),
-      ],
-      args: [
-        bucketPrefix(owner, today),
-        bucketPrefix(owner, yesterday),
-        Math.max(MIN_BUCKETS, Math.ceil(limit / EVENTS_PER_BUCKET)),
+    const quota = [today, yesterday].map((day) => quotaKey(prefix, owner.accountId, owner.mode, day)) as [
+      string,
+      string,
+    ];
+    const { blob, hashes } = eventBlob(events);
+    for (let attempt = 1; ; attempt++) {
+      const { nbT, nbY, fresh } = await counts(quota[0], quota[1], limit);
+      const numbers = (count: number) => (count ? [...new Set(hashes.map((h) => h % count))] : []);
+      const bucketsT = numbers(nbT || fresh);
+      const bucketsY = days === 2 ? numbers(nbY) : [];
+      const keys = [
+        ...quota,
+        ...bucketsT.map((b) => viewGuardBucketKey(prefix, owner, today, b)),
+        ...bucketsY.map((b) => viewGuardBucketKey(prefix, owner, yesterday, b)),
+      ];
+      const reply = await script.run(
+        redis,
+        keys.length,
+        ...keys,
+        nbT,
+        nbY,
+        fresh,
         VIEWS_PER_VIEWER_DAY,
         limit,
         QUOTA_TTL_SECONDS,
-      ],
-    };
-  };
+        blob,
+        bucketsT.join(','),
+        bucketsY.join(','),
+      );
+      const stale = Array.isArray(reply) ? reply[0] === -2 : reply === -2;
+      if (!stale) return reply;
+      fixed.delete(quota[0]);
+      fixed.delete(quota[1]);
+      if (attempt >= TRIES) throw new Error('view guard: the bucket counts kept changing');
+    }
+  }
 
   return {
     /**
@@ -241,14 +337,11 @@ export function viewGuard(redis: Redis, prefix: string) {
       at = new Date(),
     ): Promise<GuardStatus[]> {
       if (!events.length) return [];
-      const { keys, args } = head(owner, at, limit);
-      const [accepted, used, codes] = (await admitScript.run(
-        redis,
-        2,
-        ...keys,
-        ...args,
-        eventBlob(events),
-      )) as [number, number, number[]];
+      const [accepted, used, codes] = (await run(admitScript, owner, events, limit, at, 2)) as [
+        number,
+        number,
+        number[],
+      ];
       if (accepted < 0) {
         const requested = codes.filter((c) => c === 0).length;
         throw quotaExceeded('views', { limit, used, requested, at });
@@ -259,8 +352,7 @@ export function viewGuard(redis: Redis, prefix: string) {
     /** Forgets accepted events that could not be published, so a retry is not a duplicate. */
     async release(owner: GuardOwner, events: GuardedEvent[], limit: number, at: Date): Promise<void> {
       if (!events.length) return;
-      const { keys, args } = head(owner, at, limit);
-      await releaseScript.run(redis, 1, keys[0]!, ...args, eventBlob(events));
+      await run(releaseScript, owner, events, limit, at, 1);
     },
   };
 }

@@ -32,8 +32,8 @@ export interface StatusHandlerDeps {
   quarantine: Quarantine;
   fx: FxTable;
   logger: Logger;
-  /** Listings that just left the market (the ingest API then treats a re-send today as news). */
-  onLeft?(listingIds: string[]): Promise<void>;
+  /** Listings that just left the market, by account (the ingest API then treats a re-send today as news). */
+  onLeft?(accountId: string, listingIds: string[]): Promise<void>;
   /** Accounts whose changes were just stored: their next analytics answers must include them. */
   noteStored?(accountIds: string[]): Promise<void>;
   now?: () => number;
@@ -68,7 +68,7 @@ export function createStatusHandler(deps: StatusHandlerDeps): BatchHandler {
 
       const changes: ListingStatusChangeRow[] = [];
       const touched = new Map<string, ListingState>();
-      const left: string[] = [];
+      const left = new Map<string, string[]>(); // account → its listings that left the market
       const sourceOf = new Map<ListingStatusChangeRow, (typeof items)[number]>();
       const touch = (state: ListingState, at: number) => {
         const next = { ...state, updated_at: Math.max(state.updated_at, at), version: state.version + 1 };
@@ -94,7 +94,11 @@ export function createStatusHandler(deps: StatusHandlerDeps): BatchHandler {
         sourceOf.set(row, item);
         current.set(state.listing_id, applied.state);
         touched.delete(state.listing_id); // the change's own state row (via the view) is newer
-        if (isOnMarket(state.status) && !isOnMarket(change.status)) left.push(state.listing_id);
+        if (isOnMarket(state.status) && !isOnMarket(change.status)) {
+          const ids = left.get(state.account_id) ?? [];
+          ids.push(state.listing_id);
+          left.set(state.account_id, ids);
+        }
       };
 
       for (const item of items) {
@@ -166,8 +170,10 @@ export function createStatusHandler(deps: StatusHandlerDeps): BatchHandler {
       if (storedFor.length && deps.noteStored) {
         await context.retry('noting the accounts stored', () => deps.noteStored!(storedFor));
       }
-      if (left.length && deps.onLeft) {
-        await context.retry('forgetting re-send marks', () => deps.onLeft!(left));
+      if (left.size && deps.onLeft) {
+        await context.retry('forgetting re-send marks', () =>
+          Promise.all([...left].map(([account, ids]) => deps.onLeft!(account, ids))),
+        );
       }
     },
   };

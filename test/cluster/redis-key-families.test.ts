@@ -49,15 +49,23 @@ async function exercise(prefix: string): Promise<void> {
   });
   expect(await batches.markStored(batchA, ids.slice(0, 2))).toBe(true);
 
-  // The analytics cache reads an entry, the account's last completion (noted by the batch script
-  // above) and Redis's clock in one pipeline; a hit shows that pipeline ran.
-  const cache = createAnswerCache({ redis, keyPrefix: prefix, ttlSeconds: 60, logger: createLogger('warn') });
-  expect((await cache.getOrCompute(`cluster-${run}`, 'acct_cluster', async () => 1)).cache).toBe('miss');
-  await eventually(async () =>
-    (await cache.getOrCompute(`cluster-${run}`, 'acct_cluster', async () => 2)).cache === 'hit'
-      ? true
-      : undefined,
-  );
+  // The analytics cache reads an entry (the account's own, or the market's in a part), the
+  // account's last completion (noted after the batch script above) and Redis's clock; a hit shows
+  // those reads ran.
+  const cache = createAnswerCache({
+    redis,
+    keyPrefix: prefix,
+    parts: 16,
+    ttlSeconds: 60,
+    logger: createLogger('warn'),
+  });
+  for (const perAccount of [true, false]) {
+    const question = { key: `cluster-${run}-${perAccount}`, perAccount };
+    expect((await cache.getOrCompute(question, 'acct_cluster', async () => 1)).cache).toBe('miss');
+    await eventually(async () =>
+      (await cache.getOrCompute(question, 'acct_cluster', async () => 2)).cache === 'hit' ? true : undefined,
+    );
+  }
 
   const keys = createKeyStore(redis, prefix);
   const actor: KeyActor = { source: 'cli', operator: 'cluster-test' };
@@ -77,7 +85,7 @@ async function exercise(prefix: string): Promise<void> {
   await quota.reserve(owner, 'listings', 5, 100, new Date());
   await quota.refund(owner, 'listings', 5, new Date());
 
-  // A bulk request's claims, quota and batch record in one script, given back in one.
+  // A bulk request's claims and quota in one script, its batch record in another; given back likewise.
   const admission = admissionStore(redis, prefix);
   const bulk = {
     batch: {
@@ -120,8 +128,8 @@ async function exercise(prefix: string): Promise<void> {
   await workers.remove('w1');
 
   const marks = resendMarks(redis, prefix);
-  expect((await marks.mark(ids)).length).toBe(ids.length);
-  await marks.forget(ids);
+  expect((await marks.mark('acct_cluster', ids)).length).toBe(ids.length);
+  await marks.forget('acct_cluster', ids);
 }
 
 describe('Redis Cluster: every script and transaction of the stores runs in one slot', () => {

@@ -4,7 +4,7 @@
 // own answers miss for it.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createAnswerCache } from '../../analytics-api/cache.ts';
+import { answerCacheKey, createAnswerCache } from '../../analytics-api/cache.ts';
 import { batchStore } from '../../common/batches.ts';
 import { createLogger } from '../../common/logger.ts';
 import { api, createTestKey, env, eventually, testRedis } from '../support/api.ts';
@@ -109,10 +109,11 @@ describe('analytics cache', () => {
     const cache = createAnswerCache({
       redis,
       keyPrefix: env.REDIS_KEY_PREFIX,
+      parts: env.REDIS_GLOBAL_PARTS,
       ttlSeconds: 600,
       logger: createLogger('warn'),
     });
-    const question = `test-question:${randomUUID()}`;
+    const question = { key: `test-question:${randomUUID()}`, perAccount: false };
     const [owner, other] = [`acct_cache_${randomUUID()}`, `acct_cache_${randomUUID()}`];
     const batches = batchStore(redis, env.REDIS_KEY_PREFIX);
     const complete = async (account: string) => {
@@ -143,7 +144,7 @@ describe('analytics cache', () => {
     expect(await ask(owner, 'unused')).toEqual(['second', 'hit']);
 
     // An answer whose computation started before the batch completed is not served to its owner.
-    const entryKey = `${env.REDIS_KEY_PREFIX}analytics:v2:${question}`;
+    const entryKey = answerCacheKey(env.REDIS_KEY_PREFIX, question, other, env.REDIS_GLOBAL_PARTS);
     await redis.del(entryKey);
     let started!: () => void;
     let release!: () => void;

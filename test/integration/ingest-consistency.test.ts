@@ -11,6 +11,7 @@ import { createLogger } from '../../common/logger.ts';
 import { bulkCreate, type BulkCreateDeps } from '../../ingest/listings/bulk-create.ts';
 import { listingFingerprint, listingIdFor } from '../../ingest/listings/fingerprint.ts';
 import { admissionStore } from '../../ingest/listings/admission.ts';
+import { claimsKey, seenKey } from '../../ingest/listings/seen-store.ts';
 import { api, createTestKey, env, sampleListing, testRedis } from '../support/api.ts';
 
 /** The id the API derives for `listing` of `accountId` (ingest/listings/fingerprint.ts). */
@@ -48,10 +49,10 @@ describe('listing still being created by another request (error)', () => {
     // (seen-store.ts): the id's claim names the batch, whose claims key says it is still publishing.
     const redis = await testRedis();
     const otherBatch = randomUUID();
-    const seenKey = `${env.REDIS_KEY_PREFIX}seen:${listingIdOf(account_id, 'live', busy)}`;
-    const claimsKey = `${env.REDIS_KEY_PREFIX}claims:${otherBatch}`;
-    await redis.set(seenKey, `p:${otherBatch}`, 'EX', 60);
-    await redis.set(claimsKey, 'pending', 'EX', 60);
+    const seen = seenKey(env.REDIS_KEY_PREFIX, account_id, listingIdOf(account_id, 'live', busy));
+    const claims = claimsKey(env.REDIS_KEY_PREFIX, account_id, otherBatch);
+    await redis.set(seen, `p:${otherBatch}`, 'EX', 60);
+    await redis.set(claims, 'pending', 'EX', 60);
     const headers = { 'Idempotency-Key': `inflight-${Date.now()}` };
     const refused = await api('POST', '/api/v1/listings/bulk', {
       key,
@@ -69,7 +70,7 @@ describe('listing still being created by another request (error)', () => {
     // The other request died before publishing: its claims key expired, so its claim no longer
     // counts and the retry (same Idempotency-Key, not a replay of the 409) takes the id over and
     // creates both listings.
-    await redis.del(claimsKey);
+    await redis.del(claims);
     const retried = await api('POST', '/api/v1/listings/bulk', {
       key,
       body: { listings: [other, busy] },

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../common/clients/clickhouse.ts';
+import { idempotencyKey as idempotencyRecordKey } from '../../ingest/idempotency.ts';
 import {
   api,
   batchCompleted,
@@ -158,7 +159,11 @@ describe('Idempotency-Key', () => {
     const raw = JSON.stringify({ listings: [sampleListing()] });
     // The state a concurrent first request leaves while it runs (ingest/idempotency.ts).
     const redis = await testRedis();
-    const recordKey = `${env.REDIS_KEY_PREFIX}idem:bulk:${account_id}:live:${createHash('sha256').update(idempotencyKey).digest('hex')}`;
+    const recordKey = idempotencyRecordKey(
+      env.REDIS_KEY_PREFIX,
+      { endpoint: 'bulk', accountId: account_id, mode: 'live' },
+      createHash('sha256').update(idempotencyKey).digest('hex'),
+    );
     await redis.hset(recordKey, {
       state: 'in_progress',
       hash: createHash('sha256').update(raw).digest('hex'),

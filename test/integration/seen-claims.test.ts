@@ -6,13 +6,14 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { admissionStore } from '../../ingest/listings/admission.ts';
 import { claimsKey, seenKey, seenStore } from '../../ingest/listings/seen-store.ts';
+import { keySlot } from '../../common/redis-keys/slot.ts';
+import { quotaKey, utcDay } from '../../ingest/quota.ts';
 import { env, testRedis } from '../support/api.ts';
 
 const prefix = env.REDIS_KEY_PREFIX;
 
-/** A bulk request of a random account claiming `candidates` for batch `batchId`. */
-function request(batchId: string, candidates: string[]) {
-  const accountId = `acct_${randomUUID()}`;
+/** A bulk request of `accountId` (default: a random one) claiming `candidates` for batch `batchId`. */
+function request(batchId: string, candidates: string[], accountId = `acct_${randomUUID()}`) {
   return {
     batch: {
       batch_id: batchId,
@@ -34,41 +35,78 @@ describe('listing id claims (happy)', () => {
     const redis = await testRedis();
     const [admission, seen] = [admissionStore(redis, prefix), seenStore(redis, prefix)];
     const [first, second, third] = [randomUUID(), randomUUID(), randomUUID()];
+    const account = `acct_${randomUUID()}`;
     const ids = Array.from({ length: 50 }, () => randomUUID());
-    expect(await admission.admit(request(first, ids))).toEqual({
+    expect(await admission.admit(request(first, ids, account))).toEqual({
       kind: 'admitted',
       holders: ids.map(() => null),
       created: ids,
     });
-    expect(await admission.admit(request(second, [randomUUID(), ...ids.slice(0, 2)]))).toEqual({
+    expect(await admission.admit(request(second, [randomUUID(), ...ids.slice(0, 2)], account))).toEqual({
       kind: 'in_flight',
       positions: [1, 2],
     });
-    expect(await seen.publishedHolders(ids.slice(0, 2))).toEqual([undefined, undefined]);
+    expect(await seen.publishedHolders(account, ids.slice(0, 2))).toEqual([undefined, undefined]);
 
-    await admission.confirm(ids, first);
-    expect(await admission.admit(request(third, ids.slice(0, 1)))).toMatchObject({
+    await admission.confirm(account, ids, first);
+    expect(await admission.admit(request(third, ids.slice(0, 1), account))).toMatchObject({
       kind: 'admitted',
       holders: [{ batchId: first, inFlight: false }],
       created: [],
     });
-    expect(await seen.publishedHolders([ids[0]!, randomUUID()])).toEqual([first, undefined]);
+    expect(await seen.publishedHolders(account, [ids[0]!, randomUUID()])).toEqual([first, undefined]);
     // The ids' claims were not rewritten: the batch's claims key is what changed.
-    expect(await redis.get(seenKey(prefix, ids[0]!))).toBe(`p:${first}`);
-    expect(await redis.get(claimsKey(prefix, first))).toBe('published');
-    expect(await redis.ttl(seenKey(prefix, ids[0]!))).toBeGreaterThan(29 * 24 * 3600);
+    expect(await redis.get(seenKey(prefix, account, ids[0]!))).toBe(`p:${first}`);
+    expect(await redis.get(claimsKey(prefix, account, first))).toBe('published');
+    expect(await redis.ttl(seenKey(prefix, account, ids[0]!))).toBeGreaterThan(29 * 24 * 3600);
   });
 
   it('a claim written before claims keys existed (the batch id alone) counts as published', async () => {
     const redis = await testRedis();
     const [admission, seen] = [admissionStore(redis, prefix), seenStore(redis, prefix)];
     const [old, next, id] = [randomUUID(), randomUUID(), randomUUID()];
-    await redis.set(seenKey(prefix, id), old, 'EX', 60);
-    expect(await admission.admit(request(next, [id]))).toMatchObject({
+    const account = `acct_${randomUUID()}`;
+    await redis.set(seenKey(prefix, account, id), old, 'EX', 60);
+    expect(await admission.admit(request(next, [id], account))).toMatchObject({
       kind: 'admitted',
       holders: [{ batchId: old, inFlight: false }],
     });
-    expect(await seen.publishedHolders([id])).toEqual([old]);
+    expect(await seen.publishedHolders(account, [id])).toEqual([old]);
+  });
+
+  it("one account's claims share a slot, another account's are elsewhere and independent", async () => {
+    const redis = await testRedis();
+    const admission = admissionStore(redis, prefix);
+    const [a, b] = [`acct_${randomUUID()}`, `acct_${randomUUID()}`];
+    const [batchA, batchB, id] = [randomUUID(), randomUUID(), randomUUID()];
+    const keysOf = (account: string, batch: string) => [
+      seenKey(prefix, account, id),
+      claimsKey(prefix, account, batch),
+      quotaKey(prefix, account, 'live', utcDay(new Date())),
+    ];
+    expect(new Set(keysOf(a, batchA).map(keySlot)).size).toBe(1);
+    expect(keySlot(seenKey(prefix, a, id))).not.toBe(keySlot(seenKey(prefix, b, id)));
+    // The same id under two accounts (never made by the API: ids are derived from the account).
+    expect(await admission.admit(request(batchA, [id], a))).toMatchObject({ created: [id] });
+    expect(await admission.admit(request(batchB, [id], b))).toMatchObject({ created: [id] });
+  });
+
+  it('a held id whose batch published later is found by a retry with its claims key (edge)', async () => {
+    const redis = await testRedis();
+    const admission = admissionStore(redis, prefix);
+    const account = `acct_${randomUUID()}`;
+    const [first, second] = [randomUUID(), randomUUID()];
+    const ids = [randomUUID(), randomUUID()];
+    await admission.admit(request(first, ids, account));
+    await admission.confirm(account, ids, first);
+    const fresh = randomUUID();
+    expect(await admission.admit(request(second, [ids[1]!, fresh, ids[0]!], account))).toEqual({
+      kind: 'admitted',
+      holders: [{ batchId: first, inFlight: false }, null, { batchId: first, inFlight: false }],
+      created: [fresh],
+    });
+    // The claim call that met the unknown holder wrote nothing: only `fresh` is counted.
+    expect(await redis.hget(quotaKey(prefix, account, 'live', utcDay(new Date())), 'listings')).toBe('3');
   });
 });
 
@@ -77,11 +115,18 @@ describe('listing id claims (error)', () => {
     const redis = await testRedis();
     const [admission, seen] = [admissionStore(redis, prefix), seenStore(redis, prefix)];
     const [dead, next, id] = [randomUUID(), randomUUID(), randomUUID()];
-    expect(await admission.admit(request(dead, [id]))).toMatchObject({ kind: 'admitted', created: [id] });
-    expect(await redis.ttl(claimsKey(prefix, dead))).toBeLessThanOrEqual(60);
-    await redis.del(claimsKey(prefix, dead)); // what the 60 s expiry does to a request that died
-    expect(await seen.publishedHolders([id])).toEqual([undefined]);
-    expect(await admission.admit(request(next, [id]))).toMatchObject({ kind: 'admitted', created: [id] });
-    expect(await redis.get(seenKey(prefix, id))).toBe(`p:${next}`);
+    const account = `acct_${randomUUID()}`;
+    expect(await admission.admit(request(dead, [id], account))).toMatchObject({
+      kind: 'admitted',
+      created: [id],
+    });
+    expect(await redis.ttl(claimsKey(prefix, account, dead))).toBeLessThanOrEqual(60);
+    await redis.del(claimsKey(prefix, account, dead)); // what the 60 s expiry does to a request that died
+    expect(await seen.publishedHolders(account, [id])).toEqual([undefined]);
+    expect(await admission.admit(request(next, [id], account))).toMatchObject({
+      kind: 'admitted',
+      created: [id],
+    });
+    expect(await redis.get(seenKey(prefix, account, id))).toBe(`p:${next}`);
   });
 });

@@ -1,5 +1,5 @@
 // Records a batch the way a bulk request does (ingest/listings/admission.ts: the claims of its new
-// listings, their quota and the batch record in one script, then the confirm after the publish), for
+// listings and their quota in one script, the batch record in another, then the confirm after the publish), for
 // tests that need a batch without publishing its listings. `created_ids` must be ids no other batch
 // claimed (random ones), so each is created by this batch.
 import type { Redis } from 'ioredis';
@@ -19,5 +19,5 @@ export async function recordBatch(redis: Redis, prefix: string, batch: NewBatch)
   if (admitted.kind !== 'admitted' || admitted.created.length !== candidates.length) {
     throw new Error(`batch ${batch.batch_id}: its listing ids were claimed already`);
   }
-  await admission.confirm(candidates, batch.batch_id);
+  await admission.confirm(batch.account_id, candidates, batch.batch_id);
 }
