@@ -67,16 +67,19 @@ const pct = (v: number | null) => (v === null ? '—' : `${(100 * v).toFixed(1)}
 async function evaluate(name: string, rows: RentRow[]): Promise<void> {
   const last = rows.reduce((m, r) => Math.max(m, r.listedAt), 0);
   const origin = monthStart(rentsEnv.RENTS_EVAL_MONTH ?? monthOf(last));
-  const end = Date.UTC(new Date(origin * 1000).getUTCFullYear(), new Date(origin * 1000).getUTCMonth() + 1, 1) / 1000;
+  const end =
+    Date.UTC(new Date(origin * 1000).getUTCFullYear(), new Date(origin * 1000).getUTCMonth() + 1, 1) / 1000;
   const train = rows.filter((r) => r.listedAt < origin);
   const subjects = sample(
     rows.filter((r) => r.listedAt >= origin && r.listedAt < end),
     rentsEnv.RENTS_EVAL_SAMPLE,
   );
-  log(`${name}: ${train.length} listings before ${monthOf(origin)}, ${subjects.length} of its new listings estimated`);
+  log(
+    `${name}: ${train.length} listings before ${monthOf(origin)}, ${subjects.length} of its new listings estimated`,
+  );
   await resetEvalDatabase(admin, rentsEnv.CLICKHOUSE_DATABASE);
   await loadListings(client, name, train);
-  await runBacktest(client, {
+  const report = await runBacktest(client, {
     asOf: new Date(origin * 1000),
     months: rentsEnv.RENTS_EVAL_BACKTEST_MONTHS,
     log: (line) => log(`backtest ${line}`),
@@ -89,7 +92,10 @@ async function evaluate(name: string, rows: RentRow[]): Promise<void> {
   const gbm = gbmPredictions(rentsEnv.dataDir, train, subjects);
   const methods: [string, Prediction[]][] = [
     ['ours (the endpoint)', estimates],
-    ['the type’s median, last 90 days', subjects.map((s) => ({ actual: s.rent, estimate: typeMedian(train, s, origin) }))],
+    [
+      'the type’s median, last 90 days',
+      subjects.map((s) => ({ actual: s.rent, estimate: typeMedian(train, s, origin) })),
+    ],
     [
       'median of the 15 nearest of the type, bedrooms ±1',
       subjects.map((s) => ({ actual: s.rent, estimate: nearestMedian(train, s, origin) })),
@@ -99,8 +105,17 @@ async function evaluate(name: string, rows: RentRow[]): Promise<void> {
       subjects.map((s) => ({ actual: s.rent, estimate: gbm.get(s.id) ?? NaN })),
     ],
   ];
-  console.log(`\n${name}: ${subjects.length} listings first listed in ${monthOf(origin)}, estimated from the ${train.length} before\n`);
-  console.log('| on the next month’s listings | estimated | median APE | within 10 % | within 20 % | 80 % interval covers |');
+  console.log(
+    `\n${name}: ${subjects.length} listings first listed in ${monthOf(origin)}, estimated from the ${train.length} before\n`,
+  );
+  const own = report.live.find((f) => f.level === 'all');
+  console.log(
+    `The backtest's own figures over the ${rentsEnv.RENTS_EVAL_BACKTEST_MONTHS} months before: median APE ` +
+      `${pct(own?.median_ape ?? null)}, 80 % interval covers ${pct(own?.interval_coverage ?? null)}\n`,
+  );
+  console.log(
+    '| on the next month’s listings | estimated | median APE | within 10 % | within 20 % | 80 % interval covers |',
+  );
   console.log('|---|---|---|---|---|---|');
   for (const [method, predictions] of methods) {
     const f = methodFigures(predictions);
@@ -112,7 +127,10 @@ async function evaluate(name: string, rows: RentRow[]): Promise<void> {
 
 const wanted = rentsEnv.RENTS_DATASETS?.split(',').map((s) => s.trim());
 const files = fs.existsSync(rentsEnv.dataDir)
-  ? fs.readdirSync(rentsEnv.dataDir).filter((f) => f.endsWith('.csv')).sort()
+  ? fs
+      .readdirSync(rentsEnv.dataDir)
+      .filter((f) => f.endsWith('.csv'))
+      .sort()
   : [];
 if (!files.length) {
   process.stderr.write(`no datasets in ${rentsEnv.dataDir}: run npm run rents:fetch first\n`);

@@ -16,7 +16,10 @@ const git = (args: string[]) => execFileSync('git', args, { maxBuffer: 1 << 30, 
 function gitDirOf(source: RentSource): string {
   const folder = source.repo.replace('/', '+');
   const candidates = rentsEnv.RENTS_SOURCES_DIR
-    ? [path.join(rentsEnv.RENTS_SOURCES_DIR, folder, 'repo'), path.join(rentsEnv.RENTS_SOURCES_DIR, folder, '.git')]
+    ? [
+        path.join(rentsEnv.RENTS_SOURCES_DIR, folder, 'repo'),
+        path.join(rentsEnv.RENTS_SOURCES_DIR, folder, '.git'),
+      ]
     : [];
   const clone = path.join(rentsEnv.dataDir, 'sources', folder);
   candidates.push(clone);
@@ -47,8 +50,12 @@ for (const source of rentSources) {
     path: file,
     text: git(['--git-dir', dir, 'show', `${source.commit}:${file}`]),
   }));
-  const rows = moveOntoDar(source.convert(files)).sort((a, b) => a.listedAt - b.listedAt || (a.id < b.id ? -1 : 1));
+  const rows = moveOntoDar(source.convert(files)).sort(
+    (a, b) => a.listedAt - b.listedAt || (a.id < b.id ? -1 : 1),
+  );
   fs.writeFileSync(`${out}.tmp`, [CSV_HEADER, ...rows.map(toCsvLine)].join('\n') + '\n');
   fs.renameSync(`${out}.tmp`, out);
-  process.stdout.write(`${source.name}: ${rows.length} listings → ${out}\n  ${source.repo}@${source.commit.slice(0, 7)}, ${source.licence}\n`);
+  process.stdout.write(
+    `${source.name}: ${rows.length} listings → ${out}\n  ${source.repo}@${source.commit.slice(0, 7)}, ${source.licence}\n`,
+  );
 }

@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import type { RentRow } from './shape.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const run = (command: string, args: string[]) => execFileSync(command, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+const run = (command: string, args: string[]) =>
+  execFileSync(command, args, { stdio: ['ignore', 'ignore', 'inherit'] });
 
 function referencePython(dataDir: string): string {
   const requirements = path.join(here, 'requirements.txt');
@@ -21,9 +22,19 @@ function referencePython(dataDir: string): string {
   if (fs.existsSync(python)) return python;
   const building = `${venv}.tmp-${process.pid}`;
   fs.rmSync(building, { recursive: true, force: true });
-  process.stderr.write('[rents] installing the reference model (numpy, pandas, scikit-learn) into its virtualenv\n');
+  process.stderr.write(
+    '[rents] installing the reference model (numpy, pandas, scikit-learn) into its virtualenv\n',
+  );
   run('python3', ['-m', 'venv', building]);
-  run(path.join(building, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements]);
+  run(path.join(building, 'bin', 'python'), [
+    '-m',
+    'pip',
+    'install',
+    '--quiet',
+    '--disable-pip-version-check',
+    '-r',
+    requirements,
+  ]);
   fs.renameSync(building, venv);
   return python;
 }
@@ -48,7 +59,9 @@ export function gbmPredictions(dataDir: string, train: RentRow[], subjects: Rent
     fs.writeFileSync(path.join(folder, 'test.csv'), csv(subjects, false));
     run(python, [path.join(here, 'gbm.py'), folder]);
     const [, ...lines] = fs.readFileSync(path.join(folder, 'predictions.csv'), 'utf8').trim().split('\n');
-    return new Map(lines.map((line) => line.split(',') as [string, string]).map(([id, rent]) => [id, Number(rent)]));
+    return new Map(
+      lines.map((line) => line.split(',') as [string, string]).map(([id, rent]) => [id, Number(rent)]),
+    );
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });
   }

@@ -22,7 +22,10 @@ export function nearestMedian(train: RentRow[], subject: RentRow, origin: number
         r.listedAt >= from &&
         (subject.bedrooms === null || (r.bedrooms !== null && Math.abs(r.bedrooms - subject.bedrooms) <= 1)),
     )
-    .map((r) => ({ rent: r.rent, km: distanceKm(subject.latitude, subject.longitude, r.latitude, r.longitude) }))
+    .map((r) => ({
+      rent: r.rent,
+      km: distanceKm(subject.latitude, subject.longitude, r.latitude, r.longitude),
+    }))
     .sort((a, b) => a.km - b.km)
     .slice(0, 15);
   return near.length >= 5 ? median(near.map((n) => n.rent))! : NaN;

@@ -25,7 +25,16 @@ function records(text: string): Record<string, string>[] {
   });
 }
 
-const POLAND_MONTHS = ['2023_11', '2023_12', '2024_01', '2024_02', '2024_03', '2024_04', '2024_05', '2024_06'];
+const POLAND_MONTHS = [
+  '2023_11',
+  '2023_12',
+  '2024_01',
+  '2024_02',
+  '2024_03',
+  '2024_04',
+  '2024_05',
+  '2024_06',
+];
 
 /**
  * "Apartment Prices in Poland" (Krzysztof Jamroz, CC BY 4.0): monthly snapshots of the rent offers
@@ -51,7 +60,8 @@ function polishCity(city: string, name: string): RentSource {
           const rent = Number(r.price);
           const area = Number(r.squareMeters);
           const [latitude, longitude] = [Number(r.latitude), Number(r.longitude)];
-          if (!(rent > 0) || !(rooms >= 1) || !Number.isFinite(latitude) || !Number.isFinite(longitude)) continue;
+          if (!(rent > 0) || !(rooms >= 1) || !Number.isFinite(latitude) || !Number.isFinite(longitude))
+            continue;
           const day = createHash('sha256').update(r.id!).digest().readUInt32BE(0) % 28;
           seen.set(r.id!, {
             id: r.id!,

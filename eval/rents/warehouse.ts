@@ -19,7 +19,9 @@ const TABLES = [rentComparablesTable.name, estimateAccuracyTable.name, 'listing_
 export async function resetEvalDatabase(admin: ClickHouseClient, source: string): Promise<void> {
   await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${EVAL_DATABASE}` });
   for (const table of TABLES) {
-    await admin.command({ query: `CREATE TABLE IF NOT EXISTS ${EVAL_DATABASE}.${table} AS ${source}.${table}` });
+    await admin.command({
+      query: `CREATE TABLE IF NOT EXISTS ${EVAL_DATABASE}.${table} AS ${source}.${table}`,
+    });
     await admin.command({ query: `TRUNCATE TABLE ${EVAL_DATABASE}.${table}` });
   }
 }
@@ -51,7 +53,11 @@ export function comparableRow(dataset: string, r: RentRow): RentComparableRow {
   };
 }
 
-export async function loadListings(client: ClickHouseClient, dataset: string, rows: RentRow[]): Promise<void> {
+export async function loadListings(
+  client: ClickHouseClient,
+  dataset: string,
+  rows: RentRow[],
+): Promise<void> {
   for (let i = 0; i < rows.length; i += 50_000) {
     await insertRows(
       client,
