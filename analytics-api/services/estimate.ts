@@ -291,6 +291,8 @@ export function pointEstimateAnswer(
   params: EstimateParams,
   isTest: boolean,
   accountId: string,
+  /** Reference time (default now): the real-rent evaluation asks as of a past month. */
+  now?: Date,
 ): Promise<EstimateAnswer> {
   const centre = searchCentre(params.latitude, params.longitude);
   const place = resolveByPoint(centre.latitude, centre.longitude);
@@ -306,6 +308,6 @@ export function pointEstimateAnswer(
       bathrooms: params.bathrooms,
       areaSqm: params.areaSqm,
     },
-    { isTest, accountId, currency: params.currency },
+    { isTest, accountId, currency: params.currency, now },
   );
 }

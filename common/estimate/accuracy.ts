@@ -5,9 +5,10 @@
 // Interval: the residual of a listing is ln(actual / estimate); a level's interval factors are
 // exp of the 10th and 90th percentiles of its residuals (an 80 % interval), taken from the first
 // level of the listing's chain (segment → city × type → type → all) with at least
-// MIN_CALIBRATION estimates. The published factors use every month; the measured coverage uses,
-// for each month's listings, factors computed from the other months only (leave one month out),
-// so it is the coverage a new month gets, not a fit to itself.
+// MIN_CALIBRATION estimates. The published factors use every backtested month, all of them before
+// the month the endpoint applies them to; the measured coverage does the same month by month:
+// each month's listings are scored with factors from the months before it only (the first month
+// is not scored), so it is the coverage the next month gets, never a fit that has seen the month.
 import type { EstimateAccuracyRow } from '../warehouse/estimate-accuracy.ts';
 import { INTERVAL_TARGET } from './method.ts';
 
@@ -114,23 +115,23 @@ export function accuracyFigures(log: ResultLog): AccuracyFigures[] {
     }
     return published.get(key)!;
   };
-  const withoutMonth = new Map<string, { low: number; high: number } | null>();
-  const withoutMonthOf = (key: string, month: number) => {
+  const beforeMonth = new Map<string, { low: number; high: number } | null>();
+  const beforeMonthOf = (key: string, month: number) => {
     const memo = `${key}#${month}`;
-    if (!withoutMonth.has(memo)) {
+    if (!beforeMonth.has(memo)) {
       const values = [...(residuals.get(key) ?? new Map<number, number[]>()).entries()]
-        .filter(([m]) => m !== month)
+        .filter(([m]) => m < month)
         .flatMap(([, v]) => v);
-      withoutMonth.set(memo, values.length >= MIN_CALIBRATION ? factors(values) : null);
+      beforeMonth.set(memo, values.length >= MIN_CALIBRATION ? factors(values) : null);
     }
-    return withoutMonth.get(memo)!;
+    return beforeMonth.get(memo)!;
   };
-  // Per estimated listing: inside its leave-one-month-out interval (1), outside (0), none (-1).
+  // Per estimated listing: inside the interval of the months before its own (1), outside (0), none (-1).
   const covered = new Int8Array(log.length).fill(-1);
   for (let i = 0; i < log.length; i++) {
     if (Number.isNaN(log.estimate[i]!)) continue;
     for (const key of chains[log.segment[i]!]!) {
-      const f = withoutMonthOf(key, log.month[i]!);
+      const f = beforeMonthOf(key, log.month[i]!);
       if (!f) continue;
       const ratio = log.actual[i]! / log.estimate[i]!;
       covered[i] = ratio >= f.low && ratio <= f.high ? 1 : 0;

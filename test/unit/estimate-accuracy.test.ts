@@ -1,5 +1,6 @@
 // The backtest's figures (common/estimate/accuracy.ts) recomputed by hand on a small log: errors,
-// the baseline, pooled levels and the interval calibration (published and leave-one-month-out).
+// the baseline, pooled levels and the interval calibration (published, and scored month by month
+// with factors from the months before).
 import { describe, expect, it } from 'vitest';
 import { accuracyFigures, MIN_CALIBRATION, ResultLog } from '../../common/estimate/accuracy.ts';
 
@@ -53,16 +54,32 @@ describe('backtest figures', () => {
     expect(MIN_CALIBRATION).toBe(30);
   });
 
-  it('measures coverage with intervals that left the month out (edge)', () => {
+  it('measures coverage with intervals from earlier months (edge)', () => {
     const log = new ResultLog();
     // Month 0: ratios 0.90 … 1.09 (30 of them); month 1: 30 at 1.5. Month 1's interval comes from
-    // month 0 alone (0.92–1.07 by nearest rank): none of month 1 inside. Month 0's from month 1:
-    // [1.5, 1.5], none inside either. Published (both months) covers most of month 0.
+    // month 0 alone (0.92–1.07 by nearest rank): none of month 1 inside; month 0 has no earlier
+    // month and is not scored. Published (both months) covers most of month 0.
     for (let i = 0; i < 30; i++) log.push(dar2, 0, 90 + (i * 20) / 30, 100, NaN);
     for (let i = 0; i < 30; i++) log.push(dar2, 1, 150, 100, NaN);
     const f = accuracyFigures(log).find((x) => x.level === 'segment')!;
     expect(f.interval_coverage).toBe(0);
     expect(f.interval_level).toBe('segment');
+    expect(f.interval_high).toBeCloseTo(1.5);
+  });
+
+  it('scores each month with factors from the months before it only, never from later ones (edge)', () => {
+    const log = new ResultLog();
+    // Months 0 and 1: ratios 0.90 … 1.09; month 2: 30 at 1.5 (the market moved). Month 1 is scored
+    // with month 0's interval (about 0.91–1.07: 25 of 30 inside), month 2 with months 0–1's (none
+    // inside), month 0 not at all: 25 of 60. Leaving one month out instead would score months 0 and
+    // 1 with intervals that already knew month 2 (50 of 90).
+    for (const month of [0, 1])
+      for (let i = 0; i < 30; i++) log.push(dar2, month, 90 + (i * 20) / 30, 100, NaN);
+    for (let i = 0; i < 30; i++) log.push(dar2, 2, 150, 100, NaN);
+    const f = accuracyFigures(log).find((x) => x.level === 'segment')!;
+    expect(f.interval_coverage).toBeGreaterThan(22 / 60);
+    expect(f.interval_coverage).toBeLessThanOrEqual(25 / 60);
+    // The published factors use every month: they are all before the month the endpoint serves.
     expect(f.interval_high).toBeCloseTo(1.5);
   });
 
