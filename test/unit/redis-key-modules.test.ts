@@ -27,7 +27,11 @@ const spells = (spelling: string, pattern: string) =>
   pattern === spelling || (spelling.endsWith(':') && pattern.startsWith(spelling));
 
 describe('Redis key family modules', () => {
-  const spellings = keySpellingsUnder(root, serviceDirs);
+  // The registry's own files describe families (and rename the previous release's keys for the
+  // migration from any family's old name): they spell names on every family's behalf.
+  const spellings = keySpellingsUnder(root, serviceDirs).filter(
+    (s) => !s.file.startsWith('common/redis-keys/'),
+  );
 
   it('spells every key name in its family module only', () => {
     const misplaced = spellings
