@@ -23,6 +23,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createKafka } from '../../common/clients/kafka.ts';
 import { createLogger } from '../../common/logger.ts';
+import { directoryBytes } from '../../infra/backup/files.ts';
 import { migrate } from '../../infra/clickhouse/migrate.ts';
 import { createTopics } from '../../infra/kafka/create-topics.ts';
 import { clickhouseDirectories, stopClickHouse } from '../../infra/local/clickhouse.mjs';
@@ -222,8 +223,21 @@ describe('restore drill (fault)', () => {
     const clickhouseBytes = (manifest: { clickhouse: { shards: { bytes: number }[] } }) =>
       manifest.clickhouse.shards.reduce((sum, shard) => sum + shard.bytes, 0);
 
-    let before = 0;
-    await load(() => ++before > 24); // ~1,200 listings before the backup
+    // Merges of the drill's tables are stopped until the wipe: the test's parts are tiny, and
+    // ClickHouse merges tiny parts at once into new ones, which an incremental backup must hold
+    // whole again (production's large parts stay put for long). So every insert keeps its part,
+    // and the incremental backup must hold only the parts of the inserts after the full one.
+    const tables = await testClickHouse().query({
+      query: `SELECT name FROM system.tables WHERE database = {db:String} AND engine LIKE '%MergeTree'`,
+      query_params: { db: env.CLICKHOUSE_DATABASE },
+      format: 'JSONEachRow',
+    });
+    for (const { name } of await tables.json<{ name: string }>())
+      await testClickHouse().command({ query: `SYSTEM STOP MERGES ${env.CLICKHOUSE_DATABASE}.\`${name}\`` });
+    // 30 s of load before the backup: an incremental backup holds the parts of what came after the
+    // full one's ClickHouse part (the load during its Redis snapshot, ~5 s, and one request).
+    const loadUntil = Date.now() + 30_000;
+    await load(() => Date.now() > loadUntil, 1_000); // ~4,000 listings before the backup
     await send(hooked.key, false);
     const beforeBackup = [...batches];
     const fullDir = path.join(backupDir, 'full');
@@ -233,18 +247,6 @@ describe('restore drill (fault)', () => {
       load(() => !backingUp, 150), // paced: the drill measures the backup, not the machine's peak
     ]);
     const full = withManifest(fullBackup);
-    // Merges of the drill's tables stop until the wipe: the test's parts are tiny, and ClickHouse
-    // merges tiny parts at once, into parts the full backup does not have; an incremental backup
-    // would then hold nearly everything again (production's large parts stay put for long). And
-    // one request only goes in between: a tiny part's fixed cost (a file per column and index)
-    // would otherwise outweigh the few rows of each.
-    const tables = await testClickHouse().query({
-      query: `SELECT name FROM system.tables WHERE database = {db:String} AND engine LIKE '%MergeTree'`,
-      query_params: { db: env.CLICKHOUSE_DATABASE },
-      format: 'JSONEachRow',
-    });
-    for (const { name } of await tables.json<{ name: string }>())
-      await testClickHouse().command({ query: `SYSTEM STOP MERGES ${env.CLICKHOUSE_DATABASE}.\`${name}\`` });
     let between = 0;
     await load(() => ++between > 1); // one request (50 listings) between the full and the incremental backup
     const beforeIncremental = [...batches];
@@ -256,10 +258,29 @@ describe('restore drill (fault)', () => {
       dir: fullDir,
     });
     expect(incremental.stdout, 'the backup says it is incremental').toContain(`incremental on ${fullDir}`);
+    const parts = (dir: string) =>
+      fs
+        .readdirSync(path.join(dir, 'clickhouse', 'shard-1', 'data', env.CLICKHOUSE_DATABASE), {
+          recursive: true,
+        })
+        .map(String)
+        .filter((entry) => entry.split(path.sep).length === 2);
+    const fullParts = new Set(parts(fullDir));
     expect(
-      clickhouseBytes(incremental.manifest),
+      parts(incrementalDir).filter((part) => fullParts.has(part)),
+      'no part of the full backup is in the incremental one again',
+    ).toEqual([]);
+    // The parts' files: each backup's index (`.backup`) lists every file of its chain, and with
+    // merges stopped the drill's thousands of tiny parts make the index as big as the data.
+    const dataBytes = (dir: string) => directoryBytes(path.join(dir, 'clickhouse', 'shard-1', 'data'));
+    process.stdout.write(
+      `incremental backup: ${parts(incrementalDir).length} parts, ${dataBytes(incrementalDir)} bytes of parts; ` +
+        `full backup: ${fullParts.size} parts, ${dataBytes(fullDir)} bytes of parts\n`,
+    );
+    expect(
+      dataBytes(incrementalDir),
       'the incremental backup holds only what changed: much less than the full one',
-    ).toBeLessThan(clickhouseBytes(full.manifest) / 2);
+    ).toBeLessThan(dataBytes(fullDir) / 2);
     let after = 0;
     await load(() => ++after > 24); // and as many after it
     expect(Object.keys(incremental.manifest.offsets).length, 'consumer groups backed up').toBeGreaterThan(0);
