@@ -244,7 +244,7 @@ describe('restore drill (fault)', () => {
     let backingUp = true;
     const [fullBackup] = await Promise.all([
       npmRun('backup', fullDir).finally(() => (backingUp = false)),
-      load(() => !backingUp, 150), // paced: the drill measures the backup, not the machine's peak
+      load(() => !backingUp, 500), // paced: the drill measures the backup, not the machine's peak
     ]);
     const full = withManifest(fullBackup);
     let between = 0;
