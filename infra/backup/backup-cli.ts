@@ -1,5 +1,7 @@
-// `npm run backup -- <dir>`: a consistent backup of a running stack, without stopping ingest
-// (CONTRACT.md, "Backups and alerts"; docs/operations.md). In this order:
+// `npm run backup -- [--base <previous backup>] <dir>`: a consistent backup of a running stack,
+// without stopping ingest (CONTRACT.md, "Backups and alerts"; docs/operations.md). With --base the
+// ClickHouse part is incremental on that backup (only what changed since is written); Redis and
+// the Kafka state are always whole (small). In this order:
 //   1. Kafka: topic configurations and every consumer group's committed offsets. First, because a
 //      committed offset means "everything before it is stored": the stores copied afterwards hold
 //      at least that, and after a restore the stream replays from these offsets, skipping what is
@@ -7,8 +9,10 @@
 //   2. ClickHouse: BACKUP DATABASE on every server (each shard of the cluster topology).
 //   3. Redis: an RDB snapshot of every master (redis-cli --rdb: the server forks, writes go on).
 // Progress on stdout; the last stdout line is the manifest (manifest.ts) as one JSON object.
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { createClickHouse, queryRows } from '../../common/clients/clickhouse.ts';
 import { createKafka } from '../../common/clients/kafka.ts';
@@ -16,6 +20,7 @@ import { createLogger } from '../../common/logger.ts';
 import { runCommand } from '../../common/run.ts';
 import { clickhouseDirectories } from '../local/clickhouse.mjs';
 import { repoRoot } from '../local/settings.mjs';
+import { backupChain, type ChainLink, shardCopies } from './chain.ts';
 import { backupShard, type ClickHouseTarget, migrationLevel } from './clickhouse-backup.ts';
 import { backupDirectory, endpoint, localStackSettings, readBackupEnv, type BackupEnv } from './env.ts';
 import { captureKafka } from './kafka-state.ts';
@@ -68,17 +73,45 @@ async function redisVersion(env: BackupEnv, node: string): Promise<string> {
   }
 }
 
+/**
+ * The chain an incremental backup builds on (`--base <dir>`): present whole, of the same database
+ * and shards, and taken since shards have names (an incremental backup refers to its base by name).
+ */
+function baseChain(env: BackupEnv, baseDir: string, shards: number): ChainLink[] {
+  const chain = backupChain(baseDir);
+  const base = chain[0]!.manifest;
+  if (base.database !== env.CLICKHOUSE_DATABASE || base.clickhouse.shards.length !== shards)
+    throw new Error(
+      `--base ${baseDir} is a backup of database ${base.database} on ${base.clickhouse.shards.length} ` +
+        `ClickHouse servers; this stack has ${env.CLICKHOUSE_DATABASE} on ${shards}`,
+    );
+  if (!chain.every((link) => link.manifest.id && link.manifest.clickhouse.shards.every((s) => s.name)))
+    throw new Error(
+      `--base ${baseDir}: a backup of its chain was taken before incremental backups existed; take a full backup`,
+    );
+  return chain;
+}
+
 await runCommand('backup', async () => {
-  const dir = process.argv[2];
-  if (!dir) throw new Error('usage: npm run backup -- <dir>');
+  const { values, positionals } = parseArgs({
+    options: { base: { type: 'string' } },
+    allowPositionals: true,
+  });
+  const [dir] = positionals;
+  if (!dir || positionals.length > 1)
+    throw new Error('usage: npm run backup -- [--base <previous backup>] <dir>');
   const env = readBackupEnv();
   const backupDir = backupDirectory(env, dir);
   if (fs.existsSync(path.join(backupDir, MANIFEST_FILE)))
     throw new Error(`${backupDir} already holds a backup; choose a new directory`);
+  const targets = clickhouseTargets(env);
+  const baseDir = values.base === undefined ? undefined : backupDirectory(env, values.base);
+  const chain = baseDir ? baseChain(env, baseDir, targets.length) : [];
   fs.mkdirSync(backupDir, { recursive: true });
+  const id = randomUUID();
   const started = Date.now();
   const createdAt = new Date(started).toISOString();
-  const targets = clickhouseTargets(env);
+  if (baseDir) say(`incremental on ${baseDir} (taken at ${chain[0]!.manifest.created_at})`);
 
   const admin = createKafka(env.KAFKA_BROKERS, 'rls-backup', createLogger('error')).admin();
   await admin.connect();
@@ -96,10 +129,13 @@ await runCommand('backup', async () => {
   const shards = [];
   for (const target of targets) {
     const t0 = Date.now();
-    shards.push(await backupShard(target, env.CLICKHOUSE_DATABASE, backupDir));
+    const name = `rls-backup-${id}-shard-${target.n}`;
+    const base = chain.length ? shardCopies(chain, target.n) : [];
+    shards.push(await backupShard(target, env.CLICKHOUSE_DATABASE, backupDir, name, base));
     const shard = shards.at(-1)!;
     say(
-      `clickhouse server ${shard.n}: ${shard.tables} tables, ${shard.rows} rows, ${shard.bytes} bytes in ${Date.now() - t0} ms`,
+      `clickhouse server ${shard.n}: ${shard.tables} tables, ${shard.rows} rows, ${shard.bytes} bytes ` +
+        `${base.length ? 'written (incremental) ' : ''}in ${Date.now() - t0} ms`,
     );
   }
   await Promise.all(targets.map((target) => target.client.close()));
@@ -114,6 +150,10 @@ await runCommand('backup', async () => {
 
   const manifest: Manifest = {
     format: MANIFEST_FORMAT,
+    id,
+    ...(baseDir
+      ? { base: { id: chain[0]!.manifest.id!, dir: baseDir, created_at: chain[0]!.manifest.created_at } }
+      : {}),
     created_at: createdAt,
     completed_at: new Date().toISOString(),
     duration_ms: Date.now() - started,

@@ -21,3 +21,22 @@ export function moveDirectory(from: string, to: string): void {
     fs.rmSync(from, { recursive: true, force: true });
   }
 }
+
+/**
+ * Makes `to` a tree of hard links to the files under `from` (a copy where links cannot be made:
+ * another file system). Backup files are never modified in place, so a link is as good as a copy
+ * and costs nothing for a base backup of any size.
+ */
+export function linkTree(from: string, to: string): void {
+  if (!fs.statSync(from).isDirectory()) {
+    try {
+      fs.linkSync(from, to);
+    } catch (error) {
+      if (!['EXDEV', 'EPERM'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+      fs.copyFileSync(from, to);
+    }
+    return;
+  }
+  fs.mkdirSync(to, { recursive: true });
+  for (const entry of fs.readdirSync(from)) linkTree(path.join(from, entry), path.join(to, entry));
+}

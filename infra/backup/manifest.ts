@@ -9,8 +9,21 @@ export const MANIFEST_FILE = 'manifest.json';
 
 const offsets = z.record(z.string(), z.record(z.string(), z.record(z.string(), z.string())));
 
+/** The backup an incremental one was taken on (its ClickHouse part holds only what changed since). */
+const baseSchema = z.object({
+  id: z.string(),
+  /** Where the base was when this backup was taken (absolute). */
+  dir: z.string(),
+  created_at: z.string(),
+});
+export type BackupBase = z.infer<typeof baseSchema>;
+
 export const manifestSchema = z.object({
   format: z.literal(MANIFEST_FORMAT),
+  /** Identifies the backup, so that an incremental one finds exactly its base. */
+  id: z.string().optional(),
+  /** Set on an incremental backup. */
+  base: baseSchema.optional(),
   created_at: z.string(),
   completed_at: z.string(),
   duration_ms: z.number(),
@@ -32,7 +45,15 @@ export const manifestSchema = z.object({
   }),
   clickhouse: z.object({
     shards: z.array(
-      z.object({ n: z.number(), path: z.string(), bytes: z.number(), tables: z.number(), rows: z.number() }),
+      z.object({
+        n: z.number(),
+        /** The name ClickHouse knows the shard's backup by (File('<name>')); an incremental on it names it. */
+        name: z.string().optional(),
+        path: z.string(),
+        bytes: z.number(),
+        tables: z.number(),
+        rows: z.number(),
+      }),
     ),
   }),
   redis: z.object({
@@ -40,7 +61,7 @@ export const manifestSchema = z.object({
       z.object({ node: z.string(), slots: z.string().optional(), path: z.string(), bytes: z.number() }),
     ),
   }),
-  /** Bytes of the whole backup (ClickHouse shards and Redis snapshots). */
+  /** Bytes of the whole backup (ClickHouse shards and Redis snapshots; of an incremental, its own). */
   bytes: z.number(),
 });
 export type Manifest = z.infer<typeof manifestSchema>;

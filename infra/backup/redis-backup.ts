@@ -77,19 +77,24 @@ export async function snapshotNode(
   return { node, path: relative, bytes: fs.statSync(file).size };
 }
 
+/** Refuses a stopped node's data directory that holds data (an AOF or a dump). */
+export function expectNoData(dataDir: string): void {
+  for (const existing of [path.join(dataDir, 'dump.rdb'), path.join(dataDir, 'appendonlydir')])
+    if (fs.existsSync(existing))
+      throw new Error(
+        `Redis data directory ${dataDir} is not empty (${path.basename(existing)}): restore goes into ` +
+          'an empty store (stop the stack and delete its Redis data first)',
+      );
+}
+
 /**
  * Puts a snapshot into a stopped node's data directory, which must hold no data: as `dump.rdb`,
  * and as the base of the append-only file (appendonlydir/, one-line manifest), since a server with
  * `appendonly yes` loads the append-only file and would ignore a lone dump.rdb.
  */
 export function placeSnapshot(snapshot: string, dataDir: string): void {
+  expectNoData(dataDir);
   const aofDir = path.join(dataDir, 'appendonlydir');
-  for (const existing of [path.join(dataDir, 'dump.rdb'), aofDir])
-    if (fs.existsSync(existing))
-      throw new Error(
-        `Redis data directory ${dataDir} is not empty (${path.basename(existing)}): restore goes into ` +
-          'an empty store (stop the stack and delete its Redis data first)',
-      );
   fs.mkdirSync(aofDir, { recursive: true });
   fs.copyFileSync(snapshot, path.join(dataDir, 'dump.rdb'));
   fs.copyFileSync(snapshot, path.join(aofDir, 'appendonly.aof.1.base.rdb'));

@@ -1,8 +1,11 @@
 // The restore drill (docs/operations.md, "Backup and restore"): ingest under load with random
-// accounts, `npm run backup` during the load, keep ingesting, stop the stack, delete ClickHouse's
-// and Redis' data, `npm run restore`, start again. Then every acknowledged listing is stored exactly
-// once (those acknowledged after the backup come back from Kafka, replayed from the backed-up
-// offsets), the keys authenticate with their tier and limits, batch statuses and idempotent retries
+// accounts, `npm run backup` during the load, one more request, an incremental backup on the first
+// one (`--base`), keep ingesting, stop the stack, delete ClickHouse's and Redis'
+// data, `npm run restore` from the incremental backup, start again. Then every acknowledged listing
+// is stored exactly once (those of the full backup and of the incremental one come back from the
+// chain, those acknowledged after it from Kafka, replayed from the backed-up offsets), the keys
+// authenticate with their tier and limits, a webhook registered before the backups delivers a batch
+// of after the restore, signed with its secret as before, batch statuses and idempotent retries
 // answer as before, and the analytics answer as before the wipe.
 //
 // The drill's services run in a namespace of their own (topics, database, key prefix), so the
@@ -16,9 +19,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createKafka } from '../../common/clients/kafka.ts';
 import { createLogger } from '../../common/logger.ts';
+import { directoryBytes } from '../../infra/backup/files.ts';
 import { migrate } from '../../infra/clickhouse/migrate.ts';
 import { createTopics } from '../../infra/kafka/create-topics.ts';
 import { clickhouseDirectories, stopClickHouse } from '../../infra/local/clickhouse.mjs';
@@ -27,6 +32,7 @@ import { redisDirectories, stopRedis } from '../../infra/local/redis.mjs';
 import { spawnService, stopChildren, waitForHealth } from '../../infra/local/services.mjs';
 import { repoRoot } from '../../infra/local/settings.mjs';
 import { namespaceEnv, startStack } from '../../infra/local/stack.mjs';
+import { startReceiver } from '../integration/webhooks-receiver.ts';
 import { stackSettings as settings } from './stack-settings.ts';
 
 const run = promisify(execFile);
@@ -87,10 +93,10 @@ function startServices(): Promise<void> {
   return waitForHealth(port, { children, timeoutMs: 120_000 });
 }
 
-async function npmRun(script: string, dir: string): Promise<{ stdout: string; ms: number }> {
+async function npmRun(script: string, ...args: string[]): Promise<{ stdout: string; ms: number }> {
   const t0 = Date.now();
   try {
-    const { stdout } = await run('npm', ['run', '--silent', script, '--', dir], {
+    const { stdout } = await run('npm', ['run', '--silent', script, '--', ...args], {
       cwd: repoRoot,
       env: cliEnv,
       timeout: 180_000,
@@ -110,7 +116,10 @@ interface Batch {
   idem?: { key: string; body: unknown; answer: unknown };
 }
 
+const receiver = await startReceiver();
+
 afterAll(async () => {
+  await receiver.close();
   await stopChildren(children);
   fs.rmSync(backupDir, { recursive: true, force: true });
   // The drill's namespace goes: its topics and its database (each run has a new one).
@@ -145,6 +154,28 @@ describe('restore drill (fault)', () => {
       [1, 2, 3].map(() => createTestKey({ tier: 'enterprise', rateLimit: 100_000 })),
     );
     const others = await Promise.all([createTestKey({ tier: 'business' }), createTestKey({ tier: 'pro' })]);
+    // A webhook registered before the backups: after the restore it must deliver, signed as before.
+    const hooked = others[0]!;
+    const registered = await call('POST', '/api/v1/webhooks/register', hooked.key, { url: receiver.url });
+    expect(registered.status, JSON.stringify(registered.body)).toBe(201);
+    const hook = registered.body as { id: string; secret: string };
+    /** The signed delivery of `batchId`'s completion, verified with the secret given at registration. */
+    const deliveryOf = (batchId: string) =>
+      eventually(
+        async () => {
+          for (const delivery of receiver.received) {
+            const event = new Webhook(hook.secret).verify(delivery.body, {
+              'webhook-id': String(delivery.headers['webhook-id']),
+              'webhook-timestamp': String(delivery.headers['webhook-timestamp']),
+              'webhook-signature': String(delivery.headers['webhook-signature']),
+            }) as { type: string; data: { batch_id: string; status: string } };
+            if (event.data.batch_id === batchId) return event;
+          }
+          return undefined;
+        },
+        60_000,
+        `the webhook delivery of batch ${batchId}`,
+      );
     const limits = new Map<string, string | null>();
     for (const k of [...loaders, ...others]) {
       const answer = await call(
@@ -185,23 +216,80 @@ describe('restore drill (fault)', () => {
       );
     }
 
-    let before = 0;
-    await load(() => ++before > 24); // ~1,200 listings before the backup
+    const withManifest = (backup: { stdout: string; ms: number }) => ({
+      ...backup,
+      manifest: JSON.parse(backup.stdout.trim().split('\n').at(-1)!),
+    });
+    const clickhouseBytes = (manifest: { clickhouse: { shards: { bytes: number }[] } }) =>
+      manifest.clickhouse.shards.reduce((sum, shard) => sum + shard.bytes, 0);
+
+    // Merges of the drill's tables are stopped until the wipe: the test's parts are tiny, and
+    // ClickHouse merges tiny parts at once into new ones, which an incremental backup must hold
+    // whole again (production's large parts stay put for long). So every insert keeps its part,
+    // and the incremental backup must hold only the parts of the inserts after the full one.
+    const tables = await testClickHouse().query({
+      query: `SELECT name FROM system.tables WHERE database = {db:String} AND engine LIKE '%MergeTree'`,
+      query_params: { db: env.CLICKHOUSE_DATABASE },
+      format: 'JSONEachRow',
+    });
+    for (const { name } of await tables.json<{ name: string }>())
+      await testClickHouse().command({ query: `SYSTEM STOP MERGES ${env.CLICKHOUSE_DATABASE}.\`${name}\`` });
+    // 30 s of load before the backup: an incremental backup holds the parts of what came after the
+    // full one's ClickHouse part (the load during its Redis snapshot, ~5 s, and one request).
+    const loadUntil = Date.now() + 30_000;
+    await load(() => Date.now() > loadUntil, 1_000); // ~4,000 listings before the backup
+    await send(hooked.key, false);
     const beforeBackup = [...batches];
+    const fullDir = path.join(backupDir, 'full');
     let backingUp = true;
-    const [backup] = await Promise.all([
-      npmRun('backup', backupDir).finally(() => (backingUp = false)),
-      load(() => !backingUp, 150), // paced: the drill measures the backup, not the machine's peak
+    const [fullBackup] = await Promise.all([
+      npmRun('backup', fullDir).finally(() => (backingUp = false)),
+      load(() => !backingUp, 500), // paced: the drill measures the backup, not the machine's peak
     ]);
+    const full = withManifest(fullBackup);
+    let between = 0;
+    await load(() => ++between > 1); // one request (50 listings) between the full and the incremental backup
+    const beforeIncremental = [...batches];
+    await expectExactlyOnce(beforeIncremental.flatMap((b) => b.ids));
+    const incrementalDir = path.join(backupDir, 'incremental');
+    const incremental = withManifest(await npmRun('backup', '--base', fullDir, incrementalDir));
+    expect(incremental.manifest.base, 'the incremental backup names its base').toMatchObject({
+      id: full.manifest.id,
+      dir: fullDir,
+    });
+    expect(incremental.stdout, 'the backup says it is incremental').toContain(`incremental on ${fullDir}`);
+    const parts = (dir: string) =>
+      fs
+        .readdirSync(path.join(dir, 'clickhouse', 'shard-1', 'data', env.CLICKHOUSE_DATABASE), {
+          recursive: true,
+        })
+        .map(String)
+        .filter((entry) => entry.split(path.sep).length === 2);
+    const fullParts = new Set(parts(fullDir));
+    expect(
+      parts(incrementalDir).filter((part) => fullParts.has(part)),
+      'no part of the full backup is in the incremental one again',
+    ).toEqual([]);
+    // The parts' files: each backup's index (`.backup`) lists every file of its chain, and with
+    // merges stopped the drill's thousands of tiny parts make the index as big as the data.
+    const dataBytes = (dir: string) => directoryBytes(path.join(dir, 'clickhouse', 'shard-1', 'data'));
+    process.stdout.write(
+      `incremental backup: ${parts(incrementalDir).length} parts, ${dataBytes(incrementalDir)} bytes of parts; ` +
+        `full backup: ${fullParts.size} parts, ${dataBytes(fullDir)} bytes of parts\n`,
+    );
+    expect(
+      dataBytes(incrementalDir),
+      'the incremental backup holds only what changed: much less than the full one',
+    ).toBeLessThan(dataBytes(fullDir) / 2);
     let after = 0;
     await load(() => ++after > 24); // and as many after it
-    const manifest = JSON.parse(backup.stdout.trim().split('\n').at(-1)!);
-    expect(Object.keys(manifest.offsets).length, 'consumer groups backed up').toBeGreaterThan(0);
+    expect(Object.keys(incremental.manifest.offsets).length, 'consumer groups backed up').toBeGreaterThan(0);
 
     const ids = batches.flatMap((b) => b.ids);
+    const afterIncremental = batches.length - beforeIncremental.length;
     await expectExactlyOnce(ids);
     const statuses = new Map<string, unknown>();
-    for (const b of beforeBackup) {
+    for (const b of beforeIncremental) {
       const status = await eventually(
         async () => {
           const answer = await call('GET', `/api/v1/listings/batches/${b.batchId}`, b.key);
@@ -212,6 +300,8 @@ describe('restore drill (fault)', () => {
       );
       statuses.set(b.batchId, status);
     }
+    const hookedBefore = beforeBackup.find((b) => b.key === hooked.key)!;
+    expect((await deliveryOf(hookedBefore.batchId)).type).toBe('listings.batch.completed');
     const pricingUrl = '/api/v1/analytics/pricing?city=dar_es_salaam&type=apartment';
     const pricingBefore = await call('GET', pricingUrl, loaders[0]!.key);
     expect(pricingBefore.status).toBe(200);
@@ -224,7 +314,8 @@ describe('restore drill (fault)', () => {
       for (const name of ['appendonlydir', 'dump.rdb'])
         fs.rmSync(path.join(dir, name), { recursive: true, force: true });
 
-    const restore = await npmRun('restore', backupDir);
+    const restore = await npmRun('restore', incrementalDir);
+    expect(restore.stdout, 'ClickHouse comes back from the chain').toContain('chain of 2 backups');
     // As `npm start`: the stack, the suite's database migrated again (it was not in the drill's
     // backup), the drill's database already at the backed-up migration.
     await startStack(settings, suiteEnv);
@@ -247,11 +338,11 @@ describe('restore drill (fault)', () => {
       expect(answer.status, 'a restored key authenticates (404: unknown batch)').toBe(404);
       expect(answer.headers.get('RateLimit-Limit'), 'its tier and limit').toBe(limits.get(k.key));
     }
-    for (const b of beforeBackup) {
+    for (const b of beforeIncremental) {
       const answer = await call('GET', `/api/v1/listings/batches/${b.batchId}`, b.key);
       expect(answer.body, `batch ${b.batchId}`).toEqual(statuses.get(b.batchId));
     }
-    const retried = beforeBackup.filter((b) => b.idem);
+    const retried = beforeIncremental.filter((b) => b.idem);
     expect(retried.length).toBeGreaterThan(0);
     for (const b of retried) {
       const answer = await call('POST', '/api/v1/listings/bulk', b.key, b.idem!.body, b.idem!.key);
@@ -271,12 +362,24 @@ describe('restore drill (fault)', () => {
       throw error;
     });
     expect(pricingAfter.status).toBe(200);
+    // The webhook registered before the backups delivers a batch of after the restore, signed with
+    // the secret it was registered with.
+    const hookedAfter = await send(hooked.key, false);
+    const delivered = await deliveryOf(hookedAfter.batchId);
+    expect(delivered).toMatchObject({
+      type: 'listings.batch.completed',
+      data: { batch_id: hookedAfter.batchId, status: 'completed' },
+    });
+    await expectExactlyOnce([...ids, ...hookedAfter.ids]);
 
-    const afterBackup = batches.length - beforeBackup.length;
+    const during = (from: Batch[], to: Batch[]) => to.length - from.length;
     process.stdout.write(
-      `restore drill: ${ids.length} listings acknowledged (${beforeBackup.length} batches before the backup, ` +
-        `${afterBackup} during and after it), each stored once after the restore; backup ${manifest.bytes} bytes ` +
-        `in ${backup.ms} ms (manifest: ${manifest.duration_ms} ms), restore in ${restore.ms} ms\n`,
+      `restore drill: ${ids.length} listings acknowledged (${beforeBackup.length} batches before the full ` +
+        `backup, ${during(beforeBackup, beforeIncremental)} during it and before the incremental one, ` +
+        `${afterIncremental} during and after that), each stored once after the ` +
+        `restore from the incremental backup; full backup ${full.manifest.bytes} bytes (ClickHouse ` +
+        `${clickhouseBytes(full.manifest)}) in ${full.ms} ms, incremental ${incremental.manifest.bytes} bytes ` +
+        `(ClickHouse ${clickhouseBytes(incremental.manifest)}) in ${incremental.ms} ms, restore in ${restore.ms} ms\n`,
     );
-  }, 300_000);
+  }, 480_000);
 });
