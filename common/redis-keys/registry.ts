@@ -11,12 +11,14 @@ import { ACCOUNT_STORED_AT_TTL_SECONDS, accountStoredAtKey } from '../account-st
 import { RATE_WINDOW_MS } from '../auth/access-check.ts';
 import { keyAuditDeadKey, keyAuditOutboxKey } from '../auth/key-audit.ts';
 import { keyStoreKeys, REVOKED_KEPT_DAYS } from '../auth/key-store.ts';
+import { keyAuditLegacy, keyStoreLegacy } from '../auth/legacy-keys.ts';
 import { BATCH_TTL_SECONDS, batchKeys } from '../batches.ts';
 import { RESEND_MARK_SECONDS, resendMarkKey } from '../lifecycle/resend-marks.ts';
 import { imageCheckSets, imageChecksKey } from '../photos/batch-image-checks.ts';
 import { photoSummaryDoneKey, photoSummaryKey } from '../photos/batch-summary.ts';
 import { accountRateWindowKey, DAY_TTL_SECONDS, DIRTY_TTL_SECONDS, dirtyKey } from '../usage/keys.ts';
 import { MONTH_TTL_SECONDS, usageKeys } from '../usage/keys.ts';
+import { usageLegacy } from '../usage/legacy-keys.ts';
 import { webhookOutboxKey } from '../webhooks/outbox.ts';
 import { MAX_WEBHOOKS_PER_ACCOUNT, webhookKeys } from '../webhooks/store.ts';
 import { workerRegistryKeys } from '../worker-registry.ts';
@@ -56,96 +58,134 @@ const rateWindow = lifetime(RATE_WINDOW_MS / 1000);
 
 export const keyFamilies: readonly KeyFamily[] = [
   ...owned('common/auth/key-store.ts', [
-    { name: 'key:h:<sha256>', type: 'hash', build: (p) => keyStoreKeys(p).byHash('ab12'), ...keyRecord },
-    { name: 'key:id:<key>', type: 'string', build: (p) => keyStoreKeys(p).hashById('k1'), ...keyRecord },
     {
-      name: 'keys',
-      type: 'sorted set',
-      build: (p) => keyStoreKeys(p).allKeys,
-      ttl: 'none',
-      bound: 'unbounded: a member per key ever made, of every account (one key for all accounts)',
+      name: '{k:<sha256>}:key',
+      type: 'hash',
+      tag: 'api key',
+      build: (p) => keyStoreKeys(p).byHash('ab12'),
+      legacy: keyStoreLegacy.record,
+      ...keyRecord,
     },
     {
-      name: 'account:<account>',
+      name: '{key:id:<key>}',
+      type: 'string',
+      tag: 'single',
+      build: (p) => keyStoreKeys(p).hashById('k1'),
+      legacy: keyStoreLegacy.idLookup,
+      ...keyRecord,
+    },
+    {
+      name: '{g:<n>}:keys',
+      type: 'sorted set',
+      tag: 'part',
+      build: (p) => keyStoreKeys(p).index(3),
+      legacy: keyStoreLegacy.index,
+      ttl: 'none',
+      bound: 'unbounded: a member per key ever made, of every account (spread over the parts by key id)',
+    },
+    {
+      name: '{a:<account>}:account:<account>',
       type: 'hash',
+      tag: 'account',
       build: (p) => keyStoreKeys(p).account('a1'),
+      legacy: keyStoreLegacy.account,
       ttl: 'none',
       bound: 'one per account (accounts are made by the operator)',
     },
     {
-      name: 'account:<account>:keys',
+      name: '{a:<account>}:account:<account>:keys',
       type: 'set',
+      tag: 'account',
       build: (p) => keyStoreKeys(p).accountKeys('a1'),
+      legacy: keyStoreLegacy.accountKeys,
       ttl: 'none',
       bound: `the account's keys, active or revoked in the last ${REVOKED_KEPT_DAYS} d (older ones are pruned on revoke and roll)`,
     },
     {
-      name: 'account:<account>:admins',
+      name: '{a:<account>}:account:<account>:admins',
       type: 'set',
+      tag: 'account',
       build: (p) => keyStoreKeys(p).accountAdmins('a1'),
+      legacy: keyStoreLegacy.accountAdmins,
       ttl: 'none',
-      bound: "the account's admin keys that are not revoked",
+      bound: "the account's admin keys that are active and not rolled",
     },
   ]),
   ...owned('common/auth/key-audit.ts', [
     {
-      name: 'audit:keys',
+      name: '{g:<n>}:audit:keys',
       type: 'stream',
-      build: keyAuditOutboxKey,
+      tag: 'part',
+      build: (p) => keyAuditOutboxKey(p, 3),
+      legacy: keyAuditLegacy.outbox,
       ttl: 'none',
       bound:
         'an event leaves once copied to ClickHouse (right away, and every minute); grows only while ClickHouse is down',
     },
     {
-      name: 'audit:keys:dead',
+      name: '{g:<n>}:audit:keys:dead',
       type: 'stream',
-      build: keyAuditDeadKey,
+      tag: 'part',
+      build: (p) => keyAuditDeadKey(p, 3),
+      legacy: keyAuditLegacy.dead,
       ttl: 'none',
       bound: 'unbounded: events ClickHouse refused for their content, kept for the operator (none expected)',
     },
   ]),
   ...owned('common/usage/keys.ts', [
     {
-      name: 'usage:<key>:d:<day>',
+      name: '{k:<sha256>}:usage:d:<day>',
       type: 'hash',
-      build: (p) => usageKeys(p, 'k1').day(day),
+      tag: 'api key',
+      build: (p) => usageKeys(p, 'ab12').day(day),
+      legacy: usageLegacy.day,
       ttl: lifetime(DAY_TTL_SECONDS),
       bound: 'the TTL; a field per endpoint called',
     },
     {
-      name: 'usage:<key>:m:<month>',
+      name: '{k:<sha256>}:usage:m:<month>',
       type: 'hash',
-      build: (p) => usageKeys(p, 'k1').month('2026-01'),
+      tag: 'api key',
+      build: (p) => usageKeys(p, 'ab12').month('2026-01'),
+      legacy: usageLegacy.month,
       ttl: lifetime(MONTH_TTL_SECONDS),
       bound: 'the TTL; a field per endpoint called',
     },
     {
-      name: 'usage:<key>:total',
+      name: '{k:<sha256>}:usage:total',
       type: 'hash',
-      build: (p) => usageKeys(p, 'k1').total,
+      tag: 'api key',
+      build: (p) => usageKeys(p, 'ab12').total,
+      legacy: usageLegacy.total,
       ttl: 'none',
       bound: 'unbounded: one per key ever used (like its record); a field per endpoint called',
     },
     {
-      name: 'rl:<key>',
+      name: '{k:<sha256>}:rl',
       type: 'string',
-      build: (p) => usageKeys(p, 'k1').rateWindow,
+      tag: 'api key',
+      build: (p) => usageKeys(p, 'ab12').rateWindow,
+      legacy: usageLegacy.rateWindow,
       ttl: rateWindow,
       bound: 'the TTL: one per key used in the last window',
     },
     {
-      name: 'rla:<account>',
+      name: '{a:<account>}:rla:<account>',
       type: 'string',
+      tag: 'account',
       build: (p) => accountRateWindowKey(p, 'a1'),
+      legacy: usageLegacy.accountRateWindow,
       ttl: rateWindow,
       bound: 'the TTL: one per account active in the last window',
     },
     {
-      name: 'usage:dirty:<day>',
+      name: '{g:<n>}:usage:dirty:<day>',
       type: 'set',
-      build: (p) => dirtyKey(p, day),
+      tag: 'part',
+      build: (p) => dirtyKey(p, day, 'ab12', 16),
+      legacy: usageLegacy.dirty,
       ttl: lifetime(DIRTY_TTL_SECONDS),
-      bound: 'the TTL; a member per key used that day (one key for all accounts)',
+      bound: 'the TTL; a member per key used that day (spread over the parts by key hash)',
     },
   ]),
   ...owned('common/batches.ts', [

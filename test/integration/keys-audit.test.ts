@@ -10,6 +10,7 @@ import type { KeyAuditEvent } from '../../common/auth/key-audit.ts';
 import { keyAuditDeadKey, keyAuditOutboxKey } from '../../common/auth/key-audit.ts';
 import { flushKeyAudit } from '../../common/auth/key-audit-flush.ts';
 import { createLogger } from '../../common/logger.ts';
+import { partOf } from '../../common/redis-keys/tags.ts';
 import { api, createTestKey, env, eventually, testClickHouse, testRedis } from '../support/api.ts';
 import { keysCli } from './auth-support.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -231,8 +232,9 @@ describe('audit of key changes (error)', () => {
 
   it('stores an event once when it is flushed twice, and sets aside an event ClickHouse refuses', async () => {
     const redis = await testRedis();
-    const outbox = keyAuditOutboxKey(env.REDIS_KEY_PREFIX);
     const account = `acct_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    const part = partOf(account, env.REDIS_GLOBAL_PARTS);
+    const outbox = keyAuditOutboxKey(env.REDIS_KEY_PREFIX, part);
     const event: KeyAuditEvent = {
       event_id: randomUUID(),
       occurred_at: new Date().toISOString(),
@@ -257,12 +259,18 @@ describe('audit of key changes (error)', () => {
     await redis.xadd(outbox, '*', 'event', JSON.stringify(event));
     await redis.xadd(outbox, '*', 'event', JSON.stringify(poison));
     await redis.xadd(outbox, '*', 'event', JSON.stringify(event));
-    const deps = { redis, clickhouse: testClickHouse(), prefix: env.REDIS_KEY_PREFIX, logger: silent };
+    const deps = {
+      redis,
+      clickhouse: testClickHouse(),
+      prefix: env.REDIS_KEY_PREFIX,
+      parts: env.REDIS_GLOBAL_PARTS,
+      logger: silent,
+    };
     await Promise.all([flushKeyAudit(deps), flushKeyAudit(deps)]);
 
     expect(await auditRows(account)).toHaveLength(1);
     // Set aside with ClickHouse's reason (by one flusher or both), never retried.
-    const deadKey = keyAuditDeadKey(env.REDIS_KEY_PREFIX);
+    const deadKey = keyAuditDeadKey(env.REDIS_KEY_PREFIX, part);
     const dead = (await redis.xrange(deadKey, '-', '+')).filter(([, fields]) =>
       fields[1]?.includes(poison.event_id),
     );

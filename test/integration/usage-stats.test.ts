@@ -2,6 +2,7 @@
 // never reveal the plaintext or hash, and are rolled up into ClickHouse (api_key_usage_daily).
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../common/auth/api-key-format.ts';
 import { rollupUsage } from '../../stream/usage/rollup.ts';
 import {
   api,
@@ -85,14 +86,14 @@ describe('usage statistics (happy)', () => {
   });
 
   it('counts requests refused with 429 separately from admitted ones', async () => {
-    const { key, id } = await createTestKey({ tier: 'enterprise', rateLimit: 3 });
+    const { key } = await createTestKey({ tier: 'enterprise', rateLimit: 3 });
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) statuses.push((await api('GET', analyticsPath, { key })).status);
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
     // The window is used up, so read the counters directly from the service module.
     const { readUsage } = await import('../../common/usage/counters.ts');
     const redis = await testRedis();
-    const usage = await readUsage(redis, env.REDIS_KEY_PREFIX, id);
+    const usage = await readUsage(redis, env.REDIS_KEY_PREFIX, hashApiKey(key));
     expect(usage.today.requests).toMatchObject({
       total: 3,
       rate_limited: 2,
@@ -111,7 +112,12 @@ describe('usage rollup to ClickHouse (happy)', () => {
     });
     expect(created.status).toBe(201);
 
-    const deps = { redis: await testRedis(), clickhouse: testClickHouse(), prefix: env.REDIS_KEY_PREFIX };
+    const deps = {
+      redis: await testRedis(),
+      clickhouse: testClickHouse(),
+      prefix: env.REDIS_KEY_PREFIX,
+      parts: env.REDIS_GLOBAL_PARTS,
+    };
     expect(id).toMatch(/^key_[0-9a-f]{24}$/); // validated: safe to quote in SQL
     const rows = await eventually(
       async () => {

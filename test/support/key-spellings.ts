@@ -2,7 +2,10 @@
 // the key prefix (`${prefix}batch:${id}:images`), concatenations onto it (prefix + 'batch:'), and
 // Lua concatenations of a name part inside script text (p .. 'usage:' .. id). Each spelling is
 // reduced to a pattern, the text after the prefix with every substitution as `*`
-// ("batch:*:images"; Lua ones as "lua:usage:"). Comments are not code and are not read.
+// ("batch:*:images"; Lua ones as "lua:usage:"). A name under a hash tag's space
+// (`${accountSpace(prefix, id)}quota:…`, common/redis-keys/tags.ts) begins with its tag
+// ("{a:*}:quota:…"); a name that is a tag of its own (`${prefix}{key:id:${id}}`) with its brace.
+// Comments are not code and are not read.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
@@ -15,7 +18,15 @@ export interface KeySpelling {
 
 /** Expressions that hold REDIS_KEY_PREFIX: `prefix`, `deps.prefix`, `options.keyPrefix`, `env.REDIS_KEY_PREFIX`. */
 const PREFIX_EXPRESSION = /(^|\.)(prefix|keyPrefix|REDIS_KEY_PREFIX)$/;
-const NAME_START = /^[a-z]/i;
+const NAME_START = /^[a-z{]/i;
+const SPACE_ALONE = /^\{\w+:\*\}:$/;
+/** The tag each space of tags.ts writes, as the registry names it with its varying part `*`. */
+const SPACE_TAGS: Record<string, string> = {
+  accountSpace: '{a:*}:',
+  apiKeySpace: '{k:*}:',
+  listingBucketSpace: '{o:*}:',
+  partSpace: '{g:*}:',
+};
 const LUA_NAME_PART = /\.\.\s*'([a-z][\w-]*:)/gi;
 
 export function keySpellingsIn(file: string, text: string): KeySpelling[] {
@@ -24,16 +35,24 @@ export function keySpellingsIn(file: string, text: string): KeySpelling[] {
   const add = (node: ts.Node, pattern: string) =>
     found.push({ file, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1, pattern });
 
+  /** What a name's first part stands for: '' for the prefix, a space's tag, else null (not a name). */
+  const start = (expression: ts.Expression): string | null => {
+    if (PREFIX_EXPRESSION.test(expression.getText(source))) return '';
+    if (!ts.isCallExpression(expression) || !ts.isIdentifier(expression.expression)) return null;
+    const tag = SPACE_TAGS[expression.expression.text];
+    const first = expression.arguments[0];
+    return tag && first && PREFIX_EXPRESSION.test(first.getText(source)) ? tag : null;
+  };
   const visit = (node: ts.Node) => {
     if (ts.isTemplateExpression(node)) {
       const [first, ...rest] = node.templateSpans;
-      if (
-        node.head.text === '' &&
-        first &&
-        PREFIX_EXPRESSION.test(first.expression.getText(source)) &&
-        NAME_START.test(first.literal.text)
-      ) {
-        add(node, first.literal.text + rest.map((span) => `*${span.literal.text}`).join(''));
+      const tag = first && node.head.text === '' ? start(first.expression) : null;
+      const pattern = first
+        ? tag + first.literal.text + rest.map((span) => `*${span.literal.text}`).join('')
+        : '';
+      // A space alone (`${prefix}{a:${id}}:`, tags.ts) is the start of names, not a name.
+      if (first && tag !== null && NAME_START.test(first.literal.text) && !SPACE_ALONE.test(pattern)) {
+        add(node, pattern);
       }
     }
     if (

@@ -79,11 +79,16 @@ describe('Redis key family modules', () => {
       "const c = redisScript(`local k = ARGV[1] .. 'usage:' .. id`);",
       '// a comment may mention `${prefix}batch:${id}` freely',
       'const topic = `${prefix}${name}`;',
+      'const d = `${accountSpace(deps.prefix, account)}quota:${day}`;',
+      'const e = `${prefix}{key:id:${id}}`;',
+      'const f = `${otherSpace(prefix, x)}quota`;',
     ].join('\n');
     expect(keySpellingsIn('ingest/planted.ts', planted).map((s) => [s.line, s.pattern])).toEqual([
       [1, 'batch:*:images'],
       [2, 'workers'],
       [3, 'lua:usage:'],
+      [6, '{a:*}:quota:*'],
+      [7, '{key:id:*}'],
     ]);
   });
 });
