@@ -9,20 +9,20 @@
 // not rolled admin keys), which every revoke and roll changes first, with the change of the admin
 // set re-checking the members the client judged (key-store-scripts.ts); a roll is decided by one
 // script on the old key's record.
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { displayPrefix, generateApiKey, hashApiKey } from './api-key-format.ts';
+import { displayPrefix, generateApiKey, hashApiKey, type KeyMode } from './api-key-format.ts';
 import { keyAuditEvent, type KeyActor, type KeyAuditEvent } from './key-audit.ts';
 import type { ApiKeyRecord } from './key-record.ts';
-import type { KeyMode } from './api-key-format.ts';
+import type { KeyStoreKeys } from './key-store.ts';
 import {
   indexAdminsScript,
   leaveAdminsScript,
+  pruneScript,
   revokeScript,
   rollScript,
   scriptOutcome,
 } from './key-store-scripts.ts';
-import type { KeyStoreKeys } from './key-store.ts';
-import { randomBytes } from 'node:crypto';
 
 /** How long revoked keys stay in their account's key set (GET /keys) before they are pruned. */
 export const REVOKED_KEPT_DAYS = 30;
@@ -209,10 +209,17 @@ export function keyChanges(deps: KeyChangeDeps) {
     const cutoff = new Date(at.getTime() - REVOKED_KEPT_DAYS * 86_400_000).toISOString();
     const ended = (await deps.recordsOf(ids)).filter((key) => key.status === 'revoked');
     const old = ended.filter((key) => (key.revoked_at ?? '') < cutoff);
-    const multi = redis.multi().hset(account, 'prune_cursor', next);
-    if (ended.length) multi.srem(k.accountAdmins(accountId), ...ended.map((key) => key.id));
-    if (old.length) multi.srem(k.accountKeys(accountId), ...old.map((key) => key.id));
-    await multi.exec();
+    await pruneScript.run(
+      redis,
+      3,
+      account,
+      k.accountKeys(accountId),
+      k.accountAdmins(accountId),
+      next,
+      ended.length,
+      ...ended.map((key) => key.id),
+      ...old.map((key) => key.id),
+    );
   }
 
   return { revoke, roll };

@@ -58,9 +58,27 @@ return 1
 // Accounts whose admin keys predate the admin set have it incomplete: the first guarded revoke
 // fills it, once (the account hash then carries `admins_indexed`; accounts created with the set
 // have it from the start), so the guard never reads a partial set. 0: already indexed.
-export const indexAdminsScript = redisScript(`
+export const indexAdminsScript = redisScript(
+  `
 if redis.call('HEXISTS', KEYS[1], 'admins_indexed') == 1 then return 0 end
 if #ARGV > 0 then redis.call('SADD', KEYS[2], unpack(ARGV)) end
 redis.call('HSET', KEYS[1], 'admins_indexed', '1')
 return 1
-`);
+`,
+  { freesMemory: true },
+);
+
+// KEYS[1] the account hash, KEYS[2] its key set, KEYS[3] its admin set. ARGV[1] the pruning's next
+// SSCAN cursor, ARGV[2] n, ARGV[3 .. n+2] ids of ended keys (they leave the admin set), the rest
+// ids ended before the cutoff (they leave the key set). A script, not a MULTI, so that it runs at
+// Redis' maxmemory ceiling too, as part of a revocation.
+export const pruneScript = redisScript(
+  `
+redis.call('HSET', KEYS[1], 'prune_cursor', ARGV[1])
+local ended = tonumber(ARGV[2])
+for i = 3, ended + 2 do redis.call('SREM', KEYS[3], ARGV[i]) end
+for i = ended + 3, #ARGV do redis.call('SREM', KEYS[2], ARGV[i]) end
+return 1
+`,
+  { freesMemory: true },
+);

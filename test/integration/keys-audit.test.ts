@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { KeyAuditEvent } from '../../common/auth/key-audit.ts';
-import { keyAuditDeadKey, keyAuditOutboxKey } from '../../common/auth/key-audit.ts';
+import { appendKeyAuditEvent, keyAuditDeadKey, keyAuditOutboxKey } from '../../common/auth/key-audit.ts';
 import { flushKeyAudit } from '../../common/auth/key-audit-flush.ts';
 import { createLogger } from '../../common/logger.ts';
 import { partOf } from '../../common/redis-keys/tags.ts';
@@ -229,6 +229,51 @@ describe('audit of key changes (error)', () => {
     const [row] = await rowsOf(created.account_id, 1, 90_000);
     expect(row).toMatchObject({ action: 'create', source: 'cli', key_id: created.id });
   }, 100_000);
+
+  it('copies the events of every part of the outbox (parts by account)', async () => {
+    const redis = await testRedis();
+    const accounts: string[] = [];
+    const parts = new Set<number>();
+    while (parts.size < 3) {
+      const account = `acct_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+      if (parts.has(partOf(account, env.REDIS_GLOBAL_PARTS))) continue;
+      parts.add(partOf(account, env.REDIS_GLOBAL_PARTS));
+      accounts.push(account);
+    }
+    const event = (account: string): KeyAuditEvent => ({
+      event_id: randomUUID(),
+      occurred_at: new Date().toISOString(),
+      action: 'revoke',
+      source: 'cli',
+      account_id: account,
+      actor_key_id: '',
+      client_ip: '',
+      operator: 'test@host',
+      request_id: '',
+      key_id: 'key_000000000000000000000002',
+      key_prefix: 'svc_live_AbCd…',
+      key_name: '',
+      mode: 'live',
+      tier: 'free',
+      role: 'standard',
+      new_key_id: '',
+      expires_at: null,
+    });
+    for (const account of accounts) {
+      await appendKeyAuditEvent(redis, env.REDIS_KEY_PREFIX, env.REDIS_GLOBAL_PARTS, event(account));
+      const part = keyAuditOutboxKey(env.REDIS_KEY_PREFIX, partOf(account, env.REDIS_GLOBAL_PARTS));
+      expect((await redis.xrange(part, '-', '+')).some(([, f]) => f[1]?.includes(account))).toBe(true);
+    }
+    const deps = {
+      redis,
+      clickhouse: testClickHouse(),
+      prefix: env.REDIS_KEY_PREFIX,
+      parts: env.REDIS_GLOBAL_PARTS,
+      logger: silent,
+    };
+    await flushKeyAudit(deps);
+    for (const account of accounts) expect(await auditRows(account)).toHaveLength(1);
+  });
 
   it('stores an event once when it is flushed twice, and sets aside an event ClickHouse refuses', async () => {
     const redis = await testRedis();
