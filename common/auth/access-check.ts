@@ -88,10 +88,11 @@ used = redis.call('INCR', KEYS[1])
 return {1, used, windowTtl(KEYS[1], ARGV[2])}
 `);
 
-// Gives the key's window back a request the account's window refused, and counts it as rate
-// limited instead of admitted. KEYS as keyScript's. ARGV: 1 endpoint label, 2 the window's time
-// left that keyScript answered (a window with more left is a newer one: nothing to give back),
-// 3 now ISO (the last_used_at keyScript wrote), 4 the last_used_at before it ('' = none).
+// Gives the key's window back a request the account's window refused (or that failed there), and
+// uncounts it as admitted. KEYS as keyScript's. ARGV: 1 endpoint label, 2 the window's time left
+// that keyScript answered (a window with more left is a newer one: nothing to give back), 3 now ISO
+// (the last_used_at keyScript wrote), 4 the last_used_at before it ('' = none), 5 '1' to count it
+// as rate limited instead.
 const refundScript = redisScript(
   `
 local ttl = redis.call('PTTL', KEYS[2])
@@ -103,7 +104,7 @@ for i = 3, 4 do
   if redis.call('HINCRBY', KEYS[i], '${usageFields.endpointPrefix}' .. ARGV[1], -1) <= 0 then
     redis.call('HDEL', KEYS[i], '${usageFields.endpointPrefix}' .. ARGV[1])
   end
-  redis.call('HINCRBY', KEYS[i], '${usageFields.rateLimited}', 1)
+  if ARGV[5] == '1' then redis.call('HINCRBY', KEYS[i], '${usageFields.rateLimited}', 1) end
 end
 if redis.call('HGET', KEYS[1], 'last_used_at') == ARGV[3] then
   if ARGV[4] == '' then redis.call('HDEL', KEYS[1], 'last_used_at')
@@ -175,24 +176,44 @@ export async function checkAccess(
   if (code === 3) result.limitedBy = 'key';
   if (code !== 1 && code !== 3) return result;
   // Counters changed: the day's dirty set learns of the key (in parallel with the account window).
-  const marked = markDirty(buckets.day, keyHash);
+  // Its part may be on another master: when that fails the request still stands, and the key's
+  // next request marks it (the marker remembers only marks that were made).
+  const marked = markDirty(buckets.day, keyHash).catch(() => undefined);
   if (code === 3) {
     await marked;
     return result;
   }
   const accountLimit = accountLimitOf(fields);
-  const [[admitted, accountUsed, accountTtl]] = await Promise.all([
-    accountScript.run(
+  const refund = (asRateLimited: boolean) =>
+    refundScript.run(
       redis,
-      1,
-      accountRateWindowKey(prefix, fields.account_id ?? `key:${fields.id}`),
-      accountLimit,
-      RATE_WINDOW_MS,
-    ) as Promise<[number, number, number]>,
+      keys.length,
+      ...keys,
+      endpoint,
+      ttl,
+      nowIso,
+      fields.last_used_at ?? '',
+      asRateLimited ? '1' : '0',
+    );
+  const [[admitted, accountUsed, accountTtl]] = await Promise.all([
+    (
+      accountScript.run(
+        redis,
+        1,
+        accountRateWindowKey(prefix, fields.account_id ?? `key:${fields.id}`),
+        accountLimit,
+        RATE_WINDOW_MS,
+      ) as Promise<[number, number, number]>
+    ).catch(async (error: unknown) => {
+      // The account's master failed (the request is answered 503): give the key's request back
+      // if its own master still answers.
+      await refund(false).catch(() => undefined);
+      throw error;
+    }),
     marked,
   ]);
   result.account = { used: accountUsed, limit: accountLimit, ttlMs: accountTtl };
   if (admitted === 1) return result;
-  await refundScript.run(redis, keys.length, ...keys, endpoint, ttl, nowIso, fields.last_used_at ?? '');
+  await refund(true);
   return { ...result, outcome: 'rate_limited', limitedBy: 'account', used: used - 1 };
 }
