@@ -16,10 +16,14 @@ function between(suffix: string, head: string, tail = ''): string | null {
   return value && !value.includes(':') ? value : null;
 }
 
-/** The SHA-256 of key `id`: from its id lookup, under the new name or, not yet moved, the old one. */
+/**
+ * The SHA-256 of key `id`: from its id lookup, under the old name or, already moved, the new one.
+ * The old name is read first: a lookup being moved meanwhile exists under the new name before the
+ * old one goes (RENAME, or RESTORE then DEL), so one of the two reads finds it.
+ */
 export async function hashOfKeyId(redis: Redis, prefix: string, oldPrefix: string, id: string) {
   return (
-    (await redis.get(keyStoreKeys(prefix).hashById(id))) ?? (await redis.get(`${oldPrefix}key:id:${id}`))
+    (await redis.get(`${oldPrefix}key:id:${id}`)) ?? (await redis.get(keyStoreKeys(prefix).hashById(id)))
   );
 }
 

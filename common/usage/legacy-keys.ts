@@ -3,8 +3,8 @@
 // The previous release named a key's counters and rate window by the key's id; they are now named by
 // the key's SHA-256 (its hash tag), read from the key's id lookup. Every move is idempotent (an old
 // key that is gone has nothing left to move; a copy already made is not made twice) and deletes
-// the old key last. A key whose id lookup is gone keeps its old counters where they are (nothing
-// could attribute them; they expire, and the previous release's rollup skipped them too).
+// the old key last. The counters of a key whose id lookup is gone are deleted: no request can
+// present that key, nothing could attribute them (the previous release's rollup skipped them too).
 import type { Redis } from 'ioredis';
 import { hashOfKeyId } from '../auth/legacy-keys.ts';
 import { redisScript } from '../clients/redis-script.ts';
@@ -50,10 +50,9 @@ function countersMove(
       const parsed = parse(oldKey, shape);
       if (!parsed) return;
       const hash = await hashOfKeyId(redis, prefix, parsed.oldPrefix, parsed.values[0]!);
-      if (!hash) return;
       const [fields, ttl] = await Promise.all([redis.hgetall(oldKey), redis.pttl(oldKey)]);
       const pairs = Object.entries(fields).flat();
-      if (pairs.length) {
+      if (hash && pairs.length) {
         await mergeCountersScript.run(redis, 1, to(prefix, hash, parsed.values), ttl, ...pairs);
       }
       await redis.del(oldKey);
