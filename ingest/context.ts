@@ -46,6 +46,7 @@ export async function createIngestContext(
     redis: platform.redis,
     clickhouse: platform.clickhouse,
     prefix,
+    parts: platform.env.REDIS_GLOBAL_PARTS,
     logger: platform.logger.child({ task: 'key-audit-flush' }),
   });
   return {

@@ -48,6 +48,7 @@ const cliEnvSchema = baseEnvSchema
     REDIS_URL: true,
     REDIS_CLUSTER_NODES: true,
     REDIS_KEY_PREFIX: true,
+    REDIS_GLOBAL_PARTS: true,
     CLICKHOUSE_URL: true,
     CLICKHOUSE_USER: true,
     CLICKHOUSE_PASSWORD: true,
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
     await redisReady(redis, 5_000).catch(() =>
       fail(`Redis is not reachable at ${redactUrl(env.REDIS_URL)}; is the stack running?`, 1),
     );
-    const store = createKeyStore(redis, env.REDIS_KEY_PREFIX);
+    const store = createKeyStore(redis, env.REDIS_KEY_PREFIX, env.REDIS_GLOBAL_PARTS);
     const print = (value: unknown) => process.stdout.write(JSON.stringify(value) + '\n');
 
     if (command === 'create') {
@@ -143,6 +144,7 @@ async function flushAudit(env: CliEnv, redis: Redis): Promise<void> {
         redis,
         clickhouse,
         prefix: env.REDIS_KEY_PREFIX,
+        parts: env.REDIS_GLOBAL_PARTS,
         logger: createLogger('warn', { service: 'keys-cli' }, stderr),
       }),
       new Promise((_, reject) => {

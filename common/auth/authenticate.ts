@@ -55,6 +55,7 @@ export function authenticate(keys: KeyStore) {
     }
     setRateLimitHeaders(res, decision.rateLimit);
     req.rateLimit = decision.rateLimit;
+    keyHashes.set(decision.record, decision.keyHash);
     if (decision.outcome === 'rate_limited') {
       const { limit, resetSeconds, scope } = decision.rateLimit;
       rateLimitRejections.inc({ tier: decision.record.tier, scope });
@@ -110,6 +111,19 @@ export function requireRole(role: Role) {
     }
     next();
   };
+}
+
+/**
+ * The SHA-256 of the key each authenticated record was presented with: the name of its usage
+ * counters (common/usage/keys.ts). Kept beside the record, not in it, so it never reaches a response.
+ */
+const keyHashes = new WeakMap<ApiKeyRecord, string>();
+
+/** The id and hash of the key that authenticated `auth` (a record `authenticate` set on a request). */
+export function authenticatedKey(auth: ApiKeyRecord): { id: string; hash: string } {
+  const hash = keyHashes.get(auth);
+  if (!hash) throw new Error(`key ${auth.id} was not authenticated by this process`);
+  return { id: auth.id, hash };
 }
 
 /** The authenticated key of a request that passed `authenticate`. */

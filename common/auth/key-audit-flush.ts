@@ -8,7 +8,7 @@
 // one small insert per event costs nothing worth batching for.
 // Failures: a transient one (ClickHouse down, busy, table not migrated yet) stops the flush and
 // leaves the events queued for the next one; an event ClickHouse refuses for its content would
-// block the queue forever, so it moves to the dead stream `audit:keys:dead` with the error, and is
+// block the queue forever, so it moves to its part's dead stream `audit:keys:dead` with the error, and is
 // logged at error level (nothing is dropped silently).
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
 import type { Redis } from 'ioredis';
@@ -22,15 +22,23 @@ export interface KeyAuditFlushDeps {
   redis: Redis;
   clickhouse: ClickHouseClient;
   prefix: string;
+  /** REDIS_GLOBAL_PARTS: the outbox's parts, each flushed in turn. */
+  parts: number;
   logger: Logger;
 }
 
 /** Events read per round; a flush loops until the outbox is empty. */
 const ROUND = 100;
 
-/** Flushes the whole outbox; returns the events written. Throws on a transient failure. */
+/** Flushes every part of the outbox; returns the events written. Throws on a transient failure. */
 export async function flushKeyAudit(deps: KeyAuditFlushDeps): Promise<number> {
-  const outbox = keyAuditOutboxKey(deps.prefix);
+  let written = 0;
+  for (let part = 0; part < deps.parts; part++) written += await flushPart(deps, part);
+  return written;
+}
+
+async function flushPart(deps: KeyAuditFlushDeps, part: number): Promise<number> {
+  const outbox = keyAuditOutboxKey(deps.prefix, part);
   let written = 0;
   let start = '-';
   for (;;) {
@@ -43,9 +51,10 @@ export async function flushKeyAudit(deps: KeyAuditFlushDeps): Promise<number> {
           entry_id: entryId,
           error: refused,
         });
+        // The dead stream is the outbox part's neighbour (same tag): one transaction.
         await deps.redis
           .multi()
-          .xadd(keyAuditDeadKey(deps.prefix), '*', 'event', json, 'error', refused)
+          .xadd(keyAuditDeadKey(deps.prefix, part), '*', 'event', json, 'error', refused)
           .xdel(outbox, entryId)
           .exec();
       } else {

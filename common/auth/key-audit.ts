@@ -2,12 +2,19 @@
 // the ClickHouse table key_audit_events (migration 0060, docs/auth.md "Audit of key changes").
 //
 // Why an outbox in Redis instead of a direct insert: the key store appends the event to a Redis
-// stream IN THE SAME TRANSACTION as the change (key-store.ts), so exactly the changes that happened
-// are recorded, none twice and none that did not happen, and key management never waits for or
-// depends on ClickHouse. That matters most for revocation: a leaked key must be revocable while the
-// warehouse is down. key-audit-flush.ts then copies the stream into ClickHouse (right after each
-// change, and every minute from the stream worker for whatever an outage left behind).
+// stream right after the change it records (key-store.ts; the change and the outbox are in
+// different slots, so not in one transaction: a process that dies between the two loses the event,
+// never records one that did not happen), and key management never waits for or depends on
+// ClickHouse. That matters most for revocation: a leaked key must be revocable while the warehouse
+// is down. key-audit-flush.ts then copies the stream into ClickHouse (right after each change, and
+// every minute from the stream worker for whatever an outage left behind).
+//
+// Every account's changes go to one outbox, so it is REDIS_GLOBAL_PARTS parts (by account); the
+// flush visits every part. Each part has its dead stream beside it.
+import type { Redis } from 'ioredis';
+import { redisScript } from '../clients/redis-script.ts';
 import { newId } from '../ids.ts';
+import { partOf, partSpace } from '../redis-keys/tags.ts';
 import type { KeyAuditRow } from '../warehouse/key-audit-events.ts';
 import type { KeyMode } from './api-key-format.ts';
 import type { Role } from './roles.ts';
@@ -22,10 +29,29 @@ export type KeyActor =
 /** One event: a row of key_audit_events (common/warehouse/key-audit-events.ts), as queued and inserted. */
 export type KeyAuditEvent = KeyAuditRow;
 
-/** The Redis stream holding events not yet in ClickHouse (field `event`: the JSON row). */
-export const keyAuditOutboxKey = (prefix: string): string => `${prefix}audit:keys`;
-/** Events ClickHouse refused for their content (never retried; see key-audit-flush.ts). */
-export const keyAuditDeadKey = (prefix: string): string => `${prefix}audit:keys:dead`;
+/** Part `part` of the Redis stream holding events not yet in ClickHouse (field `event`: the JSON row). */
+export const keyAuditOutboxKey = (prefix: string, part: number): string =>
+  `${partSpace(prefix, part)}audit:keys`;
+/** Events of that part ClickHouse refused for their content (never retried; see key-audit-flush.ts). */
+export const keyAuditDeadKey = (prefix: string, part: number): string =>
+  `${partSpace(prefix, part)}audit:keys:dead`;
+
+// KEYS[1] the outbox part, ARGV[1] the event JSON. A script so that it runs at Redis' maxmemory
+// ceiling too: a revocation then still records its event.
+const appendScript = redisScript(`return redis.call('XADD', KEYS[1], '*', 'event', ARGV[1])`, {
+  freesMemory: true,
+});
+
+/** Appends the event to the outbox part of its account. */
+export async function appendKeyAuditEvent(
+  redis: Redis,
+  prefix: string,
+  parts: number,
+  event: KeyAuditEvent,
+): Promise<void> {
+  const outbox = keyAuditOutboxKey(prefix, partOf(event.account_id, parts));
+  await appendScript.run(redis, 1, outbox, JSON.stringify(event));
+}
 
 export interface AuditedKey {
   id: string;

@@ -8,15 +8,11 @@
 // process needs. A new family: its builder in its module, an entry here, `npm run docs:redis`. The
 // families of ingest and analytics are listed in registry-ingest.ts.
 import { lifetime, owned, type KeyFamily } from './family.ts';
+import { authKeyFamilies } from './registry-auth.ts';
 import { ingestKeyFamilies } from './registry-ingest.ts';
-import { RATE_WINDOW_MS } from '../auth/access-check.ts';
-import { keyAuditDeadKey, keyAuditOutboxKey } from '../auth/key-audit.ts';
-import { keyStoreKeys, REVOKED_KEPT_DAYS } from '../auth/key-store.ts';
 import { BATCH_TTL_SECONDS, batchKeys } from '../batches.ts';
 import { imageCheckSets, imageChecksKey } from '../photos/batch-image-checks.ts';
 import { photoSummaryDoneKey, photoSummaryKey } from '../photos/batch-summary.ts';
-import { accountRateWindowKey, DAY_TTL_SECONDS, DIRTY_TTL_SECONDS, dirtyKey } from '../usage/keys.ts';
-import { MONTH_TTL_SECONDS, usageKeys } from '../usage/keys.ts';
 import { webhookOutboxKey } from '../webhooks/outbox.ts';
 import { MAX_WEBHOOKS_PER_ACCOUNT, webhookKeys } from '../webhooks/store.ts';
 import { workerRegistryKeys } from '../worker-registry.ts';
@@ -28,112 +24,13 @@ import { DELIVERY_TTL_SECONDS, deliveryQueueKeys } from '../../stream/webhooks/q
 
 const day = '2026-01-01';
 const quotaAndTtl = (quota: string) => `the TTL and the account's daily ${quota} quota (ingest/quota.ts)`;
-const keyRecord = {
-  ttl: 'none',
-  bound:
-    'unbounded: one per key ever made (a revoked key keeps its record, so it is refused as revoked); ' +
-    'keys are made by the operator and by admin keys within their daily quota',
-};
 const perBatch = {
   ttl: lifetime(BATCH_TTL_SECONDS),
   bound: `${quotaAndTtl('listings')}: one per batch, a member per listing or image`,
 };
-const rateWindow = lifetime(RATE_WINDOW_MS / 1000);
 
 export const keyFamilies: readonly KeyFamily[] = [
-  ...owned('common/auth/key-store.ts', [
-    { name: 'key:h:<sha256>', type: 'hash', build: (p) => keyStoreKeys(p).byHash('ab12'), ...keyRecord },
-    { name: 'key:id:<key>', type: 'string', build: (p) => keyStoreKeys(p).hashById('k1'), ...keyRecord },
-    {
-      name: 'keys',
-      type: 'sorted set',
-      build: (p) => keyStoreKeys(p).allKeys,
-      ttl: 'none',
-      bound: 'unbounded: a member per key ever made, of every account (one key for all accounts)',
-    },
-    {
-      name: 'account:<account>',
-      type: 'hash',
-      build: (p) => keyStoreKeys(p).account('a1'),
-      ttl: 'none',
-      bound: 'one per account (accounts are made by the operator)',
-    },
-    {
-      name: 'account:<account>:keys',
-      type: 'set',
-      build: (p) => keyStoreKeys(p).accountKeys('a1'),
-      ttl: 'none',
-      bound: `the account's keys, active or revoked in the last ${REVOKED_KEPT_DAYS} d (older ones are pruned on revoke and roll)`,
-    },
-    {
-      name: 'account:<account>:admins',
-      type: 'set',
-      build: (p) => keyStoreKeys(p).accountAdmins('a1'),
-      ttl: 'none',
-      bound: "the account's admin keys that are not revoked",
-    },
-  ]),
-  ...owned('common/auth/key-audit.ts', [
-    {
-      name: 'audit:keys',
-      type: 'stream',
-      build: keyAuditOutboxKey,
-      ttl: 'none',
-      bound:
-        'an event leaves once copied to ClickHouse (right away, and every minute); grows only while ClickHouse is down',
-    },
-    {
-      name: 'audit:keys:dead',
-      type: 'stream',
-      build: keyAuditDeadKey,
-      ttl: 'none',
-      bound: 'unbounded: events ClickHouse refused for their content, kept for the operator (none expected)',
-    },
-  ]),
-  ...owned('common/usage/keys.ts', [
-    {
-      name: 'usage:<key>:d:<day>',
-      type: 'hash',
-      build: (p) => usageKeys(p, 'k1').day(day),
-      ttl: lifetime(DAY_TTL_SECONDS),
-      bound: 'the TTL; a field per endpoint called',
-    },
-    {
-      name: 'usage:<key>:m:<month>',
-      type: 'hash',
-      build: (p) => usageKeys(p, 'k1').month('2026-01'),
-      ttl: lifetime(MONTH_TTL_SECONDS),
-      bound: 'the TTL; a field per endpoint called',
-    },
-    {
-      name: 'usage:<key>:total',
-      type: 'hash',
-      build: (p) => usageKeys(p, 'k1').total,
-      ttl: 'none',
-      bound: 'unbounded: one per key ever used (like its record); a field per endpoint called',
-    },
-    {
-      name: 'rl:<key>',
-      type: 'string',
-      build: (p) => usageKeys(p, 'k1').rateWindow,
-      ttl: rateWindow,
-      bound: 'the TTL: one per key used in the last window',
-    },
-    {
-      name: 'rla:<account>',
-      type: 'string',
-      build: (p) => accountRateWindowKey(p, 'a1'),
-      ttl: rateWindow,
-      bound: 'the TTL: one per account active in the last window',
-    },
-    {
-      name: 'usage:dirty:<day>',
-      type: 'set',
-      build: (p) => dirtyKey(p, day),
-      ttl: lifetime(DIRTY_TTL_SECONDS),
-      bound: 'the TTL; a member per key used that day (one key for all accounts)',
-    },
-  ]),
+  ...authKeyFamilies,
   ...owned('common/batches.ts', [
     { name: 'batch:<batch>', type: 'hash', build: (p) => batchKeys(p, 'b1').record, ...perBatch },
     { name: 'batch:<batch>:pending', type: 'set', build: (p) => batchKeys(p, 'b1').pending, ...perBatch },

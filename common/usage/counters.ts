@@ -1,18 +1,13 @@
 // Usage counters in Redis: the writes that are not on the auth hot path (listing outcomes) and the
 // reads behind GET /listings/bulk. Request counters are written by the access script
-// (common/auth/access-check.ts) in the same round trip as the rate limit.
+// (common/auth/access-check.ts) in the same round trip as the rate limit. A key's counters are
+// named by the SHA-256 of the key (its hash tag, keys.ts): callers pass the hash that
+// authenticated the request (keyHashOf in common/auth/authenticate.ts).
 import type { Redis } from 'ioredis';
 import { redisScript } from '../clients/redis-script.ts';
 import { errorFields, type Logger } from '../logger.ts';
-import {
-  bucketsOf,
-  DAY_TTL_SECONDS,
-  DIRTY_TTL_SECONDS,
-  dirtyKey,
-  MONTH_TTL_SECONDS,
-  usageFields,
-  usageKeys,
-} from './keys.ts';
+import { markDirty } from './dirty.ts';
+import { bucketsOf, DAY_TTL_SECONDS, MONTH_TTL_SECONDS, usageFields, usageKeys } from './keys.ts';
 
 export interface ListingOutcomes {
   created: number;
@@ -20,19 +15,17 @@ export interface ListingOutcomes {
   failed: number;
 }
 
-// KEYS[1] day, KEYS[2] month, KEYS[3] total hash, KEYS[4] the day's dirty set. ARGV[1..3] created,
-// duplicates, failed; ARGV[4] key id; ARGV[5] day ttl, ARGV[6] month ttl, ARGV[7] dirty set ttl.
-// One script instead of a MULTI of fifteen commands: one command and one reply for the client.
+// KEYS[1] day, KEYS[2] month, KEYS[3] total hash (one key's, one slot). ARGV[1..3] created,
+// duplicates, failed; ARGV[4] day ttl, ARGV[5] month ttl.
+// One script instead of a MULTI of eleven commands: one command and one reply for the client.
 const outcomesScript = redisScript(`
 for i = 1, 3 do
   redis.call('HINCRBY', KEYS[i], '${usageFields.listingsCreated}', ARGV[1])
   redis.call('HINCRBY', KEYS[i], '${usageFields.listingsDuplicates}', ARGV[2])
   redis.call('HINCRBY', KEYS[i], '${usageFields.listingsFailed}', ARGV[3])
 end
-redis.call('EXPIRE', KEYS[1], ARGV[5])
-redis.call('EXPIRE', KEYS[2], ARGV[6])
-redis.call('SADD', KEYS[4], ARGV[4])
-redis.call('EXPIRE', KEYS[4], ARGV[7])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+redis.call('EXPIRE', KEYS[2], ARGV[5])
 return 1
 `);
 
@@ -40,38 +33,41 @@ return 1
  * The key's three counter hashes as of `now`: today's, this month's and the lifetime total, in the
  * order the outcomes script takes them (KEYS[1..3]) and readUsage answers them.
  */
-function countersAt(prefix: string, keyId: string, now: Date) {
-  const keys = usageKeys(prefix, keyId);
+function countersAt(prefix: string, keyHash: string, now: Date) {
+  const keys = usageKeys(prefix, keyHash);
   const { day, month } = bucketsOf(now);
   return { day, month, hashes: [keys.day(day), keys.month(month), keys.total] as const };
 }
 
 /**
- * Adds the outcome of one accepted bulk request to the key's listing counters (today, this month,
- * total), atomically. Called by the ingest bulk-create service; rejects when Redis fails, so the
- * caller decides whether that matters (bulk-create logs it: the batch is already accepted).
+ * Adds the outcome of one accepted bulk request to the listing counters (today, this month, total)
+ * of the key hashed `keyHash`, atomically, and marks the key in the day's dirty set (`parts`:
+ * REDIS_GLOBAL_PARTS; another slot, so a command of its own, sent together). Called by the ingest
+ * bulk-create service; rejects when Redis fails, so the caller decides whether that matters
+ * (bulk-create logs it: the batch is already accepted).
  */
 export async function recordListingOutcomes(
   redis: Redis,
   prefix: string,
-  keyId: string,
+  parts: number,
+  keyHash: string,
   outcomes: ListingOutcomes,
   now = new Date(),
 ): Promise<void> {
-  const { day, hashes } = countersAt(prefix, keyId, now);
-  await outcomesScript.run(
-    redis,
-    4,
-    ...hashes,
-    dirtyKey(prefix, day),
-    outcomes.created,
-    outcomes.duplicates,
-    outcomes.failed,
-    keyId,
-    DAY_TTL_SECONDS,
-    MONTH_TTL_SECONDS,
-    DIRTY_TTL_SECONDS,
-  );
+  const { day, hashes } = countersAt(prefix, keyHash, now);
+  await Promise.all([
+    markDirty(redis, prefix, parts, day, keyHash),
+    outcomesScript.run(
+      redis,
+      3,
+      ...hashes,
+      outcomes.created,
+      outcomes.duplicates,
+      outcomes.failed,
+      DAY_TTL_SECONDS,
+      MONTH_TTL_SECONDS,
+    ),
+  ]);
 }
 
 export interface RequestCounts {
@@ -93,14 +89,15 @@ export interface UsageSnapshot {
   total: { listings: ListingOutcomes };
 }
 
-/** The key's counters for the current UTC day and month, plus lifetime listing totals. */
+/** The counters of the key hashed `keyHash` for the current UTC day and month, plus lifetime listing totals. */
 export async function readUsage(
   redis: Redis,
   prefix: string,
-  keyId: string,
+  keyHash: string,
   now = new Date(),
 ): Promise<UsageSnapshot> {
-  const { day, month, hashes } = countersAt(prefix, keyId, now);
+  const { day, month, hashes } = countersAt(prefix, keyHash, now);
+  // One key's hashes, one slot: a pipeline a Redis Cluster accepts.
   const pipeline = redis.pipeline();
   for (const hash of hashes) pipeline.hgetall(hash);
   const replies = await pipeline.exec();
@@ -149,12 +146,12 @@ const num = (value: string | undefined): number => (value ? Number(value) : 0);
  * Redis failure is logged, never thrown, so a usage counter cannot fail an accepted batch.
  */
 export async function countListingOutcomes(
-  platform: { redis: Redis; env: { REDIS_KEY_PREFIX: string }; logger: Logger },
-  keyId: string,
+  platform: { redis: Redis; env: { REDIS_KEY_PREFIX: string; REDIS_GLOBAL_PARTS: number }; logger: Logger },
+  key: { id: string; hash: string },
   outcomes: ListingOutcomes,
 ): Promise<void> {
-  await recordListingOutcomes(platform.redis, platform.env.REDIS_KEY_PREFIX, keyId, outcomes).catch(
-    (error: unknown) =>
-      platform.logger.warn('usage counters not updated', { key_id: keyId, ...errorFields(error) }),
+  const { REDIS_KEY_PREFIX: prefix, REDIS_GLOBAL_PARTS: parts } = platform.env;
+  await recordListingOutcomes(platform.redis, prefix, parts, key.hash, outcomes).catch((error: unknown) =>
+    platform.logger.warn('usage counters not updated', { key_id: key.id, ...errorFields(error) }),
   );
 }

@@ -1,6 +1,6 @@
 // HTTP for the listing endpoints: POST /listings/bulk and GET /listings/batches/{id}.
 import { Router } from 'express';
-import { authenticate, authOf, requirePermission } from '../../common/auth/authenticate.ts';
+import { authenticate, authenticatedKey, authOf, requirePermission } from '../../common/auth/authenticate.ts';
 import { encodeListingBatch, listingMessageHeaders } from '../../common/domain/messages.ts';
 import type { IngestContext } from '../context.ts';
 import { resendReporter } from '../lifecycle/resends.ts';
@@ -28,7 +28,7 @@ export function createListingsRouter(ctx: IngestContext): Router {
 
   const createListings = idempotentPost(ctx, 'bulk', async (auth, body) => {
     const outcome = await bulkCreate(deps, auth, body);
-    await countListingOutcomes(ctx.platform, auth.id, outcome.response.summary); // usage statistics
+    await countListingOutcomes(ctx.platform, authenticatedKey(auth), outcome.response.summary); // usage statistics
     await reportResends(auth.account_id, outcome.response); // expiry clock, returns (docs/lifecycle.md)
     if (outcome.status === 400) {
       throw noneAccepted('listing', outcome.response);

@@ -1,6 +1,7 @@
 // GET /listings/bulk (spec §4.2): the calling key's status and usage statistics, as a service.
 // Never returns the plaintext key or its hash. Counts include the request that asks for them.
 import type { Redis } from 'ioredis';
+import { authenticatedKey } from '../../common/auth/authenticate.ts';
 import type { ApiKeyRecord, RateLimitState } from '../../common/auth/key-store.ts';
 import { tierPolicies } from '../../common/auth/tiers.ts';
 import { RATE_WINDOW_MS } from '../../common/auth/access-check.ts';
@@ -51,7 +52,7 @@ export async function keyStatus(
   rateLimit: RateLimitState,
   now = new Date(),
 ): Promise<KeyStatusResponse> {
-  const usage = await readUsage(deps.redis, deps.prefix, auth.id, now);
+  const usage = await readUsage(deps.redis, deps.prefix, authenticatedKey(auth).hash, now);
   const policy = tierPolicies[auth.tier];
   return {
     key: keyIdentity(auth),

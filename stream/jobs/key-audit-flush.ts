@@ -11,6 +11,7 @@ export function keyAuditFlushJob(platform: Platform, cron: string): Job {
     redis: platform.redis,
     clickhouse: platform.clickhouse,
     prefix: platform.env.REDIS_KEY_PREFIX,
+    parts: platform.env.REDIS_GLOBAL_PARTS,
     logger: platform.logger.child({ task: 'key-audit-flush' }),
   };
   return {

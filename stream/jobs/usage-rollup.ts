@@ -10,6 +10,7 @@ export function usageRollupJob(platform: Platform, cron: string): Job {
     redis: platform.redis,
     clickhouse: platform.clickhouse,
     prefix: platform.env.REDIS_KEY_PREFIX,
+    parts: platform.env.REDIS_GLOBAL_PARTS,
   };
   return {
     name: 'usage-rollup',

@@ -2,10 +2,15 @@
 // 0020), so history outlives the Redis TTLs and data engineers can query it. Idempotent: every run
 // writes the absolute values of the day again with a newer `version`; v_api_key_usage_daily keeps
 // the latest. Yesterday is rolled up too, so the last minutes of a day are never lost.
+//
+// The day's dirty set (the hashes of the keys used that day) is REDIS_GLOBAL_PARTS parts: every part
+// is read. A key's record and counters share its slot; each key's are read as single commands
+// sent together, which a Redis Cluster routes to their masters.
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Redis } from 'ioredis';
-import { createKeyStore } from '../../common/auth/key-store.ts';
-import { bucketsOf, dirtyKey, usageFields, usageKeys } from '../../common/usage/keys.ts';
+import { keyStoreKeys } from '../../common/auth/key-store.ts';
+import { toRecord } from '../../common/auth/key-record.ts';
+import { bucketsOf, dirtyKeysOfDay, usageFields, usageKeys } from '../../common/usage/keys.ts';
 import { apiKeyUsageTable, type ApiKeyUsageRow } from '../../common/warehouse/api-key-usage.ts';
 import { insertRows } from '../../common/warehouse/table.ts';
 
@@ -13,6 +18,8 @@ export interface RollupDeps {
   redis: Redis;
   clickhouse: ClickHouseClient;
   prefix: string;
+  /** REDIS_GLOBAL_PARTS. */
+  parts: number;
 }
 
 /** One rollup run (one worker of the cluster runs each minute's: stream/jobs/usage-rollup.ts); returns the rows written. */
@@ -25,25 +32,27 @@ export async function rollupUsage(deps: RollupDeps, now = new Date()): Promise<n
 }
 
 async function rowsOfDay(deps: RollupDeps, day: string, now: Date): Promise<ApiKeyUsageRow[]> {
-  const ids = await deps.redis.smembers(dirtyKey(deps.prefix, day));
-  if (!ids.length) return [];
-  const keys = new Map(
-    (await createKeyStore(deps.redis, deps.prefix).findByIds(ids)).map((key) => [key.id, key]),
+  const { redis, prefix } = deps;
+  const perPart = await Promise.all(
+    dirtyKeysOfDay(prefix, day, deps.parts).map((part) => redis.smembers(part)),
   );
-  const pipeline = deps.redis.pipeline();
-  for (const id of ids) pipeline.hgetall(usageKeys(deps.prefix, id).day(day));
-  const replies = (await pipeline.exec()) ?? [];
+  const hashes = [...new Set(perPart.flat())];
+  const records = keyStoreKeys(prefix);
+  const found = await Promise.all(
+    hashes.map((hash) =>
+      Promise.all([redis.hgetall(records.byHash(hash)), redis.hgetall(usageKeys(prefix, hash).day(day))]),
+    ),
+  );
   const version = String(now.getTime());
   const rolledUpAt = now.toISOString().slice(0, 19).replace('T', ' ');
   const rows: ApiKeyUsageRow[] = [];
-  ids.forEach((keyId, i) => {
-    const key = keys.get(keyId);
-    if (!key) return; // key deleted from Redis: nothing to attribute
-    const counters = (replies[i]?.[1] ?? {}) as Record<string, string>;
+  for (const [fields, counters] of found) {
+    if (!fields.id) continue; // key deleted from Redis: nothing to attribute
+    const key = toRecord(fields, now);
     const row = (metric: string, endpoint: string, value: number): ApiKeyUsageRow => ({
       day,
       account_id: key.account_id,
-      key_id: keyId,
+      key_id: key.id,
       mode: key.mode,
       tier: key.tier,
       metric,
@@ -61,6 +70,6 @@ async function rowsOfDay(deps: RollupDeps, day: string, now: Date): Promise<ApiK
         rows.push(row(field, '', value));
       }
     }
-  });
+  }
   return rows;
 }

@@ -4,6 +4,7 @@
 // prefix a single node uses shows that these calls would fail otherwise.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../common/auth/api-key-format.ts';
 import type { KeyActor } from '../../common/auth/key-audit.ts';
 import { createKeyStore } from '../../common/auth/key-store.ts';
 import { createAnswerCache } from '../../analytics-api/cache.ts';
@@ -105,9 +106,10 @@ async function exercise(prefix: string): Promise<void> {
   expect(admitted).toMatchObject({ kind: 'admitted', created: [bulk.candidates[0], bulk.candidates[2]] });
   await admission.abandon(bulk, [bulk.candidates[0]!, bulk.candidates[2]!]);
 
-  // A bulk request's usage counters: three hashes and the day's dirty set, in one script.
-  await recordListingOutcomes(redis, prefix, admin.id, { created: 2, duplicates: 1, failed: 0 });
-  expect((await readUsage(redis, prefix, admin.id)).today.listings).toEqual({
+  // A bulk request's usage counters: the key's three hashes in one script, its dirty mark beside it.
+  const adminHash = hashApiKey(admin.key);
+  await recordListingOutcomes(redis, prefix, 16, adminHash, { created: 2, duplicates: 1, failed: 0 });
+  expect((await readUsage(redis, prefix, adminHash)).today.listings).toEqual({
     created: 2,
     duplicates: 1,
     failed: 0,

@@ -3,6 +3,8 @@
 // its count, /healthz names the dead node, every 201 is stored exactly once, and the restarted
 // node rejoins as a replica.
 import { afterAll, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../common/auth/api-key-format.ts';
+import { usageKeys } from '../../common/usage/keys.ts';
 import { api, createTestKey, env } from '../support/api.ts';
 import { untilStopped } from '../support/background.ts';
 import { closeProducer } from '../integration/stream-support.ts';
@@ -59,7 +61,7 @@ describe('Redis Cluster: a master killed during ingest and rate-limited traffic'
     try {
       await sleep(4_000);
       // The key's rate-limit counter (common/auth/access-check.ts), under the services' key prefix.
-      master = await redisMasterOf(`${env.REDIS_KEY_PREFIX}rl:${limited.id}`);
+      master = await redisMasterOf(usageKeys(env.REDIS_KEY_PREFIX, hashApiKey(limited.key)).rateWindow);
       killedAt = await killNode('redis', master);
       await healthUntil((b) => (b.down ?? []).includes(`redis-${master}`));
       // Its replica is promoted after cluster-node-timeout (3 s) plus the election.

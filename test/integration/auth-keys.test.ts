@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { keyStoreKeys } from '../../common/auth/key-store.ts';
 import { api, createTestKey, env, testRedis } from '../support/api.ts';
 import { freePort, keysCli } from './auth-support.ts';
 
@@ -161,7 +162,7 @@ describe('key storage (security)', () => {
     // What is stored instead: the SHA-256, as the record's name.
     for (const { key, id } of keys) {
       const hash = createHash('sha256').update(key).digest('hex');
-      expect(await redis.hget(`${env.REDIS_KEY_PREFIX}key:h:${hash}`, 'id')).toBe(id);
+      expect(await redis.hget(keyStoreKeys(env.REDIS_KEY_PREFIX).byHash(hash), 'id')).toBe(id);
     }
   });
 });

@@ -2,7 +2,7 @@
 // their own, GET /keys paged, revoked keys pruned on create, revoke and roll, and the admin set
 // filled once for accounts whose keys predate it.
 import { describe, expect, it } from 'vitest';
-import { createKeyStore, PRUNE_BATCH } from '../../common/auth/key-store.ts';
+import { createKeyStore, keyStoreKeys, PRUNE_BATCH } from '../../common/auth/key-store.ts';
 import { api, env, testRedis } from '../support/api.ts';
 import {
   expectError,
@@ -23,10 +23,11 @@ describe('bounded key sets (happy)', () => {
     const deputy = (await createKey(boss, { mode: 'live', role: 'admin' })).body;
     const worker = (await createKey(boss, { mode: 'live' })).body;
     const redis = await testRedis();
-    const admins = () => redis.smembers(`${env.REDIS_KEY_PREFIX}account:${boss.account_id}:admins`);
+    const admins = () => redis.smembers(keyStoreKeys(env.REDIS_KEY_PREFIX).accountAdmins(boss.account_id));
     expect((await admins()).sort()).toEqual([boss.id, deputy.id].sort());
+    // A rolled admin key leaves the set (it no longer counts for the guard); its replacement joins.
     const rolled = (await rollKey(boss, deputy.id)).body;
-    expect((await admins()).sort()).toEqual([boss.id, deputy.id, rolled.id].sort());
+    expect((await admins()).sort()).toEqual([boss.id, rolled.id].sort());
     expect((await revokeKey(boss, deputy.id)).status).toBe(200);
     expect((await admins()).sort()).toEqual([boss.id, rolled.id].sort());
     expect(await admins()).not.toContain(worker.id);
@@ -90,18 +91,17 @@ describe('bounded key sets (happy)', () => {
   it('prunes a bounded part of a large key set per revoke; successive revokes prune it all', async () => {
     const boss = await admin();
     const redis = await testRedis();
-    const store = createKeyStore(redis, env.REDIS_KEY_PREFIX);
+    const store = createKeyStore(redis, env.REDIS_KEY_PREFIX, env.REDIS_GLOBAL_PARTS);
+    const names = keyStoreKeys(env.REDIS_KEY_PREFIX);
     const old: string[] = [];
     for (let i = 0; i < 3 * PRUNE_BATCH; i++) {
       old.push((await store.create({ mode: 'live', tier: 'free', accountId: boss.account_id })).id);
     }
-    const hashes = await redis.mget(old.map((id) => `${env.REDIS_KEY_PREFIX}key:id:${id}`));
-    const pipeline = redis.pipeline();
-    for (const hash of hashes) {
-      pipeline.hset(`${env.REDIS_KEY_PREFIX}key:h:${hash}`, { status: 'revoked', revoked_at: daysAgo(31) });
-    }
-    await pipeline.exec();
-    const setSize = () => redis.scard(`${env.REDIS_KEY_PREFIX}account:${boss.account_id}:keys`);
+    const hashes = await Promise.all(old.map((id) => redis.get(names.hashById(id))));
+    await Promise.all(
+      hashes.map((hash) => redis.hset(names.byHash(hash!), { status: 'revoked', revoked_at: daysAgo(31) })),
+    );
+    const setSize = () => redis.scard(names.accountKeys(boss.account_id));
     expect(await setSize()).toBe(old.length + 1);
     // Revoking again (idempotent, 200) prunes too: one call takes some of the old ids, not all.
     expect((await revokeKey(boss, old[0]!)).status).toBe(200);
@@ -118,15 +118,16 @@ describe('bounded key sets (happy)', () => {
   it("fills the admin set once from an account's keys that predate it, so a mixed account is not refused", async () => {
     const boss = await admin();
     const redis = await testRedis();
-    const account = `${env.REDIS_KEY_PREFIX}account:${boss.account_id}`;
+    const account = keyStoreKeys(env.REDIS_KEY_PREFIX).account(boss.account_id);
+    const adminSet = keyStoreKeys(env.REDIS_KEY_PREFIX).accountAdmins(boss.account_id);
     // As written before the admin set existed: the account's first admin key is not in it.
     await redis.hdel(account, 'admins_indexed');
-    await redis.srem(`${account}:admins`, boss.id);
+    await redis.srem(adminSet, boss.id);
     const deputy = (await createKey(boss, { mode: 'live', role: 'admin' })).body;
-    expect(await redis.smembers(`${account}:admins`)).toEqual([deputy.id]);
+    expect(await redis.smembers(adminSet)).toEqual([deputy.id]);
     // boss remains an admin key of the account, so deputy may go.
     expect((await revokeKey(boss, deputy.id)).status).toBe(200);
-    expect(await redis.smembers(`${account}:admins`)).toEqual([boss.id]);
+    expect(await redis.smembers(adminSet)).toEqual([boss.id]);
     expect(await redis.hget(account, 'admins_indexed')).toBe('1');
     expectError(await revokeKey(boss, boss.id), 409, 'last_admin_key');
   });

@@ -1,6 +1,7 @@
 // What the key management tests share: the /keys calls of an admin key, the error check, and the
 // steps that age and check pruned revoked keys.
 import { expect } from 'vitest';
+import { keyStoreKeys } from '../../common/auth/key-store.ts';
 import { api, createTestKey, env, testRedis, type ApiResponse, type TestKey } from '../support/api.ts';
 
 export const usagePath = '/api/v1/listings/bulk';
@@ -36,8 +37,9 @@ export const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000
 /** Moves a revoked key's revoked_at 31 days back (past the days revoked keys stay listed). */
 export async function ageRevocation(id: string) {
   const redis = await testRedis();
-  const hash = await redis.get(`${env.REDIS_KEY_PREFIX}key:id:${id}`);
-  await redis.hset(`${env.REDIS_KEY_PREFIX}key:h:${hash}`, 'revoked_at', daysAgo(31));
+  const names = keyStoreKeys(env.REDIS_KEY_PREFIX);
+  const hash = await redis.get(names.hashById(id));
+  await redis.hset(names.byHash(hash!), 'revoked_at', daysAgo(31));
 }
 
 /** `pruned` has left the account's key list and still gets 403; `kept` (revoked lately) is listed. */

@@ -7,9 +7,10 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { KeyAuditEvent } from '../../common/auth/key-audit.ts';
-import { keyAuditDeadKey, keyAuditOutboxKey } from '../../common/auth/key-audit.ts';
+import { appendKeyAuditEvent, keyAuditDeadKey, keyAuditOutboxKey } from '../../common/auth/key-audit.ts';
 import { flushKeyAudit } from '../../common/auth/key-audit-flush.ts';
 import { createLogger } from '../../common/logger.ts';
+import { partOf } from '../../common/redis-keys/tags.ts';
 import { api, createTestKey, env, eventually, testClickHouse, testRedis } from '../support/api.ts';
 import { keysCli } from './auth-support.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -229,10 +230,56 @@ describe('audit of key changes (error)', () => {
     expect(row).toMatchObject({ action: 'create', source: 'cli', key_id: created.id });
   }, 100_000);
 
+  it('copies the events of every part of the outbox (parts by account)', async () => {
+    const redis = await testRedis();
+    const accounts: string[] = [];
+    const parts = new Set<number>();
+    while (parts.size < 3) {
+      const account = `acct_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+      if (parts.has(partOf(account, env.REDIS_GLOBAL_PARTS))) continue;
+      parts.add(partOf(account, env.REDIS_GLOBAL_PARTS));
+      accounts.push(account);
+    }
+    const event = (account: string): KeyAuditEvent => ({
+      event_id: randomUUID(),
+      occurred_at: new Date().toISOString(),
+      action: 'revoke',
+      source: 'cli',
+      account_id: account,
+      actor_key_id: '',
+      client_ip: '',
+      operator: 'test@host',
+      request_id: '',
+      key_id: 'key_000000000000000000000002',
+      key_prefix: 'svc_live_AbCd…',
+      key_name: '',
+      mode: 'live',
+      tier: 'free',
+      role: 'standard',
+      new_key_id: '',
+      expires_at: null,
+    });
+    for (const account of accounts) {
+      await appendKeyAuditEvent(redis, env.REDIS_KEY_PREFIX, env.REDIS_GLOBAL_PARTS, event(account));
+      const part = keyAuditOutboxKey(env.REDIS_KEY_PREFIX, partOf(account, env.REDIS_GLOBAL_PARTS));
+      expect((await redis.xrange(part, '-', '+')).some(([, f]) => f[1]?.includes(account))).toBe(true);
+    }
+    const deps = {
+      redis,
+      clickhouse: testClickHouse(),
+      prefix: env.REDIS_KEY_PREFIX,
+      parts: env.REDIS_GLOBAL_PARTS,
+      logger: silent,
+    };
+    await flushKeyAudit(deps);
+    for (const account of accounts) expect(await auditRows(account)).toHaveLength(1);
+  });
+
   it('stores an event once when it is flushed twice, and sets aside an event ClickHouse refuses', async () => {
     const redis = await testRedis();
-    const outbox = keyAuditOutboxKey(env.REDIS_KEY_PREFIX);
     const account = `acct_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    const part = partOf(account, env.REDIS_GLOBAL_PARTS);
+    const outbox = keyAuditOutboxKey(env.REDIS_KEY_PREFIX, part);
     const event: KeyAuditEvent = {
       event_id: randomUUID(),
       occurred_at: new Date().toISOString(),
@@ -257,12 +304,18 @@ describe('audit of key changes (error)', () => {
     await redis.xadd(outbox, '*', 'event', JSON.stringify(event));
     await redis.xadd(outbox, '*', 'event', JSON.stringify(poison));
     await redis.xadd(outbox, '*', 'event', JSON.stringify(event));
-    const deps = { redis, clickhouse: testClickHouse(), prefix: env.REDIS_KEY_PREFIX, logger: silent };
+    const deps = {
+      redis,
+      clickhouse: testClickHouse(),
+      prefix: env.REDIS_KEY_PREFIX,
+      parts: env.REDIS_GLOBAL_PARTS,
+      logger: silent,
+    };
     await Promise.all([flushKeyAudit(deps), flushKeyAudit(deps)]);
 
     expect(await auditRows(account)).toHaveLength(1);
     // Set aside with ClickHouse's reason (by one flusher or both), never retried.
-    const deadKey = keyAuditDeadKey(env.REDIS_KEY_PREFIX);
+    const deadKey = keyAuditDeadKey(env.REDIS_KEY_PREFIX, part);
     const dead = (await redis.xrange(deadKey, '-', '+')).filter(([, fields]) =>
       fields[1]?.includes(poison.event_id),
     );

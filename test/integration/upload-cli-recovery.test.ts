@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../common/auth/api-key-format.ts';
 import { queryRows } from '../../common/clients/clickhouse.ts';
 import { bucketsOf, usageKeys } from '../../common/usage/keys.ts';
 import { api, baseUrl, createTestKey, env, testClickHouse, testRedis } from '../support/api.ts';
@@ -63,10 +64,11 @@ describe('upload CLI recovery (happy)', () => {
   }, 120_000);
 
   it('waits out a 429 as Retry-After and RateLimit-Reset say, then finishes', async () => {
-    const { key, id } = await createTestKey({ tier: 'enterprise', rateLimit: 3 });
+    const { key } = await createTestKey({ tier: 'enterprise', rateLimit: 3 });
     const redis = await testRedis();
-    const windowKey = `${env.REDIS_KEY_PREFIX}rl:${id}`;
-    const usageDay = usageKeys(env.REDIS_KEY_PREFIX, id).day(bucketsOf(new Date()).day);
+    const counters = usageKeys(env.REDIS_KEY_PREFIX, hashApiKey(key));
+    const windowKey = counters.rateWindow;
+    const usageDay = counters.day(bucketsOf(new Date()).day);
     const rateLimited = async () => Number((await redis.hget(usageDay, 'rate_limited')) ?? 0);
     // Use up the window (3 requests), then keep it closed for 3 s at a time until the uploader has
     // been answered 429 (the key's rate_limited counter moves), however long npm takes to start:

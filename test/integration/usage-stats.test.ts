@@ -2,6 +2,9 @@
 // never reveal the plaintext or hash, and are rolled up into ClickHouse (api_key_usage_daily).
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../common/auth/api-key-format.ts';
+import { partOf } from '../../common/redis-keys/tags.ts';
+import { bucketsOf, dirtyKey } from '../../common/usage/keys.ts';
 import { rollupUsage } from '../../stream/usage/rollup.ts';
 import {
   api,
@@ -85,14 +88,14 @@ describe('usage statistics (happy)', () => {
   });
 
   it('counts requests refused with 429 separately from admitted ones', async () => {
-    const { key, id } = await createTestKey({ tier: 'enterprise', rateLimit: 3 });
+    const { key } = await createTestKey({ tier: 'enterprise', rateLimit: 3 });
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) statuses.push((await api('GET', analyticsPath, { key })).status);
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
     // The window is used up, so read the counters directly from the service module.
     const { readUsage } = await import('../../common/usage/counters.ts');
     const redis = await testRedis();
-    const usage = await readUsage(redis, env.REDIS_KEY_PREFIX, id);
+    const usage = await readUsage(redis, env.REDIS_KEY_PREFIX, hashApiKey(key));
     expect(usage.today.requests).toMatchObject({
       total: 3,
       rate_limited: 2,
@@ -111,7 +114,12 @@ describe('usage rollup to ClickHouse (happy)', () => {
     });
     expect(created.status).toBe(201);
 
-    const deps = { redis: await testRedis(), clickhouse: testClickHouse(), prefix: env.REDIS_KEY_PREFIX };
+    const deps = {
+      redis: await testRedis(),
+      clickhouse: testClickHouse(),
+      prefix: env.REDIS_KEY_PREFIX,
+      parts: env.REDIS_GLOBAL_PARTS,
+    };
     expect(id).toMatch(/^key_[0-9a-f]{24}$/); // validated: safe to quote in SQL
     const rows = await eventually(
       async () => {
@@ -144,5 +152,47 @@ describe('usage rollup to ClickHouse (happy)', () => {
       'requests|': 4,
     });
     expect(rows[0]).toMatchObject({ account_id, mode: 'test', tier: 'pro' });
+  });
+
+  it("reads every part of the day's dirty set: keys marked in different parts are all rolled up", async () => {
+    const keys: { key: string; id: string }[] = [];
+    const parts = new Set<number>();
+    while (parts.size < 3) {
+      const made = await createTestKey({ mode: 'test', tier: 'free' });
+      const part = partOf(hashApiKey(made.key), env.REDIS_GLOBAL_PARTS);
+      if (parts.has(part)) continue;
+      parts.add(part);
+      keys.push(made);
+    }
+    for (const { key } of keys) expect((await api('GET', usagePath, { key })).status).toBe(200);
+    const redis = await testRedis();
+    const day = bucketsOf(new Date()).day;
+    for (const { key } of keys) {
+      const hash = hashApiKey(key);
+      expect(
+        await redis.sismember(dirtyKey(env.REDIS_KEY_PREFIX, day, hash, env.REDIS_GLOBAL_PARTS), hash),
+      ).toBe(1);
+    }
+    const deps = {
+      redis,
+      clickhouse: testClickHouse(),
+      prefix: env.REDIS_KEY_PREFIX,
+      parts: env.REDIS_GLOBAL_PARTS,
+    };
+    await eventually(
+      async () => {
+        await rollupUsage(deps);
+        const result = await deps.clickhouse.query({
+          query: `SELECT DISTINCT key_id FROM v_api_key_usage_daily
+                  WHERE key_id IN {ids:Array(String)} AND day = today() AND metric = 'requests'`,
+          query_params: { ids: keys.map((k) => k.id) },
+          format: 'JSONEachRow',
+        });
+        const found = await result.json<{ key_id: string }>();
+        return found.length === keys.length ? found : undefined;
+      },
+      20_000,
+      'a usage row of each key',
+    );
   });
 });

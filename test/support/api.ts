@@ -39,7 +39,7 @@ export interface TestKey {
 
 /** A fresh key (and, unless `accountId` is given, a fresh account). Defaults: live, business. */
 export async function createTestKey(input: Partial<CreateKeyInput> = {}): Promise<TestKey> {
-  const store = createKeyStore(await testRedis(), env.REDIS_KEY_PREFIX);
+  const store = createKeyStore(await testRedis(), env.REDIS_KEY_PREFIX, env.REDIS_GLOBAL_PARTS);
   const created = await store.create({ mode: 'live', tier: 'business', ...input });
   return { id: created.id, key: created.key, account_id: created.account_id };
 }
