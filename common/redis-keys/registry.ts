@@ -17,7 +17,7 @@ import { imageCheckSets, imageChecksKey } from '../photos/batch-image-checks.ts'
 import { photoSummaryDoneKey, photoSummaryKey } from '../photos/batch-summary.ts';
 import { accountRateWindowKey, DAY_TTL_SECONDS, DIRTY_TTL_SECONDS, dirtyKey } from '../usage/keys.ts';
 import { MONTH_TTL_SECONDS, usageKeys } from '../usage/keys.ts';
-import { webhookOutboxKey } from '../webhooks/outbox.ts';
+import { outboxIndexKeys, webhookOutboxKey } from '../webhooks/outbox.ts';
 import { MAX_WEBHOOKS_PER_ACCOUNT, webhookKeys } from '../webhooks/store.ts';
 import { workerRegistryKeys } from '../worker-registry.ts';
 import { answerCacheKey } from '../../analytics-api/cache.ts';
@@ -37,7 +37,17 @@ import { inflightKey } from '../../stream/inflight-marks.ts';
 import { jobLockKey } from '../../stream/jobs/schedule.ts';
 import { LOCK_TTL_SECONDS as OWNERS_LOCK_TTL_SECONDS } from '../../stream/listings/owners-rebuild.ts';
 import { ownersBucketKey, ownersRebuildKeys } from '../../stream/listings/owners.ts';
-import { DELIVERY_TTL_SECONDS, deliveryQueueKeys } from '../../stream/webhooks/queue.ts';
+import { DELIVERY_TTL_SECONDS, deliveryQueueKeys, dueIndexKeys } from '../../stream/webhooks/queue.ts';
+import {
+  dropOldLeases,
+  moveBatchKeys,
+  moveDelivery,
+  moveDueIndex,
+  moveDueSet,
+  moveOutbox,
+  moveWebhook,
+  renameAccountWebhooks,
+} from './legacy-batches-webhooks.ts';
 
 const day = '2026-01-01';
 const quotaAndTtl = (quota: string) => `the TTL and the account's daily ${quota} quota (ingest/quota.ts)`;
@@ -149,55 +159,111 @@ export const keyFamilies: readonly KeyFamily[] = [
     },
   ]),
   ...owned('common/batches.ts', [
-    { name: 'batch:<batch>', type: 'hash', build: (p) => batchKeys(p, 'b1').record, ...perBatch },
-    { name: 'batch:<batch>:pending', type: 'set', build: (p) => batchKeys(p, 'b1').pending, ...perBatch },
-  ]),
-  ...owned('common/photos/batch-image-checks.ts', [
-    { name: 'batch:<batch>:images', type: 'hash', build: (p) => imageChecksKey(p, 'b1'), ...perBatch },
     {
-      name: 'batch:<batch>:images:seen',
-      type: 'set',
-      build: (p) => imageCheckSets(imageChecksKey(p, 'b1')).seenListings,
+      name: '{a:<account>}:batch:<batch>',
+      type: 'hash',
+      build: (p) => batchKeys(p, 'a1', 'b1').record,
+      tag: 'account',
+      legacy: { pattern: 'batch:*', move: moveBatchKeys },
       ...perBatch,
     },
     {
-      name: 'batch:<batch>:images:done',
+      name: '{a:<account>}:batch:<batch>:pending',
       type: 'set',
-      build: (p) => imageCheckSets(imageChecksKey(p, 'b1')).doneImages,
+      build: (p) => batchKeys(p, 'a1', 'b1').pending,
+      tag: 'account',
+      legacy: { pattern: 'batch:*:pending', move: moveBatchKeys },
+      ...perBatch,
+    },
+  ]),
+  ...owned('common/photos/batch-image-checks.ts', [
+    {
+      name: '{a:<account>}:batch:<batch>:images',
+      type: 'hash',
+      build: (p) => imageChecksKey(p, 'a1', 'b1'),
+      tag: 'account',
+      legacy: { pattern: 'batch:*:images', move: moveBatchKeys },
+      ...perBatch,
+    },
+    {
+      name: '{a:<account>}:batch:<batch>:images:seen',
+      type: 'set',
+      build: (p) => imageCheckSets(imageChecksKey(p, 'a1', 'b1')).seenListings,
+      tag: 'account',
+      legacy: { pattern: 'batch:*:images:seen', move: moveBatchKeys },
+      ...perBatch,
+    },
+    {
+      name: '{a:<account>}:batch:<batch>:images:done',
+      type: 'set',
+      build: (p) => imageCheckSets(imageChecksKey(p, 'a1', 'b1')).doneImages,
+      tag: 'account',
+      legacy: { pattern: 'batch:*:images:done', move: moveBatchKeys },
       ...perBatch,
     },
   ]),
   ...owned('common/photos/batch-summary.ts', [
-    { name: 'batch:<batch>:photos', type: 'hash', build: (p) => photoSummaryKey(p, 'b1'), ...perBatch },
     {
-      name: 'batch:<batch>:photos:done',
+      name: '{a:<account>}:batch:<batch>:photos',
+      type: 'hash',
+      build: (p) => photoSummaryKey(p, 'a1', 'b1'),
+      tag: 'account',
+      legacy: { pattern: 'batch:*:photos', move: moveBatchKeys },
+      ...perBatch,
+    },
+    {
+      name: '{a:<account>}:batch:<batch>:photos:done',
       type: 'set',
-      build: (p) => photoSummaryDoneKey(photoSummaryKey(p, 'b1')),
+      build: (p) => photoSummaryDoneKey(photoSummaryKey(p, 'a1', 'b1')),
+      tag: 'account',
+      legacy: { pattern: 'batch:*:photos:done', move: moveBatchKeys },
       ...perBatch,
     },
   ]),
   ...owned('common/webhooks/outbox.ts', [
     {
-      name: 'outbox',
+      name: '{a:<account>}:outbox',
       type: 'stream',
-      build: webhookOutboxKey,
+      build: (p) => webhookOutboxKey(p, 'a1'),
+      tag: 'account',
+      legacy: { pattern: 'outbox', move: moveOutbox },
       ttl: 'none',
       bound:
-        'entries read and acknowledged by the delivery workers are trimmed, never capped: grows while delivery is behind (shown in /healthz)',
+        'an entry leaves once its deliveries are enqueued, never capped: grows while delivery is behind (shown in /healthz)',
+    },
+    {
+      name: '{g:<part>}:webhook:outbox-accounts',
+      type: 'sorted set',
+      build: (p) => outboxIndexKeys(p, 3).order,
+      tag: 'part',
+      ttl: 'none',
+      bound: 'a member per account with outbox entries (or touched in the last 2 min)',
+    },
+    {
+      name: '{g:<part>}:webhook:outbox-accounts:stamps',
+      type: 'hash',
+      build: (p) => outboxIndexKeys(p, 3).stamps,
+      tag: 'part',
+      ttl: 'none',
+      bound: 'a field per member of the index beside it',
     },
   ]),
   ...owned('common/webhooks/store.ts', [
     {
-      name: 'webhook:<webhook>',
+      name: '{a:<account>}:webhook:<webhook>',
       type: 'hash',
-      build: (p) => webhookKeys(p).webhook('w1'),
+      build: (p) => webhookKeys(p).webhook('a1', 'wh_1'),
+      tag: 'account',
+      legacy: { pattern: 'webhook:wh_*', move: moveWebhook },
       ttl: 'none',
       bound: `${MAX_WEBHOOKS_PER_ACCOUNT} per account (deleted ones are removed)`,
     },
     {
-      name: 'account:<account>:webhooks',
+      name: '{a:<account>}:account:<account>:webhooks',
       type: 'sorted set',
       build: (p) => webhookKeys(p).accountWebhooks('a1'),
+      tag: 'account',
+      legacy: { pattern: 'account:*:webhooks', rename: renameAccountWebhooks },
       ttl: 'none',
       bound: `${MAX_WEBHOOKS_PER_ACCOUNT} members`,
     },
@@ -229,9 +295,10 @@ export const keyFamilies: readonly KeyFamily[] = [
   ]),
   ...owned('common/account-stored-at.ts', [
     {
-      name: 'analytics:stored-at:<account>',
+      name: '{a:<account>}:analytics:stored-at:<account>',
       type: 'string',
       build: (p) => accountStoredAtKey(p, 'a1'),
+      tag: 'account',
       ttl: lifetime(ACCOUNT_STORED_AT_TTL_SECONDS),
       bound: 'the TTL: one per account that stored data in the last hour',
     },
@@ -368,30 +435,46 @@ export const keyFamilies: readonly KeyFamily[] = [
   ]),
   ...owned('stream/webhooks/queue.ts', [
     {
-      name: 'webhook:due-accounts',
+      name: '{g:<part>}:webhook:due-accounts',
       type: 'sorted set',
-      build: (p) => deliveryQueueKeys(p).index,
+      build: (p) => dueIndexKeys(p, 3).order,
+      tag: 'part',
+      legacy: { pattern: 'webhook:due-accounts', move: moveDueIndex },
       ttl: 'none',
-      bound: 'a member per account with due deliveries (one key for all accounts)',
+      bound: 'a member per account with pending deliveries (or touched in the last 2 min)',
     },
     {
-      name: 'webhook:leases',
+      name: '{g:<part>}:webhook:due-accounts:stamps',
       type: 'hash',
-      build: (p) => deliveryQueueKeys(p).leases,
+      build: (p) => dueIndexKeys(p, 3).stamps,
+      tag: 'part',
       ttl: 'none',
-      bound: 'a field per delivery being attempted (one key for all accounts)',
+      bound: 'a field per member of the index beside it',
     },
     {
-      name: 'webhook:due:<account>',
+      name: '{a:<account>}:webhook:leases',
+      type: 'hash',
+      build: (p) => deliveryQueueKeys(p).leases('a1'),
+      tag: 'account',
+      legacy: { pattern: 'webhook:leases', move: dropOldLeases },
+      ttl: 'none',
+      bound: 'a field per delivery of the account being attempted',
+    },
+    {
+      name: '{a:<account>}:webhook:due:<account>',
       type: 'sorted set',
       build: (p) => deliveryQueueKeys(p).due('a1'),
+      tag: 'account',
+      legacy: { pattern: 'webhook:due:*', move: moveDueSet },
       ttl: 'none',
       bound: "the account's pending deliveries (removed when delivered or given up)",
     },
     {
-      name: 'webhook:delivery:<delivery>',
+      name: '{a:<account>}:webhook:delivery:<delivery>',
       type: 'hash',
-      build: (p) => deliveryQueueKeys(p).delivery('d1'),
+      build: (p) => deliveryQueueKeys(p).delivery('a1', 'd1'),
+      tag: 'account',
+      legacy: { pattern: 'webhook:delivery:*', move: moveDelivery },
       ttl: lifetime(DELIVERY_TTL_SECONDS),
       bound: 'the TTL: a delivery per event and webhook (events come from quota-bounded work)',
     },

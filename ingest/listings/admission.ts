@@ -1,16 +1,24 @@
-// The Redis side of a bulk request, in one script call before the publish and one after it:
-// - admit: claims the request's listing ids, reserves the daily quota for those that are new and
-//   records the batch, atomically — or leaves nothing behind when an id is still being published
-//   by another request (a retriable 409) or the quota has no room (429);
+// The Redis side of a bulk request: two script calls before the publish and one after it:
+// - admit: (1) claims the request's listing ids and reserves the daily quota for those that are new,
+//   atomically — or leaves nothing behind when an id is still being published by another request
+//   (a retriable 409) or the quota has no room (429); then (2) records the batch;
 // - confirm (after the broker acknowledged): the batch's claims count, for the duplicate window
 //   (one write for the whole batch: seen-store.ts);
 // - abandon (the publish failed): claims, quota and batch record are given back, so a retry is not
 //   told "duplicate" of listings that were never stored.
-// Every key shares the prefix's hash tag, so the multi-key scripts also run on Redis Cluster. The
-// keys and values are those of their families: seen-store.ts, ../quota.ts, common/batches.ts.
+// The batch record, its pending set and the account's outbox are under the account's hash tag
+// (common/batches.ts), recorded in a call of their own. Order: claims first, the record second. A
+// process that dies between them leaves claims that stop counting after CLAIM_TTL_SECONDS (never
+// confirmed) and a quota reservation not given back (as a crash before the publish always did),
+// and no record: the client got no answer, and its retry claims the ids again. A batch that created
+// nothing completes in its record step, announced in the outbox: the outbox index is touched
+// first, as by every outbox producer (common/webhooks/account-index.ts).
 import type { Redis } from 'ioredis';
 import { batchHeaderFields, batchKeys, BATCH_TTL_SECONDS, type NewBatch } from '../../common/batches.ts';
 import { redisScript } from '../../common/clients/redis-script.ts';
+import { assertOneSlot } from '../../common/redis-keys/slot.ts';
+import { STALE, STAMP_FRESH_LUA } from '../../common/webhooks/account-index.ts';
+import { webhookOutbox } from '../../common/webhooks/outbox.ts';
 import type { KeyMode } from '../../common/auth/api-key-format.ts';
 import { quotaExceeded, quotaKey, reserveQuotaLua, utcDay } from '../quota.ts';
 import {
@@ -27,21 +35,18 @@ import {
   type SeenHolder,
 } from './seen-store.ts';
 
-const FIXED_KEYS = 5;
+const FIXED_KEYS = 2;
 
-// KEYS[1] quota hash, KEYS[2] batch record, KEYS[3] its pending set, KEYS[4] outbox, KEYS[5] the
-// batch's claims key, KEYS[6..] the candidates' seen keys. ARGV[1] claim, ARGV[2] seen ttl, ARGV[3]
-// quota field, ARGV[4] quota limit, ARGV[5] batch ttl, ARGV[6] duplicates within the request,
-// ARGV[7] created_at, ARGV[8] the seen keys' common start (a listing id is its seen key without
-// it), ARGV[9] the claims keys' common start, ARGV[10] claims ttl, ARGV[11..] the batch header's
-// field/value pairs. The ids are not sent again: the arguments are most of what the client writes.
+// KEYS[1] quota hash, KEYS[2] the batch's claims key, KEYS[3..] the candidates' seen keys. ARGV[1]
+// claim, ARGV[2] seen ttl, ARGV[3] quota field, ARGV[4] quota limit, ARGV[5] the claims keys' common
+// start, ARGV[6] claims ttl.
 // Returns {'in_flight', {positions}}, {'quota', used, requested} or {'ok', holder or false, ...}.
-const admitScript = redisScript(`${reserveQuotaLua}${claimSeenLua}${startClaimsLua}
+const claimScript = redisScript(`${reserveQuotaLua}${claimSeenLua}${startClaimsLua}
 local n = #KEYS - ${FIXED_KEYS}
 local holders, claimed, busy = {}, {}, {}
 -- One claim per id: takes it when free (or its holder died), else says who holds it.
 for i = 1, n do
-  local v = claim_seen(KEYS[${FIXED_KEYS} + i], ARGV[1], ARGV[2], ARGV[9])
+  local v = claim_seen(KEYS[${FIXED_KEYS} + i], ARGV[1], ARGV[2], ARGV[5])
   holders[i] = v
   if not v then claimed[#claimed + 1] = i
   elseif string.sub(v, 1, ${PENDING_PREFIX.length}) == '${PENDING_PREFIX}' then busy[#busy + 1] = i end
@@ -53,40 +58,42 @@ if #busy > 0 then unclaim() return {'in_flight', busy} end
 if #claimed > 0 then
   local quota = reserve_quota(KEYS[1], ARGV[3], #claimed, tonumber(ARGV[4]))
   if quota[1] == 0 then unclaim() return {'quota', quota[2], #claimed} end
-  start_claims(KEYS[5], ARGV[10])
-end
-local fields = {}
-for i = 11, #ARGV do fields[#fields + 1] = ARGV[i] end
-local at = ARGV[7]
-local status = 'processing'
-if #claimed == 0 then status = 'completed' end
-redis.call('HSET', KEYS[2], 'status', status, 'created', #claimed,
-  'duplicates', tonumber(ARGV[6]) + n - #claimed, unpack(fields))
-redis.call('EXPIRE', KEYS[2], ARGV[5])
-if #claimed == 0 then
-  redis.call('HSET', KEYS[2], 'completed_at', at)
-  redis.call('XADD', KEYS[4], '*', 'type', 'listings.batch.completed', 'batch_id', redis.call('HGET', KEYS[2], 'batch_id'),
-    'account_id', redis.call('HGET', KEYS[2], 'account_id'), 'at', at)
-else
-  local ids = {}
-  local start = #ARGV[8] + 1
-  for j, i in ipairs(claimed) do ids[j] = string.sub(KEYS[${FIXED_KEYS} + i], start) end
-  redis.call('SADD', KEYS[3], unpack(ids))
-  redis.call('EXPIRE', KEYS[3], ARGV[5])
+  start_claims(KEYS[2], ARGV[6])
 end
 local out = {'ok'}
 for i = 1, n do out[i + 1] = holders[i] end
 return out
 `);
 
-// KEYS[1] quota hash, KEYS[2] batch record, KEYS[3] its pending set, KEYS[4] its claims key,
-// KEYS[5..] claimed seen keys. ARGV[1] quota field, ARGV[2] amount reserved. Only gives back, so it
-// runs at the memory ceiling too.
-const abandonScript = redisScript(
+// KEYS[1] batch record, KEYS[2] its pending set, KEYS[3] the account's outbox (one account's tag).
+// ARGV[1] batch ttl, ARGV[2] created count, ARGV[3] duplicates, ARGV[4] created_at, ARGV[5] how many
+// header field/value arguments follow, then those, then the created listing ids — or, when it
+// created none, the outbox index stamp: such a batch is completed at once, its event appended, and
+// the answer is 'stale' (nothing written) when the stamp is too old (account-index.ts).
+const recordBatchScript = redisScript(`${STAMP_FRESH_LUA}
+local created, h = tonumber(ARGV[2]), tonumber(ARGV[5])
+if created == 0 and not stamp_fresh(ARGV[6 + h]) then return '${STALE}' end
+local status = 'processing'
+if created == 0 then status = 'completed' end
+redis.call('HSET', KEYS[1], 'status', status, 'created', created, 'duplicates', ARGV[3], unpack(ARGV, 6, 5 + h))
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+if created == 0 then
+  redis.call('HSET', KEYS[1], 'completed_at', ARGV[4])
+  redis.call('XADD', KEYS[3], '*', 'type', 'listings.batch.completed', 'batch_id', redis.call('HGET', KEYS[1], 'batch_id'),
+    'account_id', redis.call('HGET', KEYS[1], 'account_id'), 'at', ARGV[4])
+else
+  for i = 6 + h, #ARGV, 1000 do redis.call('SADD', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV))) end
+  redis.call('EXPIRE', KEYS[2], ARGV[1])
+end
+return 1
+`);
+
+// KEYS[1] quota hash, KEYS[2] the batch's claims key, KEYS[3..] claimed seen keys. ARGV[1] quota
+// field, ARGV[2] amount reserved. Only gives back, so it runs at the memory ceiling too.
+const unclaimScript = redisScript(
   `
-for i = 4, #KEYS do redis.call('DEL', KEYS[i]) end
+for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
 if tonumber(ARGV[2]) > 0 then redis.call('HINCRBY', KEYS[1], ARGV[1], -tonumber(ARGV[2])) end
-redis.call('DEL', KEYS[2], KEYS[3])
 return 1
 `,
   { freesMemory: true },
@@ -107,16 +114,63 @@ export type Admission =
   | { kind: 'admitted'; holders: (SeenHolder | null)[]; created: string[] }
   | { kind: 'in_flight'; positions: number[] };
 
-export function admissionStore(redis: Redis, prefix: string) {
+export function admissionStore(redis: Redis, prefix: string, parts: number) {
   const seen = seenStore(redis, prefix);
-  const keysOf = (request: { batch: { batch_id: string }; owner: AdmissionRequest['owner']; at: Date }) => {
-    const batch = batchKeys(prefix, request.batch.batch_id);
-    return {
-      quota: quotaKey(prefix, request.owner.accountId, request.owner.mode, utcDay(request.at)),
-      ...batch,
-      claims: claimsKey(prefix, request.batch.batch_id),
-    };
-  };
+  const outboxIndex = webhookOutbox(redis, prefix, parts).index;
+  const claimKeys = (request: {
+    batch: { batch_id: string };
+    owner: AdmissionRequest['owner'];
+    at: Date;
+  }) => ({
+    quota: quotaKey(prefix, request.owner.accountId, request.owner.mode, utcDay(request.at)),
+    claims: claimsKey(prefix, request.batch.batch_id),
+  });
+
+  /** Records the batch (step 2): its new ids pending, or completed at once with its event. */
+  async function recordBatch(request: AdmissionRequest, created: string[]): Promise<void> {
+    const batch = batchKeys(prefix, request.owner.accountId, request.batch.batch_id);
+    const header = Object.entries(batchHeaderFields(request.batch, request.at.toISOString())).flat();
+    const run = (tail: string[]) =>
+      recordBatchScript.run(
+        redis,
+        3,
+        batch.record,
+        batch.pending,
+        batch.outbox,
+        BATCH_TTL_SECONDS,
+        created.length,
+        request.batch.duplicates + request.candidates.length - created.length,
+        request.at.toISOString(),
+        header.length,
+        ...header,
+        ...tail,
+      );
+    if (created.length) {
+      await run(created);
+      return;
+    }
+    await outboxIndex.produce(request.owner.accountId, Date.now(), async (stamp) => {
+      const reply = await run([stamp]);
+      return reply === STALE ? STALE : reply;
+    });
+  }
+
+  async function giveBackClaims(
+    request: { batch: { batch_id: string }; owner: AdmissionRequest['owner']; at: Date },
+    created: string[],
+  ) {
+    const keys = claimKeys(request);
+    await unclaimScript.run(
+      redis,
+      2 + created.length,
+      keys.quota,
+      keys.claims,
+      ...created.map((id) => seenKey(prefix, id)),
+      'listings',
+      created.length,
+    );
+  }
+
   return {
     /**
      * For each candidate: null when this request claimed it (it is new), else who holds it; the
@@ -124,28 +178,19 @@ export function admissionStore(redis: Redis, prefix: string) {
      * is in flight elsewhere (its positions in `candidates` are returned) or on quota_exceeded (thrown).
      */
     async admit(request: AdmissionRequest): Promise<Admission> {
-      const keys = keysOf(request);
-      const header = Object.entries(batchHeaderFields(request.batch, request.at.toISOString())).flat();
-      const reply = (await admitScript.run(
+      const keys = claimKeys(request);
+      const reply = (await claimScript.run(
         redis,
         FIXED_KEYS + request.candidates.length,
         keys.quota,
-        keys.record,
-        keys.pending,
-        keys.outbox,
         keys.claims,
         ...request.candidates.map((id) => seenKey(prefix, id)),
         pendingClaim(request.batch.batch_id),
         SEEN_TTL_SECONDS,
         'listings',
         request.limit,
-        BATCH_TTL_SECONDS,
-        request.batch.duplicates,
-        request.at.toISOString(),
-        seenKey(prefix, ''),
         claimsKey(prefix, ''),
         CLAIM_TTL_SECONDS,
-        ...header,
       )) as [string, ...unknown[]];
       if (reply[0] === 'in_flight') {
         return { kind: 'in_flight', positions: (reply[1] as number[]).map((p) => p - 1) };
@@ -158,29 +203,32 @@ export function admissionStore(redis: Redis, prefix: string) {
         const value = reply[i + 1];
         return typeof value === 'string' ? seenHolder(value) : null;
       });
-      return { kind: 'admitted', holders, created: request.candidates.filter((_, i) => !holders[i]) };
+      const created = request.candidates.filter((_, i) => !holders[i]);
+      try {
+        await recordBatch(request, created);
+      } catch (error) {
+        await giveBackClaims(request, created).catch(() => undefined); // they expire unconfirmed anyway
+        throw error;
+      }
+      return { kind: 'admitted', holders, created };
     },
 
     /** The publish succeeded: the batch's claims count for the duplicate window. */
     confirm: (created: string[], batchId: string) => seen.confirm(created, batchId),
 
-    /** The publish failed: gives back what admit took (claims, quota, the batch record). */
+    /**
+     * The publish failed: gives back what admit took. The claims and quota first (a retry may then
+     * claim the ids at once), the batch record second: a process dying in between leaves a record
+     * nobody was told of, which expires.
+     */
     async abandon(
       request: { batch: { batch_id: string }; owner: AdmissionRequest['owner']; at: Date },
       created: string[],
     ) {
-      const keys = keysOf(request);
-      await abandonScript.run(
-        redis,
-        4 + created.length,
-        keys.quota,
-        keys.record,
-        keys.pending,
-        keys.claims,
-        ...created.map((id) => seenKey(prefix, id)),
-        'listings',
-        created.length,
-      );
+      await giveBackClaims(request, created);
+      const batch = batchKeys(prefix, request.owner.accountId, request.batch.batch_id);
+      assertOneSlot([batch.record, batch.pending], 'abandoning a batch');
+      await redis.del(batch.record, batch.pending);
     },
   };
 }

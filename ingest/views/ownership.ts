@@ -27,13 +27,15 @@ export interface OwnershipDeps {
   clickhouse: ClickHouseClient;
   redis: Redis;
   prefix: string;
+  /** REDIS_GLOBAL_PARTS */
+  parts: number;
   cacheSize?: number;
 }
 
 export function listingOwnership(deps: OwnershipDeps) {
   const maxEntries = deps.cacheSize ?? 100_000;
   const known = new Map<string, string>(); // listing id → "account|0/1", insertion order = age
-  const batchRecords = batchStore(deps.redis, deps.prefix);
+  const batchRecords = batchStore(deps.redis, deps.prefix, deps.parts);
   const seen = seenStore(deps.redis, deps.prefix);
 
   function remember(id: string, owner: string) {
@@ -49,8 +51,12 @@ export function listingOwnership(deps: OwnershipDeps) {
     return new Map(rows.map((r) => [r.id, `${r.account_id}|${Number(r.is_test)}`]));
   }
 
-  /** Listings accepted by the API but maybe not stored yet: seen key → batch → its account and mode. */
-  async function fromRecentBatches(ids: string[]): Promise<Map<string, string>> {
+  /**
+   * Listings accepted by the API but maybe not stored yet: seen key → batch → its mode, when the
+   * batch is this account's (a batch is read under its account's tag, so only the asking account's
+   * batches are found; any other owner means "not this account's" here, the same answer).
+   */
+  async function fromRecentBatches(ids: string[], accountId: string): Promise<Map<string, string>> {
     const found = new Map<string, string>();
     try {
       const batches = await seen.publishedHolders(ids);
@@ -58,7 +64,10 @@ export function listingOwnership(deps: OwnershipDeps) {
         .map((id, i) => ({ id, batch: batches[i] }))
         .filter((e): e is { id: string; batch: string } => e.batch !== undefined);
       if (!confirmed.length) return found;
-      const owners = await batchRecords.ownersOf(confirmed.map((e) => e.batch));
+      const owners = await batchRecords.ownersOf(
+        accountId,
+        confirmed.map((e) => e.batch),
+      );
       confirmed.forEach((e, i) => {
         const owner = owners[i];
         if (owner) found.set(e.id, `${owner.account_id}|${owner.is_test ? 1 : 0}`);
@@ -87,7 +96,7 @@ export function listingOwnership(deps: OwnershipDeps) {
         }
         missing = missing.filter((id) => !owners.has(id));
       }
-      if (missing.length) for (const [id, owner] of await fromRecentBatches(missing)) owners.set(id, owner);
+      if (missing.length) for (const [id, owner] of await fromRecentBatches(missing, accountId)) owners.set(id, owner);
       return new Set(unique.filter((id) => owners.get(id) === wanted));
     },
   };

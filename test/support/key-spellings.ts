@@ -2,7 +2,9 @@
 // the key prefix (`${prefix}batch:${id}:images`), concatenations onto it (prefix + 'batch:'), and
 // Lua concatenations of a name part inside script text (p .. 'usage:' .. id). Each spelling is
 // reduced to a pattern, the text after the prefix with every substitution as `*`
-// ("batch:*:images"; Lua ones as "lua:usage:"). Comments are not code and are not read.
+// ("batch:*:images"; Lua ones as "lua:usage:"). A name in a tag space of common/redis-keys/tags.ts
+// (`${accountSpace(prefix, id)}quota:`) keeps its tag, the id as `*` ("{a:*}:quota:"), and a key with a
+// tag of its own (`${prefix}{workers}`) keeps its braces. Comments are not code and are not read.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
@@ -15,35 +17,46 @@ export interface KeySpelling {
 
 /** Expressions that hold REDIS_KEY_PREFIX: `prefix`, `deps.prefix`, `options.keyPrefix`, `env.REDIS_KEY_PREFIX`. */
 const PREFIX_EXPRESSION = /(^|\.)(prefix|keyPrefix|REDIS_KEY_PREFIX)$/;
-const NAME_START = /^[a-z]/i;
+const NAME_START = /^[a-z{]/i;
+/** The tag-space builders of common/redis-keys/tags.ts, by the start of the names they make. */
+const TAG_SPACES: Record<string, string> = {
+  accountSpace: '{a:*}:',
+  apiKeySpace: '{k:*}:',
+  listingBucketSpace: '{o:*}:',
+  partSpace: '{g:*}:',
+};
 const LUA_NAME_PART = /\.\.\s*'([a-z][\w-]*:)/gi;
 
 export function keySpellingsIn(file: string, text: string): KeySpelling[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: KeySpelling[] = [];
-  const add = (node: ts.Node, pattern: string) =>
+  const add = (node: ts.Node, pattern: string) => {
+    // A tag space alone (tags.ts builds them) is the start of names, not a name.
+    if (Object.values(TAG_SPACES).includes(pattern)) return;
     found.push({ file, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1, pattern });
+  };
+
+  /** What a name starts with when `expression` is the prefix ('') or a tag space on it, else null. */
+  const start = (expression: ts.Expression): string | null => {
+    if (PREFIX_EXPRESSION.test(expression.getText(source))) return '';
+    if (!ts.isCallExpression(expression) || !ts.isIdentifier(expression.expression)) return null;
+    const space = TAG_SPACES[expression.expression.text];
+    const [prefix] = expression.arguments;
+    return space && prefix && PREFIX_EXPRESSION.test(prefix.getText(source)) ? space : null;
+  };
 
   const visit = (node: ts.Node) => {
     if (ts.isTemplateExpression(node)) {
       const [first, ...rest] = node.templateSpans;
-      if (
-        node.head.text === '' &&
-        first &&
-        PREFIX_EXPRESSION.test(first.expression.getText(source)) &&
-        NAME_START.test(first.literal.text)
-      ) {
-        add(node, first.literal.text + rest.map((span) => `*${span.literal.text}`).join(''));
+      const head = first && node.head.text === '' ? start(first.expression) : null;
+      if (first && head !== null && (head || NAME_START.test(first.literal.text))) {
+        add(node, head + first.literal.text + rest.map((span) => `*${span.literal.text}`).join(''));
       }
     }
-    if (
-      ts.isBinaryExpression(node) &&
-      node.operatorToken.kind === ts.SyntaxKind.PlusToken &&
-      PREFIX_EXPRESSION.test(node.left.getText(source)) &&
-      ts.isStringLiteralLike(node.right) &&
-      NAME_START.test(node.right.text)
-    ) {
-      add(node, node.right.text);
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken) {
+      const head = start(node.left);
+      if (head !== null && ts.isStringLiteralLike(node.right) && (head || NAME_START.test(node.right.text)))
+        add(node, head + node.right.text);
     }
     const literalText =
       ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node) ? node.text : undefined;
