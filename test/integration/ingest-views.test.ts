@@ -235,11 +235,11 @@ describe('view events when Kafka fails (error)', () => {
           },
         },
         ownership: listingOwnership({
-        clickhouse: testClickHouse(),
-        redis,
-        prefix: env.REDIS_KEY_PREFIX,
-        parts: env.REDIS_GLOBAL_PARTS,
-      }),
+          clickhouse: testClickHouse(),
+          redis,
+          prefix: env.REDIS_KEY_PREFIX,
+          parts: env.REDIS_GLOBAL_PARTS,
+        }),
         publish: async () => {
           throw new Error('broker down');
         },

@@ -32,7 +32,10 @@ function request(batchId: string, candidates: string[]) {
 describe('listing id claims (happy)', () => {
   it('in flight until the batch publishes, then its duplicates, with one write for the batch', async () => {
     const redis = await testRedis();
-    const [admission, seen] = [admissionStore(redis, prefix), seenStore(redis, prefix)];
+    const [admission, seen] = [
+      admissionStore(redis, prefix, env.REDIS_GLOBAL_PARTS),
+      seenStore(redis, prefix),
+    ];
     const [first, second, third] = [randomUUID(), randomUUID(), randomUUID()];
     const ids = Array.from({ length: 50 }, () => randomUUID());
     expect(await admission.admit(request(first, ids))).toEqual({
@@ -61,7 +64,10 @@ describe('listing id claims (happy)', () => {
 
   it('a claim written before claims keys existed (the batch id alone) counts as published', async () => {
     const redis = await testRedis();
-    const [admission, seen] = [admissionStore(redis, prefix), seenStore(redis, prefix)];
+    const [admission, seen] = [
+      admissionStore(redis, prefix, env.REDIS_GLOBAL_PARTS),
+      seenStore(redis, prefix),
+    ];
     const [old, next, id] = [randomUUID(), randomUUID(), randomUUID()];
     await redis.set(seenKey(prefix, id), old, 'EX', 60);
     expect(await admission.admit(request(next, [id]))).toMatchObject({
@@ -75,7 +81,10 @@ describe('listing id claims (happy)', () => {
 describe('listing id claims (error)', () => {
   it('a claim whose batch died (its claims key expired) is taken over by the next request', async () => {
     const redis = await testRedis();
-    const [admission, seen] = [admissionStore(redis, prefix), seenStore(redis, prefix)];
+    const [admission, seen] = [
+      admissionStore(redis, prefix, env.REDIS_GLOBAL_PARTS),
+      seenStore(redis, prefix),
+    ];
     const [dead, next, id] = [randomUUID(), randomUUID(), randomUUID()];
     expect(await admission.admit(request(dead, [id]))).toMatchObject({ kind: 'admitted', created: [id] });
     expect(await redis.ttl(claimsKey(prefix, dead))).toBeLessThanOrEqual(60);

@@ -55,7 +55,7 @@ describe('webhook delivery (happy)', () => {
     const r = await receiver();
     const hook = await register(key, r.url);
 
-    const batches = batchStore(await testRedis(), env.REDIS_KEY_PREFIX);
+    const batches = batchStore(await testRedis(), env.REDIS_KEY_PREFIX, env.REDIS_GLOBAL_PARTS);
     const batchId = randomUUID();
     const ids = [randomUUID(), randomUUID()];
     await recordBatch(await testRedis(), env.REDIS_KEY_PREFIX, {
@@ -67,10 +67,10 @@ describe('webhook delivery (happy)', () => {
       failed_indexes: [2],
       created_ids: ids,
     });
-    await batches.markStored(batchId, [ids[0]!]);
+    await batches.markStored(account_id, batchId, [ids[0]!]);
     await sleep(500);
     expect(r.received).toHaveLength(0); // not completed yet
-    await batches.markStored(batchId, [ids[1]!]);
+    await batches.markStored(account_id, batchId, [ids[1]!]);
 
     const [delivery] = await waitFor(r, 1);
     const event = new Webhook(hook.secret).verify(delivery!.body, {
