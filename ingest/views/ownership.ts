@@ -96,7 +96,8 @@ export function listingOwnership(deps: OwnershipDeps) {
         }
         missing = missing.filter((id) => !owners.has(id));
       }
-      if (missing.length) for (const [id, owner] of await fromRecentBatches(missing, accountId)) owners.set(id, owner);
+      if (missing.length)
+        for (const [id, owner] of await fromRecentBatches(missing, accountId)) owners.set(id, owner);
       return new Set(unique.filter((id) => owners.get(id) === wanted));
     },
   };

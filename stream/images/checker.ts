@@ -105,7 +105,13 @@ export async function startImageChecker(
         });
         // Redis before ClickHouse: a crash in between replays the message, and the counters are idempotent.
         await context.retry('image summary', () =>
-          summary.checked(message.account_id, message.batch_id, message.listing_id, index, result.is_ok === 1),
+          summary.checked(
+            message.account_id,
+            message.batch_id,
+            message.listing_id,
+            index,
+            result.is_ok === 1,
+          ),
         );
         const check: ImageCheckRow = {
           ...imageKeyOf(message, index, url),
