@@ -7,18 +7,14 @@
 // Only tests and scripts import this module: it imports the builders of every process, which no
 // process needs. A new family: its builder in its module, an entry here, `npm run docs:redis`.
 import { lifetime, owned, type KeyFamily } from './family.ts';
+import { batchAndWebhookKeyFamilies } from './registry-batches-webhooks.ts';
 import { ACCOUNT_STORED_AT_TTL_SECONDS, accountStoredAtKey } from '../account-stored-at.ts';
 import { RATE_WINDOW_MS } from '../auth/access-check.ts';
 import { keyAuditDeadKey, keyAuditOutboxKey } from '../auth/key-audit.ts';
 import { keyStoreKeys, REVOKED_KEPT_DAYS } from '../auth/key-store.ts';
-import { BATCH_TTL_SECONDS, batchKeys } from '../batches.ts';
 import { RESEND_MARK_SECONDS, resendMarkKey } from '../lifecycle/resend-marks.ts';
-import { imageCheckSets, imageChecksKey } from '../photos/batch-image-checks.ts';
-import { photoSummaryDoneKey, photoSummaryKey } from '../photos/batch-summary.ts';
 import { accountRateWindowKey, DAY_TTL_SECONDS, DIRTY_TTL_SECONDS, dirtyKey } from '../usage/keys.ts';
 import { MONTH_TTL_SECONDS, usageKeys } from '../usage/keys.ts';
-import { outboxIndexKeys, webhookOutboxKey } from '../webhooks/outbox.ts';
-import { MAX_WEBHOOKS_PER_ACCOUNT, webhookKeys } from '../webhooks/store.ts';
 import { workerRegistryKeys } from '../worker-registry.ts';
 import { answerCacheKey } from '../../analytics-api/cache.ts';
 import { estimateCellsKey } from '../../analytics-api/estimate-quota.ts';
@@ -37,17 +33,6 @@ import { inflightKey } from '../../stream/inflight-marks.ts';
 import { jobLockKey } from '../../stream/jobs/schedule.ts';
 import { LOCK_TTL_SECONDS as OWNERS_LOCK_TTL_SECONDS } from '../../stream/listings/owners-rebuild.ts';
 import { ownersBucketKey, ownersRebuildKeys } from '../../stream/listings/owners.ts';
-import { DELIVERY_TTL_SECONDS, deliveryQueueKeys, dueIndexKeys } from '../../stream/webhooks/queue.ts';
-import {
-  dropOldLeases,
-  moveBatchKeys,
-  moveDelivery,
-  moveDueIndex,
-  moveDueSet,
-  moveOutbox,
-  moveWebhook,
-  renameAccountWebhooks,
-} from './legacy-batches-webhooks.ts';
 
 const day = '2026-01-01';
 const quotaAndTtl = (quota: string) => `the TTL and the account's daily ${quota} quota (ingest/quota.ts)`;
@@ -56,10 +41,6 @@ const keyRecord = {
   bound:
     'unbounded: one per key ever made (a revoked key keeps its record, so it is refused as revoked); ' +
     'keys are made by the operator and by admin keys within their daily quota',
-};
-const perBatch = {
-  ttl: lifetime(BATCH_TTL_SECONDS),
-  bound: `${quotaAndTtl('listings')}: one per batch, a member per listing or image`,
 };
 const snapshotTtl = `${lifetime(COLLECTING_TTL_SECONDS)} collecting, ${lifetime(FINISHED_TTL_SECONDS)} finished`;
 const rateWindow = lifetime(RATE_WINDOW_MS / 1000);
@@ -158,116 +139,7 @@ export const keyFamilies: readonly KeyFamily[] = [
       bound: 'the TTL; a member per key used that day (one key for all accounts)',
     },
   ]),
-  ...owned('common/batches.ts', [
-    {
-      name: '{a:<account>}:batch:<batch>',
-      type: 'hash',
-      build: (p) => batchKeys(p, 'a1', 'b1').record,
-      tag: 'account',
-      legacy: { pattern: 'batch:*', move: moveBatchKeys },
-      ...perBatch,
-    },
-    {
-      name: '{a:<account>}:batch:<batch>:pending',
-      type: 'set',
-      build: (p) => batchKeys(p, 'a1', 'b1').pending,
-      tag: 'account',
-      legacy: { pattern: 'batch:*:pending', move: moveBatchKeys },
-      ...perBatch,
-    },
-  ]),
-  ...owned('common/photos/batch-image-checks.ts', [
-    {
-      name: '{a:<account>}:batch:<batch>:images',
-      type: 'hash',
-      build: (p) => imageChecksKey(p, 'a1', 'b1'),
-      tag: 'account',
-      legacy: { pattern: 'batch:*:images', move: moveBatchKeys },
-      ...perBatch,
-    },
-    {
-      name: '{a:<account>}:batch:<batch>:images:seen',
-      type: 'set',
-      build: (p) => imageCheckSets(imageChecksKey(p, 'a1', 'b1')).seenListings,
-      tag: 'account',
-      legacy: { pattern: 'batch:*:images:seen', move: moveBatchKeys },
-      ...perBatch,
-    },
-    {
-      name: '{a:<account>}:batch:<batch>:images:done',
-      type: 'set',
-      build: (p) => imageCheckSets(imageChecksKey(p, 'a1', 'b1')).doneImages,
-      tag: 'account',
-      legacy: { pattern: 'batch:*:images:done', move: moveBatchKeys },
-      ...perBatch,
-    },
-  ]),
-  ...owned('common/photos/batch-summary.ts', [
-    {
-      name: '{a:<account>}:batch:<batch>:photos',
-      type: 'hash',
-      build: (p) => photoSummaryKey(p, 'a1', 'b1'),
-      tag: 'account',
-      legacy: { pattern: 'batch:*:photos', move: moveBatchKeys },
-      ...perBatch,
-    },
-    {
-      name: '{a:<account>}:batch:<batch>:photos:done',
-      type: 'set',
-      build: (p) => photoSummaryDoneKey(photoSummaryKey(p, 'a1', 'b1')),
-      tag: 'account',
-      legacy: { pattern: 'batch:*:photos:done', move: moveBatchKeys },
-      ...perBatch,
-    },
-  ]),
-  ...owned('common/webhooks/outbox.ts', [
-    {
-      name: '{a:<account>}:outbox',
-      type: 'stream',
-      build: (p) => webhookOutboxKey(p, 'a1'),
-      tag: 'account',
-      legacy: { pattern: 'outbox', move: moveOutbox },
-      ttl: 'none',
-      bound:
-        'an entry leaves once its deliveries are enqueued, never capped: grows while delivery is behind (shown in /healthz)',
-    },
-    {
-      name: '{g:<part>}:webhook:outbox-accounts',
-      type: 'sorted set',
-      build: (p) => outboxIndexKeys(p, 3).order,
-      tag: 'part',
-      ttl: 'none',
-      bound: 'a member per account with outbox entries (or touched in the last 2 min)',
-    },
-    {
-      name: '{g:<part>}:webhook:outbox-accounts:stamps',
-      type: 'hash',
-      build: (p) => outboxIndexKeys(p, 3).stamps,
-      tag: 'part',
-      ttl: 'none',
-      bound: 'a field per member of the index beside it',
-    },
-  ]),
-  ...owned('common/webhooks/store.ts', [
-    {
-      name: '{a:<account>}:webhook:<webhook>',
-      type: 'hash',
-      build: (p) => webhookKeys(p).webhook('a1', 'wh_1'),
-      tag: 'account',
-      legacy: { pattern: 'webhook:wh_*', move: moveWebhook },
-      ttl: 'none',
-      bound: `${MAX_WEBHOOKS_PER_ACCOUNT} per account (deleted ones are removed)`,
-    },
-    {
-      name: '{a:<account>}:account:<account>:webhooks',
-      type: 'sorted set',
-      build: (p) => webhookKeys(p).accountWebhooks('a1'),
-      tag: 'account',
-      legacy: { pattern: 'account:*:webhooks', rename: renameAccountWebhooks },
-      ttl: 'none',
-      bound: `${MAX_WEBHOOKS_PER_ACCOUNT} members`,
-    },
-  ]),
+  ...batchAndWebhookKeyFamilies,
   ...owned('common/lifecycle/resend-marks.ts', [
     {
       name: 'lifecycle:resent:<listing>',
@@ -431,52 +303,6 @@ export const keyFamilies: readonly KeyFamily[] = [
       build: (p) => inflightKey(p, 'rls-stream', 'rls.listings.v1', 3),
       ttl: "twice its newest mark's lifetime",
       bound: 'one per consumed partition, a field per batch in flight',
-    },
-  ]),
-  ...owned('stream/webhooks/queue.ts', [
-    {
-      name: '{g:<part>}:webhook:due-accounts',
-      type: 'sorted set',
-      build: (p) => dueIndexKeys(p, 3).order,
-      tag: 'part',
-      legacy: { pattern: 'webhook:due-accounts', move: moveDueIndex },
-      ttl: 'none',
-      bound: 'a member per account with pending deliveries (or touched in the last 2 min)',
-    },
-    {
-      name: '{g:<part>}:webhook:due-accounts:stamps',
-      type: 'hash',
-      build: (p) => dueIndexKeys(p, 3).stamps,
-      tag: 'part',
-      ttl: 'none',
-      bound: 'a field per member of the index beside it',
-    },
-    {
-      name: '{a:<account>}:webhook:leases',
-      type: 'hash',
-      build: (p) => deliveryQueueKeys(p).leases('a1'),
-      tag: 'account',
-      legacy: { pattern: 'webhook:leases', move: dropOldLeases },
-      ttl: 'none',
-      bound: 'a field per delivery of the account being attempted',
-    },
-    {
-      name: '{a:<account>}:webhook:due:<account>',
-      type: 'sorted set',
-      build: (p) => deliveryQueueKeys(p).due('a1'),
-      tag: 'account',
-      legacy: { pattern: 'webhook:due:*', move: moveDueSet },
-      ttl: 'none',
-      bound: "the account's pending deliveries (removed when delivered or given up)",
-    },
-    {
-      name: '{a:<account>}:webhook:delivery:<delivery>',
-      type: 'hash',
-      build: (p) => deliveryQueueKeys(p).delivery('a1', 'd1'),
-      tag: 'account',
-      legacy: { pattern: 'webhook:delivery:*', move: moveDelivery },
-      ttl: lifetime(DELIVERY_TTL_SECONDS),
-      bound: 'the TTL: a delivery per event and webhook (events come from quota-bounded work)',
     },
   ]),
 ];
