@@ -90,7 +90,8 @@ export function createFanout(deps: FanoutDeps) {
     for (const [entryId, flat] of entries) {
       const fields: Record<string, string> = {};
       for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
-      const found = await eventFor(fields);
+      // An entry is about the account whose outbox holds it, never another one.
+      const found = fields.account_id === taken.account ? await eventFor(fields) : undefined;
       if (found) {
         const body = JSON.stringify(found.event);
         const webhooks = await deps.webhooks.list(found.accountId);
