@@ -21,7 +21,7 @@ const redis = createRedis(
 );
 await redisReady(redis);
 const redisProcesses = stackProcesses().filter((p) => p.name.startsWith('redis'));
-const admission = admissionStore(redis, prefix);
+const admission = admissionStore(redis, prefix, benchEnv.REDIS_GLOBAL_PARTS);
 const owner = { accountId: 'acct_bench_bulk', mode: 'live' } as const;
 
 function request() {

@@ -14,6 +14,7 @@
 // phases each).
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
+import { batchKeys } from '../common/batches.ts';
 import { createKafka, createProducer } from '../common/clients/kafka.ts';
 import type { Listing } from '../common/domain/listing.ts';
 import { encodeListingBatch, listingMessageHeaders } from '../common/domain/messages.ts';
@@ -110,12 +111,14 @@ async function measureOurs(): Promise<PipelineFigures> {
   async function printOurFreshness(when: string) {
     const { posted } = target;
     // Completion times from the batch records (completed_at, set once when the last listing is
-    // stored). Not from the outbox: webhook delivery trims the events it has read.
+    // stored). Not from the outbox: webhook delivery deletes the events it has fanned out. One
+    // account's batches share its slot, so one pipeline on a cluster too.
     const completed = new Map<string, number>();
     for (let waited = 0; completed.size < posted.size && waited < 60_000; waited += 500) {
       const pending = [...posted.keys()].filter((id) => !completed.has(id));
       const pipeline = redis.pipeline();
-      for (const id of pending) pipeline.hget(`${env.REDIS_KEY_PREFIX}batch:${id}`, 'completed_at');
+      for (const id of pending)
+        pipeline.hget(batchKeys(env.REDIS_KEY_PREFIX, account, id).record, 'completed_at');
       const replies = (await pipeline.exec()) ?? [];
       replies.forEach(([, at], i) => {
         if (typeof at === 'string') completed.set(pending[i]!, Date.parse(at));

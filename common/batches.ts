@@ -1,12 +1,14 @@
 // Batch bookkeeping shared by the ingest API (creates batches) and the stream (marks listings
 // stored). A batch is `completed` once every listing it created is stored; the transition happens
-// once, atomically in Redis, and appends a `listings.batch.completed` event to the outbox stream
-// that webhook delivery reads (never capped: common/webhooks/outbox.ts). Replays are harmless:
-// marking an id stored twice changes nothing.
+// once, atomically in Redis, and appends a `listings.batch.completed` event to the account's outbox
+// stream that webhook delivery reads (never capped: common/webhooks/outbox.ts). Replays are
+// harmless: marking an id stored twice changes nothing.
 import type { Redis } from 'ioredis';
-import { noteAccountsStored } from './account-stored-at.ts';
+import { accountStoredAtKey, NOTE_STORED_AT_LUA } from './account-stored-at.ts';
 import { redisScript } from './clients/redis-script.ts';
-import { webhookOutboxKey } from './webhooks/outbox.ts';
+import { accountSpace } from './redis-keys/tags.ts';
+import { STALE } from './webhooks/account-index.ts';
+import { APPEND_EVENT_LUA, webhookOutbox, webhookOutboxKey } from './webhooks/outbox.ts';
 
 export const BATCH_TTL_SECONDS = 7 * 24 * 3600;
 
@@ -40,33 +42,41 @@ export interface NewBatch {
   created_ids: string[];
 }
 
-// KEYS[1] batch hash, KEYS[2] pending set, KEYS[3] outbox stream; ARGV[1] now ISO, ARGV[2..] ids.
-// Removes stored ids from the pending set; when it empties first, completes the batch and emits.
-// Returns the batch's account id once the batch is completed (by this call: {1, account}, before:
-// {0, account}), so the caller notes the account's stored-at time (common/account-stored-at.ts,
-// under the account's hash tag: not a key of this script).
+// KEYS[1] batch hash, KEYS[2] pending set, KEYS[3] the account's outbox, KEYS[4] the account's
+// stored-at key (common/account-stored-at.ts), all under the account's tag; ARGV[1] now ISO,
+// ARGV[2] the outbox index stamp ('' on the first call), ARGV[3..] ids.
+// Removes stored ids from the pending set. When it is empty and the batch not completed yet: with
+// no stamp, answers 2 (the caller touches the outbox index first, then calls again with its stamp:
+// common/webhooks/account-index.ts); with a fresh stamp, completes the batch, notes the account's
+// stored-at time (Redis's clock, in microseconds: the analytics cache compares it with that clock)
+// and appends the event, in this one step; with a stale one, answers 'stale'.
 // One SREM per 1,000 ids rather than per id: each write command of a script is a command of its own
 // to run and to append to the AOF (0.65-0.75 instead of 1.35-1.40 µs of Redis CPU per id, measured
 // with batches of 100); 1,000 stays well under Lua's limit on unpacked values.
-const markStoredScript = redisScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then return {0, false} end
-for i = 2, #ARGV, 1000 do redis.call('SREM', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV))) end
+const markStoredScript = redisScript(`${NOTE_STORED_AT_LUA}${APPEND_EVENT_LUA}
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+for i = 3, #ARGV, 1000 do redis.call('SREM', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV))) end
+if redis.call('SCARD', KEYS[2]) > 0 or redis.call('HGET', KEYS[1], 'status') == 'completed' then return 0 end
+if ARGV[2] == '' then return 2 end
 local account = redis.call('HGET', KEYS[1], 'account_id')
-if redis.call('HGET', KEYS[1], 'status') == 'completed' then return {0, account} end
-if redis.call('SCARD', KEYS[2]) > 0 then return {0, false} end
+local event = {'type', 'listings.batch.completed', 'batch_id', redis.call('HGET', KEYS[1], 'batch_id'),
+  'account_id', account, 'at', ARGV[1]}
+if not append_event(KEYS[3], ARGV[2], event) then return '${STALE}' end
 redis.call('HSET', KEYS[1], 'status', 'completed', 'completed_at', ARGV[1])
-redis.call('XADD', KEYS[3], '*',
-  'type', 'listings.batch.completed', 'batch_id', redis.call('HGET', KEYS[1], 'batch_id'),
-  'account_id', account, 'at', ARGV[1])
-return {1, account}
+note_stored_at(KEYS[4])
+return 1
 `);
 
-/** The batch record's hash, the set of its listing ids not stored yet, and the webhook outbox. */
-export function batchKeys(prefix: string, batchId: string) {
+/**
+ * A batch's keys, under its account's tag (every caller knows the account: the listing messages
+ * carry it, and a batch is read by its account's keys): its record (hash), the set of its listing
+ * ids not stored yet, and the account's webhook outbox (where its completion is announced).
+ */
+export function batchKeys(prefix: string, accountId: string, batchId: string) {
   return {
-    record: `${prefix}batch:${batchId}`,
-    pending: `${prefix}batch:${batchId}:pending`,
-    outbox: webhookOutboxKey(prefix),
+    record: `${accountSpace(prefix, accountId)}batch:${batchId}`,
+    pending: `${accountSpace(prefix, accountId)}batch:${batchId}:pending`,
+    outbox: webhookOutboxKey(prefix, accountId),
   };
 }
 
@@ -90,39 +100,43 @@ export function batchHeaderFields(
   };
 }
 
-export function batchStore(redis: Redis, prefix: string) {
-  const hashKey = (id: string) => batchKeys(prefix, id).record;
-  const pendingKey = (id: string) => batchKeys(prefix, id).pending;
-  const outboxKey = webhookOutboxKey(prefix);
+export function batchStore(redis: Redis, prefix: string, parts: number) {
+  const outbox = webhookOutbox(redis, prefix, parts);
+
+  async function markStoredStep(accountId: string, batchId: string, stamp: string, ids: string[]) {
+    const keys = batchKeys(prefix, accountId, batchId);
+    return markStoredScript.run(
+      redis,
+      4,
+      keys.record,
+      keys.pending,
+      keys.outbox,
+      accountStoredAtKey(prefix, accountId),
+      new Date().toISOString(),
+      stamp,
+      ...ids,
+    );
+  }
 
   return {
-    outboxKey,
+    outbox,
 
-    /**
-     * Marks listing ids of a batch stored; true when this call completed the batch. Then, once the
-     * batch is completed, notes its account's stored-at time: after the completion, and again on
-     * every later call (a replay after a crash between the two steps notes it then), since noting
-     * again only makes the account's cached answers recompute.
-     */
-    async markStored(batchId: string, listingIds: string[]): Promise<boolean> {
-      const [completedNow, account] = (await markStoredScript.run(
-        redis,
-        3,
-        hashKey(batchId),
-        pendingKey(batchId),
-        outboxKey,
-        new Date().toISOString(),
-        ...listingIds,
-      )) as [number, string | null];
-      if (account) await noteAccountsStored(redis, prefix, [account]);
-      return completedNow === 1;
+    /** Marks listing ids of the account's batch stored; true when this call completed the batch. */
+    async markStored(accountId: string, batchId: string, listingIds: string[]): Promise<boolean> {
+      const first = await markStoredStep(accountId, batchId, '', listingIds);
+      if (first !== 2) return first === 1;
+      // Every id is stored: the outbox index first, then completion and event (account-index.ts).
+      const result = await outbox.index.produce(accountId, Date.now(), async (stamp) => {
+        const reply = await markStoredStep(accountId, batchId, stamp, []);
+        return reply === STALE ? STALE : reply;
+      });
+      return result === 1;
     },
 
-    async get(batchId: string): Promise<BatchRecord | null> {
-      const [fields, pending] = await Promise.all([
-        redis.hgetall(hashKey(batchId)),
-        redis.scard(pendingKey(batchId)),
-      ]);
+    /** The account's batch (null when unknown, expired, or another account's). */
+    async get(accountId: string, batchId: string): Promise<BatchRecord | null> {
+      const keys = batchKeys(prefix, accountId, batchId);
+      const [fields, pending] = await Promise.all([redis.hgetall(keys.record), redis.scard(keys.pending)]);
       if (!fields.batch_id) return null;
       const created = Number(fields.created);
       return {
@@ -142,11 +156,18 @@ export function batchStore(redis: Redis, prefix: string) {
       };
     },
 
-    /** Account and mode of each batch (null when unknown or expired), in one round trip. */
-    async ownersOf(batchIds: string[]): Promise<({ account_id: string; is_test: boolean } | null)[]> {
+    /**
+     * Account and mode of each batch if it is this account's (null when unknown, expired or
+     * another account's), in one round trip (the account's keys share a slot).
+     */
+    async ownersOf(
+      accountId: string,
+      batchIds: string[],
+    ): Promise<({ account_id: string; is_test: boolean } | null)[]> {
       if (!batchIds.length) return [];
       const pipeline = redis.pipeline();
-      for (const id of batchIds) pipeline.hmget(hashKey(id), 'account_id', 'is_test');
+      for (const id of batchIds)
+        pipeline.hmget(batchKeys(prefix, accountId, id).record, 'account_id', 'is_test');
       const replies = (await pipeline.exec()) ?? [];
       return batchIds.map((_, i) => {
         const [error, fields] = replies[i] ?? [];

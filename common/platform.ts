@@ -13,7 +13,7 @@ import { createHealthCheck, type HealthCheck, type Probe } from './health.ts';
 import { clickhouseNodesDown, ComponentDownError, kafkaNodesDown, redisNodesDown } from './health-nodes.ts';
 import type { Logger } from './logger.ts';
 import { reportRedisMemory } from './metrics/redis-memory.ts';
-import { outboxStats, webhookOutboxKey } from './webhooks/outbox.ts';
+import { webhookOutbox } from './webhooks/outbox.ts';
 import { topicName, type TopicName } from './topics.ts';
 import { workerRegistry } from './worker-registry.ts';
 
@@ -122,7 +122,7 @@ export function createPlatform(env: BaseEnv, logger: Logger, clientId: string): 
       const streams = live.filter((beat) => beat.role !== 'images');
       if (!streams.length) throw new Error('no stream worker has reported in the last 15 s');
       // Events waiting for their webhook deliveries (common/webhooks/outbox.ts): reported, never failing.
-      const outbox = await outboxStats(redis, webhookOutboxKey(env.REDIS_KEY_PREFIX));
+      const outbox = await webhookOutbox(redis, env.REDIS_KEY_PREFIX, env.REDIS_GLOBAL_PARTS).stats();
       return {
         workers: streams.length,
         image_processes: live.length - streams.length,

@@ -49,7 +49,7 @@ export async function startPipelines(
   const viewsWriter = writer(viewEventsTable);
   const quarantineWriter = writer(quarantineTable);
   const deadLetters = platform.topic('rls.deadletter.v1');
-  const batches = batchStore(platform.redis, env.REDIS_KEY_PREFIX);
+  const batches = batchStore(platform.redis, env.REDIS_KEY_PREFIX, env.REDIS_GLOBAL_PARTS);
   // A sink is named after what it stores: its consumer group, its log lines and the source of its
   // quarantined messages all carry that name.
   type Sink = 'listings' | 'views' | 'status';
@@ -91,7 +91,7 @@ export async function startPipelines(
       writer: listingsWriter,
       quarantine: quarantine('listings'),
       fx: fxTable(env.FX_USD_TZS),
-      markStored: (batchId, ids) => batches.markStored(batchId, ids),
+      markStored: (accountId, batchId, ids) => batches.markStored(accountId, batchId, ids),
       reportRepushed: (repushed) =>
         reportRepushed(producer, platform.topic('rls.listing-status.v1'), repushed, logger),
     }),

@@ -1,4 +1,5 @@
-// Per-batch image check counters in the Redis hash `<prefix>batch:<batchId>:images` (checked, ok,
+// Per-batch image check counters in the Redis hash `<prefix>{a:<account>}:batch:<batchId>:images`
+// (under the batch's account tag, like the batch: common/batches.ts) (checked, ok,
 // failed, pending), written by the image process (stream/images/checker.ts) and read by
 // GET /listings/batches/{id} and the listings.batch.completed event. Idempotent: a listing adds its
 // images to `pending` once, an image is counted once, so Kafka replays are harmless.
@@ -7,6 +8,7 @@ import { z } from 'zod';
 import { readCounterHash } from '../clients/redis-counters.ts';
 import { BATCH_TTL_SECONDS } from '../batches.ts';
 import { redisScript } from '../clients/redis-script.ts';
+import { accountSpace } from '../redis-keys/tags.ts';
 
 /** A batch's image checks so far, as GET /listings/batches/{id} shows them. */
 export const imageChecksSchema = z.object({
@@ -39,7 +41,8 @@ redis.call('EXPIRE', KEYS[2], ARGV[3])
 return 1
 `);
 
-export const imageChecksKey = (prefix: string, batchId: string) => `${prefix}batch:${batchId}:images`;
+export const imageChecksKey = (prefix: string, accountId: string, batchId: string) =>
+  `${accountSpace(prefix, accountId)}batch:${batchId}:images`;
 
 /** Beside the counters: the listings already counted, and the images already checked (sets). */
 export const imageCheckSets = (countersKey: string) => ({
@@ -49,8 +52,8 @@ export const imageCheckSets = (countersKey: string) => ({
 
 export function imageChecksStore(redis: Redis, prefix: string) {
   return {
-    async started(batchId: string, listingId: string, images: number): Promise<void> {
-      const key = imageChecksKey(prefix, batchId);
+    async started(accountId: string, batchId: string, listingId: string, images: number): Promise<void> {
+      const key = imageChecksKey(prefix, accountId, batchId);
       await startScript.run(
         redis,
         2,
@@ -61,8 +64,14 @@ export function imageChecksStore(redis: Redis, prefix: string) {
         BATCH_TTL_SECONDS,
       );
     },
-    async checked(batchId: string, listingId: string, index: number, ok: boolean): Promise<void> {
-      const key = imageChecksKey(prefix, batchId);
+    async checked(
+      accountId: string,
+      batchId: string,
+      listingId: string,
+      index: number,
+      ok: boolean,
+    ): Promise<void> {
+      const key = imageChecksKey(prefix, accountId, batchId);
       await doneScript.run(
         redis,
         2,
@@ -80,9 +89,10 @@ export function imageChecksStore(redis: Redis, prefix: string) {
 export async function readImageChecks(
   redis: Redis,
   prefix: string,
+  accountId: string,
   batchId: string,
 ): Promise<ImageChecks | null> {
-  const counters = await readCounterHash(redis, imageChecksKey(prefix, batchId));
+  const counters = await readCounterHash(redis, imageChecksKey(prefix, accountId, batchId));
   if (!counters) return null;
   const n = counters.count;
   return { checked: n('checked'), ok: n('ok'), failed: n('failed'), pending: n('pending') };

@@ -1,4 +1,5 @@
-// Per-batch photo analysis counters in the Redis hash `${prefix}batch:${batchId}:photos`, written
+// Per-batch photo analysis counters in the Redis hash `${prefix}{a:<account>}:batch:${batchId}:photos`
+// (under the batch's account tag, like the batch: common/batches.ts), written
 // by the stream's image checker and read by GET /listings/batches/{id} and the
 // listings.batch.completed event (docs/webhooks.md, "Photo tagging and reuse"). Idempotent like the
 // image-check counters: each image is counted once, so Kafka replays are harmless.
@@ -7,6 +8,7 @@ import { z } from 'zod';
 import { readCounterHash } from '../clients/redis-counters.ts';
 import { BATCH_TTL_SECONDS } from '../batches.ts';
 import { redisScript } from '../clients/redis-script.ts';
+import { accountSpace } from '../redis-keys/tags.ts';
 
 /** A batch's photo analysis so far, as GET /listings/batches/{id} shows it. */
 export const photoSummarySchema = z.object({
@@ -43,13 +45,15 @@ redis.call('EXPIRE', KEYS[2], ARGV[2])
 return 1
 `);
 
-export const photoSummaryKey = (prefix: string, batchId: string) => `${prefix}batch:${batchId}:photos`;
+export const photoSummaryKey = (prefix: string, accountId: string, batchId: string) =>
+  `${accountSpace(prefix, accountId)}batch:${batchId}:photos`;
 /** Beside the counters: the images already counted (set). */
 export const photoSummaryDoneKey = (summaryKey: string) => `${summaryKey}:done`;
 
 export async function countPhoto(
   redis: Redis,
   prefix: string,
+  accountId: string,
   batchId: string,
   listingId: string,
   index: number,
@@ -62,7 +66,7 @@ export async function countPhoto(
     else if (photo.image_of) fields.push('abstained');
     if (photo.reused) fields.push('reused');
   } else if (photo.outcome !== 'not_checked') fields.push('undecodable');
-  const key = photoSummaryKey(prefix, batchId);
+  const key = photoSummaryKey(prefix, accountId, batchId);
   await countScript.run(
     redis,
     2,
@@ -78,9 +82,10 @@ export async function countPhoto(
 export async function readPhotoSummary(
   redis: Redis,
   prefix: string,
+  accountId: string,
   batchId: string,
 ): Promise<PhotoSummary | null> {
-  const counters = await readCounterHash(redis, photoSummaryKey(prefix, batchId));
+  const counters = await readCounterHash(redis, photoSummaryKey(prefix, accountId, batchId));
   if (!counters) return null;
   const n = counters.count;
   const tags = Object.fromEntries(

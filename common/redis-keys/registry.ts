@@ -6,85 +6,25 @@
 //
 // Only tests and scripts import this module: it imports the builders of every process, which no
 // process needs. A new family: its builder in its module, an entry here, `npm run docs:redis`. The
-// families of ingest and analytics are listed in registry-ingest.ts.
+// families of auth, ingest and analytics, and batches and webhooks are listed in registry-auth.ts,
+// registry-ingest.ts and registry-batches-webhooks.ts.
 import { lifetime, owned, type KeyFamily } from './family.ts';
 import { authKeyFamilies } from './registry-auth.ts';
+import { batchAndWebhookKeyFamilies } from './registry-batches-webhooks.ts';
 import { ingestKeyFamilies } from './registry-ingest.ts';
-import { BATCH_TTL_SECONDS, batchKeys } from '../batches.ts';
-import { imageCheckSets, imageChecksKey } from '../photos/batch-image-checks.ts';
-import { photoSummaryDoneKey, photoSummaryKey } from '../photos/batch-summary.ts';
-import { webhookOutboxKey } from '../webhooks/outbox.ts';
-import { MAX_WEBHOOKS_PER_ACCOUNT, webhookKeys } from '../webhooks/store.ts';
 import { workerRegistryKeys } from '../worker-registry.ts';
 import { inflightKey } from '../../stream/inflight-marks.ts';
 import { jobLockKey } from '../../stream/jobs/schedule.ts';
 import { LOCK_TTL_SECONDS as OWNERS_LOCK_TTL_SECONDS } from '../../stream/listings/owners-rebuild.ts';
 import { moveLegacyOwnersBucket, ownersBucketKey, ownersRebuildKeys } from '../../stream/listings/owners.ts';
-import { DELIVERY_TTL_SECONDS, deliveryQueueKeys } from '../../stream/webhooks/queue.ts';
 
 const day = '2026-01-01';
-const quotaAndTtl = (quota: string) => `the TTL and the account's daily ${quota} quota (ingest/quota.ts)`;
-const perBatch = {
-  ttl: lifetime(BATCH_TTL_SECONDS),
-  bound: `${quotaAndTtl('listings')}: one per batch, a member per listing or image`,
-};
 
 export const keyFamilies: readonly KeyFamily[] = [
   ...authKeyFamilies,
-  ...owned('common/batches.ts', [
-    { name: 'batch:<batch>', type: 'hash', build: (p) => batchKeys(p, 'b1').record, ...perBatch },
-    { name: 'batch:<batch>:pending', type: 'set', build: (p) => batchKeys(p, 'b1').pending, ...perBatch },
-  ]),
-  ...owned('common/photos/batch-image-checks.ts', [
-    { name: 'batch:<batch>:images', type: 'hash', build: (p) => imageChecksKey(p, 'b1'), ...perBatch },
-    {
-      name: 'batch:<batch>:images:seen',
-      type: 'set',
-      build: (p) => imageCheckSets(imageChecksKey(p, 'b1')).seenListings,
-      ...perBatch,
-    },
-    {
-      name: 'batch:<batch>:images:done',
-      type: 'set',
-      build: (p) => imageCheckSets(imageChecksKey(p, 'b1')).doneImages,
-      ...perBatch,
-    },
-  ]),
-  ...owned('common/photos/batch-summary.ts', [
-    { name: 'batch:<batch>:photos', type: 'hash', build: (p) => photoSummaryKey(p, 'b1'), ...perBatch },
-    {
-      name: 'batch:<batch>:photos:done',
-      type: 'set',
-      build: (p) => photoSummaryDoneKey(photoSummaryKey(p, 'b1')),
-      ...perBatch,
-    },
-  ]),
-  ...owned('common/webhooks/outbox.ts', [
-    {
-      name: 'outbox',
-      type: 'stream',
-      build: webhookOutboxKey,
-      ttl: 'none',
-      bound:
-        'entries read and acknowledged by the delivery workers are trimmed, never capped: grows while delivery is behind (shown in /healthz)',
-    },
-  ]),
-  ...owned('common/webhooks/store.ts', [
-    {
-      name: 'webhook:<webhook>',
-      type: 'hash',
-      build: (p) => webhookKeys(p).webhook('w1'),
-      ttl: 'none',
-      bound: `${MAX_WEBHOOKS_PER_ACCOUNT} per account (deleted ones are removed)`,
-    },
-    {
-      name: 'account:<account>:webhooks',
-      type: 'sorted set',
-      build: (p) => webhookKeys(p).accountWebhooks('a1'),
-      ttl: 'none',
-      bound: `${MAX_WEBHOOKS_PER_ACCOUNT} members`,
-    },
-  ]),
+  // Before the batches: the move of the previous release's seen ids reads their batch's record.
+  ...ingestKeyFamilies,
+  ...batchAndWebhookKeyFamilies,
   ...owned('common/worker-registry.ts', [
     {
       name: '{workers}',
@@ -173,35 +113,4 @@ export const keyFamilies: readonly KeyFamily[] = [
       bound: 'one per consumed partition, a field per batch in flight',
     },
   ]),
-  ...owned('stream/webhooks/queue.ts', [
-    {
-      name: 'webhook:due-accounts',
-      type: 'sorted set',
-      build: (p) => deliveryQueueKeys(p).index,
-      ttl: 'none',
-      bound: 'a member per account with due deliveries (one key for all accounts)',
-    },
-    {
-      name: 'webhook:leases',
-      type: 'hash',
-      build: (p) => deliveryQueueKeys(p).leases,
-      ttl: 'none',
-      bound: 'a field per delivery being attempted (one key for all accounts)',
-    },
-    {
-      name: 'webhook:due:<account>',
-      type: 'sorted set',
-      build: (p) => deliveryQueueKeys(p).due('a1'),
-      ttl: 'none',
-      bound: "the account's pending deliveries (removed when delivered or given up)",
-    },
-    {
-      name: 'webhook:delivery:<delivery>',
-      type: 'hash',
-      build: (p) => deliveryQueueKeys(p).delivery('d1'),
-      ttl: lifetime(DELIVERY_TTL_SECONDS),
-      bound: 'the TTL: a delivery per event and webhook (events come from quota-bounded work)',
-    },
-  ]),
-  ...ingestKeyFamilies,
 ];

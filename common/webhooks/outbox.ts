@@ -1,77 +1,92 @@
-// The webhook outbox: a Redis stream (`<prefix>outbox`, webhookOutboxKey) that the ingest API
-// and the stream append events to and the delivery workers' consumer group reads
-// (stream/webhooks/fanout.ts). Appends never cap its length: a cap (MAXLEN ~100000) would silently
-// drop the oldest *unread* events once a backlog passed it. Instead, entries the
-// group has read and acknowledged are trimmed (trimOutbox), and the backlog is watched
-// (stream/webhooks/outbox-watch.ts) and shown in /healthz (outboxStats).
+// The webhook outbox: one Redis stream per account (`<prefix>{a:<account>}:outbox`), under the
+// account's hash tag so that the script completing one of its batches appends the event in the
+// same step; the delivery workers' fan-out (stream/webhooks/fanout.ts) turns each entry into
+// deliveries and then deletes it. Which accounts have entries is an account index in
+// REDIS_GLOBAL_PARTS parts (`webhook:outbox-accounts`, account-index.ts): a producer touches it
+// before appending and again after, so no entry is ever left without an index entry. Appends never
+// cap a stream's length (a cap would silently drop unread events); the backlog is watched
+// (stream/webhooks/outbox-watch.ts) and shown in /healthz (stats).
 import type { Redis } from 'ioredis';
+import { redisScript } from '../clients/redis-script.ts';
+import { accountSpace, partSpace } from '../redis-keys/tags.ts';
+import { accountIndex, STALE, STAMP_FRESH_LUA } from './account-index.ts';
 
-export const OUTBOX_GROUP = 'webhooks';
-export const webhookOutboxKey = (prefix: string) => `${prefix}outbox`;
+/** Part `part` of the index of accounts with outbox entries. */
+export const outboxIndexKeys = (prefix: string, part: number) => ({
+  order: `${partSpace(prefix, part)}webhook:outbox-accounts`,
+  stamps: `${partSpace(prefix, part)}webhook:outbox-accounts:stamps`,
+});
+
+/** The index of accounts with outbox entries (account-index.ts). */
+export const outboxIndex = (redis: Redis, prefix: string, parts: number) =>
+  accountIndex(redis, 'outbox', (part) => outboxIndexKeys(prefix, part), parts);
+
+export const webhookOutboxKey = (prefix: string, accountId: string) =>
+  `${accountSpace(prefix, accountId)}outbox`;
+
+/**
+ * Lua for a script that appends an event: `append_event(stream, stamp, fields)` answers false
+ * (append nothing, the caller answers STALE) when the index touch `stamp` is too old.
+ */
+export const APPEND_EVENT_LUA = `${STAMP_FRESH_LUA}
+local function append_event(stream, stamp, fields)
+  if not stamp_fresh(stamp) then return false end
+  return redis.call('XADD', stream, '*', unpack(fields))
+end
+`;
+
+// KEYS[1] the account's outbox; ARGV[1] the index stamp, ARGV[2..] field/value pairs.
+const appendScript = redisScript(`${APPEND_EVENT_LUA}
+local fields = {}
+for i = 2, #ARGV do fields[#fields + 1] = ARGV[i] end
+return append_event(KEYS[1], ARGV[1], fields) or '${STALE}'
+`);
 
 export interface OutboxStats {
-  /** Entries in the stream. */
+  /** Entries in the accounts' outboxes. */
   length: number;
-  /** Not yet read by the group (all of them while the group does not exist). */
+  /** Entries of accounts no fan-out is working on. */
   unread: number;
-  /** Read by a worker, not yet acknowledged (being fanned out, or left by a crashed worker). */
+  /** Entries of accounts a fan-out has taken (being fanned out, or left by a crashed worker). */
   pending: number;
-  /** unread + pending: events whose deliveries are not created yet. */
+  /** unread + pending: events whose deliveries are not all created yet. */
   backlog: number;
 }
 
-interface GroupInfo {
-  pending: number;
-  lastDeliveredId: string;
-  /** Redis ≥ 7.0; null when Redis cannot tell. */
-  lag: number | null;
+export function webhookOutbox(redis: Redis, prefix: string, parts: number) {
+  const index = outboxIndex(redis, prefix, parts);
+  return {
+    index,
+    key: (accountId: string) => webhookOutboxKey(prefix, accountId),
+
+    /** Appends one event of the account (index first, event, index again: account-index.ts). */
+    async append(accountId: string, fields: Record<string, string>): Promise<string> {
+      const flat = Object.entries(fields).flat();
+      return index.produce(accountId, Date.now(), async (stamp) => {
+        const id = (await appendScript.run(
+          redis,
+          1,
+          webhookOutboxKey(prefix, accountId),
+          stamp,
+          ...flat,
+        )) as string;
+        return id === STALE ? STALE : id;
+      });
+    },
+
+    /** The backlog over every part's accounts. */
+    async stats(now = Date.now()): Promise<OutboxStats> {
+      const accounts = await index.all();
+      const lengths = await Promise.all(accounts.map((a) => redis.xlen(webhookOutboxKey(prefix, a.account))));
+      let unread = 0;
+      let pending = 0;
+      accounts.forEach((a, i) => {
+        if (a.score > now) pending += lengths[i]!;
+        else unread += lengths[i]!;
+      });
+      return { length: unread + pending, unread, pending, backlog: unread + pending };
+    },
+  };
 }
 
-async function groupInfo(redis: Redis, key: string): Promise<GroupInfo | undefined> {
-  let groups: unknown[];
-  try {
-    groups = (await redis.xinfo('GROUPS', key)) as unknown[];
-  } catch (error) {
-    if (/no such key/i.test(String((error as Error).message))) return undefined;
-    throw error;
-  }
-  for (const group of groups) {
-    const flat = group as unknown[];
-    const fields = new Map<string, unknown>();
-    for (let i = 0; i + 1 < flat.length; i += 2) fields.set(String(flat[i]), flat[i + 1]);
-    if (fields.get('name') !== OUTBOX_GROUP) continue;
-    const lag = fields.get('lag');
-    return {
-      pending: Number(fields.get('pending') ?? 0),
-      lastDeliveredId: String(fields.get('last-delivered-id') ?? '0-0'),
-      lag: lag === null || lag === undefined ? null : Number(lag),
-    };
-  }
-  return undefined;
-}
-
-export async function outboxStats(redis: Redis, key: string): Promise<OutboxStats> {
-  const [length, group] = await Promise.all([redis.xlen(key), groupInfo(redis, key)]);
-  if (!group) return { length, unread: length, pending: 0, backlog: length };
-  // Without a lag from Redis: everything not pending counts as unread (an upper bound).
-  const unread = group.lag ?? Math.max(0, length - group.pending);
-  return { length, unread, pending: group.pending, backlog: unread + group.pending };
-}
-
-/**
- * Removes the entries the group has read and acknowledged: those before the oldest pending entry
- * (or up to the last one delivered, when none is pending). Unread and pending entries are never
- * touched; without the group nothing is. Returns how many entries were removed.
- */
-export async function trimOutbox(redis: Redis, key: string): Promise<number> {
-  const group = await groupInfo(redis, key);
-  if (!group || group.lastDeliveredId === '0-0') return 0;
-  let minId = group.lastDeliveredId; // kept itself (one read entry), everything older goes
-  if (group.pending > 0) {
-    // XPENDING summary: [count, smallest id, greatest id, consumers]. New pending entries are all
-    // newer than the last delivered one, so this bound can only be too low, never too high.
-    const summary = (await redis.xpending(key, OUTBOX_GROUP)) as [number, string | null, ...unknown[]];
-    if (summary[1]) minId = summary[1];
-  }
-  return redis.xtrim(key, 'MINID', minId);
-}
+export type WebhookOutbox = ReturnType<typeof webhookOutbox>;

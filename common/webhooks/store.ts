@@ -1,5 +1,6 @@
-// Webhooks in Redis (AOF-persisted), per account: one hash per webhook and a sorted set of the
-// account's webhook ids. The ingest API writes them (register/delete); the stream's delivery worker
+// Webhooks in Redis (AOF-persisted), per account and under the account's hash tag: one hash per
+// webhook and a sorted set of the account's webhook ids. Every caller knows the account (the API
+// key's, or the delivery's and the event's). The ingest API writes them (register/delete); the stream's delivery worker
 // reads them and records outcomes. Every write that could race a delete only touches an existing
 // hash (Lua), so a delivery finishing after DELETE never resurrects the webhook.
 import { randomBytes } from 'node:crypto';
@@ -7,6 +8,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { redisScript } from '../clients/redis-script.ts';
 import type { KeyMode } from '../auth/api-key-format.ts';
+import { accountSpace } from '../redis-keys/tags.ts';
 
 /** Events a webhook can subscribe to; `webhook.test` is sent on request to the one webhook. */
 export const SUBSCRIBABLE_EVENTS = ['listings.batch.completed'] as const;
@@ -85,16 +87,28 @@ export function newSigningSecret(): string {
 
 /** A webhook's hash, and the set of an account's webhook ids. */
 export const webhookKeys = (prefix: string) => ({
-  webhook: (id: string) => `${prefix}webhook:${id}`,
-  accountWebhooks: (account: string) => `${prefix}account:${account}:webhooks`,
+  webhook: (account: string, id: string) => `${accountSpace(prefix, account)}webhook:${id}`,
+  accountWebhooks: (account: string) => `${accountSpace(prefix, account)}account:${account}:webhooks`,
 });
 
 export function webhookStore(redis: Redis, prefix: string) {
   const { webhook: hashKey, accountWebhooks: accountKey } = webhookKeys(prefix);
 
-  async function update(id: string, fields: Record<string, string>, setIfMissing?: [string, string]) {
+  async function update(
+    account: string,
+    id: string,
+    fields: Record<string, string>,
+    setIfMissing?: [string, string],
+  ) {
     const flat = Object.entries(fields).flat();
-    await updateScript.run(redis, 1, hashKey(id), setIfMissing?.[0] ?? '', setIfMissing?.[1] ?? '', ...flat);
+    await updateScript.run(
+      redis,
+      1,
+      hashKey(account, id),
+      setIfMissing?.[0] ?? '',
+      setIfMissing?.[1] ?? '',
+      ...flat,
+    );
   }
 
   return {
@@ -119,7 +133,7 @@ export function webhookStore(redis: Redis, prefix: string) {
         redis,
         2,
         accountKey(input.account_id),
-        hashKey(record.id),
+        hashKey(input.account_id, record.id),
         String(MAX_WEBHOOKS_PER_ACCOUNT),
         record.id,
         String(now.getTime()),
@@ -128,21 +142,22 @@ export function webhookStore(redis: Redis, prefix: string) {
       return created === 1 ? record : null;
     },
 
-    async get(id: string): Promise<StoredWebhook | null> {
-      const fields = await redis.hgetall(hashKey(id));
-      return fields.id ? fromHash(fields) : null;
+    /** The account's webhook (another account's looks exactly like an unknown id). */
+    async get(accountId: string, id: string): Promise<StoredWebhook | null> {
+      const fields = await redis.hgetall(hashKey(accountId, id));
+      return fields.id && fields.account_id === accountId ? fromHash(fields) : null;
     },
 
     /** The webhook if it belongs to this account and mode (others' look exactly like unknown ids). */
     async getOwned(accountId: string, mode: KeyMode, id: string): Promise<StoredWebhook | null> {
-      const found = await this.get(id);
+      const found = await this.get(accountId, id);
       return found && found.account_id === accountId && found.mode === mode ? found : null;
     },
 
     /** The account's webhooks of one mode, oldest first. */
     async list(accountId: string, mode?: KeyMode): Promise<StoredWebhook[]> {
       const ids = await redis.zrange(accountKey(accountId), 0, -1);
-      const found = await Promise.all(ids.map((id) => this.get(id)));
+      const found = await Promise.all(ids.map((id) => this.get(accountId, id)));
       return found.filter((w): w is StoredWebhook => w !== null && (mode === undefined || w.mode === mode));
     },
 
@@ -151,7 +166,7 @@ export function webhookStore(redis: Redis, prefix: string) {
         redis,
         2,
         accountKey(accountId),
-        hashKey(id),
+        hashKey(accountId, id),
         accountId,
         mode,
         id,
@@ -159,20 +174,24 @@ export function webhookStore(redis: Redis, prefix: string) {
       return result === 1;
     },
 
-    async recordSuccess(id: string, at: string): Promise<void> {
+    async recordSuccess(accountId: string, id: string, at: string): Promise<void> {
+      const key = hashKey(accountId, id);
       await redis
         .multi()
-        .eval(updateScript.source, 1, hashKey(id), '', '', 'last_success_at', at)
-        .hdel(hashKey(id), 'failing_since')
+        .eval(updateScript.source, 1, key, '', '', 'last_success_at', at)
+        .hdel(key, 'failing_since')
         .exec();
     },
 
-    async recordFailure(id: string, at: string, reason: string): Promise<void> {
-      await update(id, { last_failure_at: at, last_failure_reason: reason }, ['failing_since', at]);
+    async recordFailure(accountId: string, id: string, at: string, reason: string): Promise<void> {
+      await update(accountId, id, { last_failure_at: at, last_failure_reason: reason }, [
+        'failing_since',
+        at,
+      ]);
     },
 
-    async disable(id: string, reason: string, at: string): Promise<void> {
-      await update(id, { status: 'disabled', disabled_reason: reason, disabled_at: at });
+    async disable(accountId: string, id: string, reason: string, at: string): Promise<void> {
+      await update(accountId, id, { status: 'disabled', disabled_reason: reason, disabled_at: at });
     },
   };
 }

@@ -6,10 +6,12 @@
 //   (one write for the whole batch: seen-store.ts);
 // - abandon (the publish failed): claims, quota and batch record are given back, so a retry is not
 //   told "duplicate" of listings that were never stored.
-// The claims, seen ids and quota are under the account's hash tag (one slot: one script); the batch
-// record, its pending set and the outbox are common/batches.ts's and common/webhooks/outbox.ts's, so
-// the batch is recorded in a call of its own. Order: claims first, the record second. A process
-// that dies between them leaves claims that stop counting after CLAIM_TTL_SECONDS (never
+// The claims, seen ids and quota are one script; the batch record, its pending set and the account's
+// outbox (common/batches.ts) are recorded in a call of their own. Both are under the account's hash
+// tag, but a claim may have to be retried with the claims keys of the batches holding its ids, and
+// the record step of a batch that created nothing touches the outbox index first (as every outbox
+// producer does: common/webhooks/account-index.ts). Order: claims first, the record second. A
+// process that dies between them leaves claims that stop counting after CLAIM_TTL_SECONDS (never
 // confirmed) and a quota reservation not given back (as a crash before the publish always did), and
 // no record: the client got no answer, and its retry claims the ids again.
 import type { Redis } from 'ioredis';
@@ -17,6 +19,8 @@ import { batchHeaderFields, batchKeys, BATCH_TTL_SECONDS, type NewBatch } from '
 import { redisScript } from '../../common/clients/redis-script.ts';
 import type { KeyMode } from '../../common/auth/api-key-format.ts';
 import { assertOneSlot } from '../../common/redis-keys/slot.ts';
+import { STALE, STAMP_FRESH_LUA } from '../../common/webhooks/account-index.ts';
+import { webhookOutbox } from '../../common/webhooks/outbox.ts';
 import { quotaExceeded, quotaKey, reserveQuotaLua, utcDay } from '../quota.ts';
 import {
   CLAIM_TTL_SECONDS,
@@ -71,11 +75,14 @@ for i = 1, n do out[i + 1] = holders[i] end
 return out
 `);
 
-// KEYS[1] batch record, KEYS[2] its pending set, KEYS[3] outbox. ARGV[1] batch ttl, ARGV[2] created
-// count, ARGV[3] duplicates, ARGV[4] created_at, ARGV[5] how many header field/value arguments follow,
-// then those, then the created listing ids. A batch that created nothing is completed at once.
-const recordBatchScript = redisScript(`
+// KEYS[1] batch record, KEYS[2] its pending set, KEYS[3] the account's outbox (one account's tag).
+// ARGV[1] batch ttl, ARGV[2] created count, ARGV[3] duplicates, ARGV[4] created_at, ARGV[5] how many
+// header field/value arguments follow, then those, then the created listing ids — or, when it
+// created none, the outbox index stamp: such a batch is completed at once, its event appended, and
+// the answer is 'stale' (nothing written) when the stamp is too old (account-index.ts).
+const recordBatchScript = redisScript(`${STAMP_FRESH_LUA}
 local created, h = tonumber(ARGV[2]), tonumber(ARGV[5])
+if created == 0 and not stamp_fresh(ARGV[6 + h]) then return '${STALE}' end
 local status = 'processing'
 if created == 0 then status = 'completed' end
 redis.call('HSET', KEYS[1], 'status', status, 'created', created, 'duplicates', ARGV[3], unpack(ARGV, 6, 5 + h))
@@ -122,8 +129,9 @@ export type Admission =
 
 type ClaimReply = [string, ...unknown[]];
 
-export function admissionStore(redis: Redis, prefix: string) {
+export function admissionStore(redis: Redis, prefix: string, parts: number) {
   const seen = seenStore(redis, prefix);
+  const outboxIndex = webhookOutbox(redis, prefix, parts).index;
   const accountKeys = (request: {
     batch: { batch_id: string };
     owner: AdmissionRequest['owner'];
@@ -174,6 +182,35 @@ export function admissionStore(redis: Redis, prefix: string) {
     }
   }
 
+  /** Records the batch (step 2): its new ids pending, or completed at once with its event. */
+  async function recordBatch(request: AdmissionRequest, created: string[]): Promise<void> {
+    const batch = batchKeys(prefix, request.owner.accountId, request.batch.batch_id);
+    const header = Object.entries(batchHeaderFields(request.batch, request.at.toISOString())).flat();
+    const run = (tail: string[]) =>
+      recordBatchScript.run(
+        redis,
+        3,
+        batch.record,
+        batch.pending,
+        batch.outbox,
+        BATCH_TTL_SECONDS,
+        created.length,
+        request.batch.duplicates + request.candidates.length - created.length,
+        request.at.toISOString(),
+        header.length,
+        ...header,
+        ...tail,
+      );
+    if (created.length) {
+      await run(created);
+      return;
+    }
+    await outboxIndex.produce(request.owner.accountId, Date.now(), async (stamp) => {
+      const reply = await run([stamp]);
+      return reply === STALE ? STALE : reply;
+    });
+  }
+
   return {
     /**
      * For each candidate: null when this request claimed it (it is new), else who holds it; the
@@ -194,23 +231,8 @@ export function admissionStore(redis: Redis, prefix: string) {
         return typeof value === 'string' ? seenHolder(value) : null;
       });
       const created = request.candidates.filter((_, i) => !holders[i]);
-      const batch = batchKeys(prefix, request.batch.batch_id);
-      const header = Object.entries(batchHeaderFields(request.batch, request.at.toISOString())).flat();
       try {
-        await recordBatchScript.run(
-          redis,
-          3,
-          batch.record,
-          batch.pending,
-          batch.outbox,
-          BATCH_TTL_SECONDS,
-          created.length,
-          request.batch.duplicates + request.candidates.length - created.length,
-          request.at.toISOString(),
-          header.length,
-          ...header,
-          ...created,
-        );
+        await recordBatch(request, created);
       } catch (error) {
         await giveBackClaims(request, created).catch(() => undefined); // they expire unconfirmed anyway
         throw error;
@@ -232,7 +254,7 @@ export function admissionStore(redis: Redis, prefix: string) {
       created: string[],
     ) {
       await giveBackClaims(request, created);
-      const batch = batchKeys(prefix, request.batch.batch_id);
+      const batch = batchKeys(prefix, request.owner.accountId, request.batch.batch_id);
       assertOneSlot([batch.record, batch.pending], 'abandoning a batch');
       await redis.del(batch.record, batch.pending);
     },

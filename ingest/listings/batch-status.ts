@@ -1,5 +1,6 @@
 // GET /listings/batches/{id}: the batch record of common/batches.ts, for its owning account only
-// (any other account gets the same 404 as an unknown id, so ids cannot be probed), and there for
+// (read under the calling key's account, so any other account gets the same 404 as an unknown
+// id, and ids cannot be probed), and there for
 // the keys of the batch's mode (a test key never reads live batches, nor a live key test ones)
 // and the key that created it (a live key's `test_mode` batch), plus the image
 // check counters that the image process (stream/images) keeps (common/photos/batch-image-checks.ts)
@@ -22,9 +23,9 @@ export async function batchStatus(
   if (!isUuid(batchId)) throw notFound;
   const id = batchId.toLowerCase();
   const [batch, images, photos] = await Promise.all([
-    deps.batches.get(id),
-    readImageChecks(deps.redis, deps.prefix, id),
-    readPhotoSummary(deps.redis, deps.prefix, id),
+    deps.batches.get(auth.account_id, id),
+    readImageChecks(deps.redis, deps.prefix, auth.account_id, id),
+    readPhotoSummary(deps.redis, deps.prefix, auth.account_id, id),
   ]);
   if (!batch || !visibleTo(batch, auth)) throw notFound;
   return {

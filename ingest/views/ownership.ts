@@ -27,13 +27,15 @@ export interface OwnershipDeps {
   clickhouse: ClickHouseClient;
   redis: Redis;
   prefix: string;
+  /** REDIS_GLOBAL_PARTS */
+  parts: number;
   cacheSize?: number;
 }
 
 export function listingOwnership(deps: OwnershipDeps) {
   const maxEntries = deps.cacheSize ?? 100_000;
   const known = new Map<string, string>(); // listing id → "account|0/1", insertion order = age
-  const batchRecords = batchStore(deps.redis, deps.prefix);
+  const batchRecords = batchStore(deps.redis, deps.prefix, deps.parts);
   const seen = seenStore(deps.redis, deps.prefix);
 
   function remember(id: string, owner: string) {
@@ -51,7 +53,8 @@ export function listingOwnership(deps: OwnershipDeps) {
 
   /**
    * Listings of `accountId` accepted by the API but maybe not stored yet: its seen key → batch → its
-   * account and mode (the seen keys are the account's own: those of another account are not looked at).
+   * account and mode (the seen keys and batches are read under the account's own tag: those of
+   * another account are not looked at).
    */
   async function fromRecentBatches(ids: string[], accountId: string): Promise<Map<string, string>> {
     const found = new Map<string, string>();
@@ -61,7 +64,10 @@ export function listingOwnership(deps: OwnershipDeps) {
         .map((id, i) => ({ id, batch: batches[i] }))
         .filter((e): e is { id: string; batch: string } => e.batch !== undefined);
       if (!confirmed.length) return found;
-      const owners = await batchRecords.ownersOf(confirmed.map((e) => e.batch));
+      const owners = await batchRecords.ownersOf(
+        accountId,
+        confirmed.map((e) => e.batch),
+      );
       confirmed.forEach((e, i) => {
         const owner = owners[i];
         if (owner) found.set(e.id, `${owner.account_id}|${owner.is_test ? 1 : 0}`);

@@ -15,7 +15,12 @@ export function createViewsRouter(ctx: IngestContext): Router {
   const { redis, clickhouse, env } = ctx.platform;
   const deps: RecordViewsDeps = {
     guard: viewGuard(redis, env.REDIS_KEY_PREFIX),
-    ownership: listingOwnership({ clickhouse, redis, prefix: env.REDIS_KEY_PREFIX }),
+    ownership: listingOwnership({
+      clickhouse,
+      redis,
+      prefix: env.REDIS_KEY_PREFIX,
+      parts: env.REDIS_GLOBAL_PARTS,
+    }),
     async publish(messages: ViewMessage[]) {
       await ctx.viewPublisher.publish(
         topic,

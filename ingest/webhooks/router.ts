@@ -1,13 +1,13 @@
 // /webhooks routes (spec 4.5, docs/webhooks.md). Mounted by ingest/router.ts.
 import { Router } from 'express';
 import { authenticate, authOf, requirePermission } from '../../common/auth/authenticate.ts';
-import { batchStore } from '../../common/batches.ts';
 import { jsonBody } from '../../common/http/json-body.ts';
 import { createOutboundClient } from '../../common/outbound/index.ts';
 import type { OpenApiRegistry } from '../../common/openapi/registry.ts';
 import type { IngestContext } from '../context.ts';
 import { registerWebhookPaths } from './openapi.ts';
 import { webhookService } from './service.ts';
+import { webhookOutbox } from '../../common/webhooks/outbox.ts';
 import { webhookStore } from '../../common/webhooks/store.ts';
 
 export function createWebhooksRouter(ctx: IngestContext, openapi?: OpenApiRegistry): Router {
@@ -19,8 +19,7 @@ export function createWebhooksRouter(ctx: IngestContext, openapi?: OpenApiRegist
       policy: ctx.outboundPolicy,
       logger: platform.logger.child({ component: 'webhooks' }),
     }),
-    redis: platform.redis,
-    outboxKey: batchStore(platform.redis, platform.env.REDIS_KEY_PREFIX).outboxKey,
+    outbox: webhookOutbox(platform.redis, platform.env.REDIS_KEY_PREFIX, platform.env.REDIS_GLOBAL_PARTS),
   });
   const router = Router();
   const guard = [authenticate(platform.keys), requirePermission('webhooks:manage')];

@@ -1,6 +1,5 @@
 // Webhook management as a service (spec 4.5; docs/webhooks.md): URL rules, the per-account cap,
 // ownership, and queueing a test event. Routes only translate HTTP to these calls.
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { ApiKeyRecord } from '../../common/auth/key-store.ts';
 import { text } from '../../common/domain/text.ts';
@@ -15,6 +14,7 @@ import {
   type WebhookStore,
 } from '../../common/webhooks/store.ts';
 import { fieldErrors } from '../validation/field-errors.ts';
+import type { WebhookOutbox } from '../../common/webhooks/outbox.ts';
 
 export const registerBodySchema = z.strictObject({
   url: text().min(1).max(2048),
@@ -25,8 +25,7 @@ export const registerBodySchema = z.strictObject({
 export interface WebhookServiceDeps {
   store: WebhookStore;
   outbound: OutboundClient;
-  redis: Redis;
-  outboxKey: string;
+  outbox: WebhookOutbox;
 }
 
 export function webhookService(deps: WebhookServiceDeps) {
@@ -90,20 +89,13 @@ export function webhookService(deps: WebhookServiceDeps) {
       const at = new Date().toISOString();
       await redisCall(() =>
         // Never capped: a cap drops unread events (common/webhooks/outbox.ts).
-        deps.redis.xadd(
-          deps.outboxKey,
-          '*',
-          'type',
-          'webhook.test',
-          'event_id',
-          eventId,
-          'webhook_id',
-          id,
-          'account_id',
-          auth.account_id,
-          'at',
+        deps.outbox.append(auth.account_id, {
+          type: 'webhook.test',
+          event_id: eventId,
+          webhook_id: id,
+          account_id: auth.account_id,
           at,
-        ),
+        }),
       );
       return { event_id: eventId, type: 'webhook.test', webhook_id: id, queued_at: at };
     },

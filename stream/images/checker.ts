@@ -87,7 +87,7 @@ export async function startImageChecker(
     const images = message.listing.images ?? [];
     if (!images.length) return [];
     await context.retry('image summary', () =>
-      summary.started(message.batch_id, message.listing_id, images.length),
+      summary.started(message.account_id, message.batch_id, message.listing_id, images.length),
     );
     return Promise.all(
       images.map(async (url, index) => {
@@ -105,7 +105,13 @@ export async function startImageChecker(
         });
         // Redis before ClickHouse: a crash in between replays the message, and the counters are idempotent.
         await context.retry('image summary', () =>
-          summary.checked(message.batch_id, message.listing_id, index, result.is_ok === 1),
+          summary.checked(
+            message.account_id,
+            message.batch_id,
+            message.listing_id,
+            index,
+            result.is_ok === 1,
+          ),
         );
         const check: ImageCheckRow = {
           ...imageKeyOf(message, index, url),

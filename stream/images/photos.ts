@@ -72,7 +72,7 @@ export async function createPhotoAnalyser(
     };
     await analyseInto(row, input);
     await input.retry('photo summary', () =>
-      countPhoto(deps.redis, deps.prefix, message.batch_id, message.listing_id, index, {
+      countPhoto(deps.redis, deps.prefix, message.account_id, message.batch_id, message.listing_id, index, {
         outcome: row.outcome,
         image_of: row.image_of,
         reused: row.reused_photo === 1,

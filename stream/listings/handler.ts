@@ -24,7 +24,7 @@ export interface ListingsHandlerDeps {
   quarantine: Quarantine;
   fx: FxTable;
   /** batchStore(...).markStored */
-  markStored(batchId: string, listingIds: string[]): Promise<unknown>;
+  markStored(accountId: string, batchId: string, listingIds: string[]): Promise<unknown>;
   /**
    * Listings published again after they were stored (bulk create's duplicate window had passed):
    * a re-send for the listing lifecycle (docs/lifecycle.md, "Re-sends"). Best effort.
@@ -34,14 +34,16 @@ export interface ListingsHandlerDeps {
 
 export function createListingsHandler(deps: ListingsHandlerDeps): BatchHandler {
   async function markBatches(listings: ListingMessage[], context: BatchContext) {
-    const byBatch = new Map<string, string[]>();
+    // A batch is its account's (its keys are under the account's tag): grouped by both.
+    const byBatch = new Map<string, { accountId: string; batchId: string; ids: string[] }>();
     for (const l of listings) {
-      const ids = byBatch.get(l.batch_id) ?? [];
-      ids.push(l.listing_id);
-      byBatch.set(l.batch_id, ids);
+      const key = `${l.account_id}\n${l.batch_id}`;
+      const group = byBatch.get(key) ?? { accountId: l.account_id, batchId: l.batch_id, ids: [] };
+      group.ids.push(l.listing_id);
+      byBatch.set(key, group);
     }
     await context.retry('marking batches stored', () =>
-      Promise.all([...byBatch].map(([batchId, ids]) => deps.markStored(batchId, ids))),
+      Promise.all([...byBatch.values()].map((g) => deps.markStored(g.accountId, g.batchId, g.ids))),
     );
   }
 

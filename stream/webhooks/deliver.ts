@@ -46,7 +46,7 @@ export function createDeliverer(deps: DeliverDeps) {
   return async function attempt(claimed: Claimed, token: string): Promise<Outcome> {
     const { id } = claimed;
     const startedAt = new Date();
-    const delivery = await queue.get(id);
+    const delivery = await queue.get(claimed.account, id);
     const base = {
       delivery_id: id,
       attempted_at: startedAt.toISOString(),
@@ -58,7 +58,7 @@ export function createDeliverer(deps: DeliverDeps) {
       return 'dropped';
     }
     const firstAttemptAt = delivery.first_attempt_at ?? startedAt.toISOString();
-    const webhook = await webhooks.get(delivery.webhook_id);
+    const webhook = await webhooks.get(delivery.account_id, delivery.webhook_id);
     const row = {
       ...base,
       attempt: delivery.attempt + 1,
@@ -110,26 +110,27 @@ export function createDeliverer(deps: DeliverDeps) {
 
     if (status >= 200 && status < 300) {
       await queue.finish(claimed, token, { done: true }, attempts, firstAttemptAt);
-      await webhooks.recordSuccess(webhook.id, at);
+      await webhooks.recordSuccess(webhook.account_id, webhook.id, at);
       record({ ...row, ...timing, outcome: 'succeeded' });
       return 'succeeded';
     }
     if (status === 410) {
       await queue.finish(claimed, token, { done: true }, attempts, firstAttemptAt);
-      await webhooks.disable(webhook.id, 'receiver answered 410 Gone', at);
+      await webhooks.disable(webhook.account_id, webhook.id, 'receiver answered 410 Gone', at);
       record({ ...row, ...timing, outcome: 'gone' });
       logger.info('webhook disabled: 410', { webhook_id: webhook.id });
       return 'gone';
     }
-    await webhooks.recordFailure(webhook.id, at, error);
+    await webhooks.recordFailure(webhook.account_id, webhook.id, at, error);
     const delay = retryDelayMs(deps.schedule, attempts + 1, retryAfter);
     if (delay === undefined) {
       await queue.finish(claimed, token, { done: true }, attempts, firstAttemptAt);
       record({ ...row, ...timing, outcome: 'failed' });
       // The whole schedule (about three days by default) failed, with no success since it began.
-      const latest = await webhooks.get(webhook.id);
+      const latest = await webhooks.get(webhook.account_id, webhook.id);
       if (latest && (!latest.last_success_at || latest.last_success_at < firstAttemptAt)) {
         await webhooks.disable(
+          webhook.account_id,
           webhook.id,
           `no successful delivery since ${latest.failing_since ?? firstAttemptAt}; last error: ${error}`,
           at,

@@ -1,27 +1,31 @@
-// Outbox → deliveries. Reads `${prefix}outbox` as the consumer group "webhooks" (XREADGROUP), turns
-// each entry into one delivery per matching webhook, and XACKs only after every delivery is
-// enqueued. Entries of a crashed worker stay pending and are taken over after a minute
-// (XAUTOCLAIM); delivery ids derive from (entry id, webhook id), so a re-read never duplicates.
+// Outbox → deliveries. Takes accounts with outbox entries from the outbox index (every part, each
+// account leased for LEASE_MS so other workers skip it meanwhile), turns each of their entries into
+// one delivery per matching webhook, deletes an entry only after every delivery is enqueued, then
+// settles the account in the index (common/webhooks/account-index.ts). Entries of a crashed worker
+// are read again when the lease ends; delivery ids derive from (entry id, webhook id), so a re-read
+// never duplicates (an existing delivery id is never enqueued again).
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { BatchStore } from '../../common/batches.ts';
 import { readImageChecks } from '../../common/photos/batch-image-checks.ts';
 import { readPhotoSummary } from '../../common/photos/batch-summary.ts';
-import { OUTBOX_GROUP } from '../../common/webhooks/outbox.ts';
+import type { IndexedAccount } from '../../common/webhooks/account-index.ts';
+import type { WebhookOutbox } from '../../common/webhooks/outbox.ts';
 import type { WebhookStore, StoredWebhook } from '../../common/webhooks/store.ts';
 import { batchCompletedEvent, testEvent, type WebhookEvent } from './events.ts';
 import type { DeliveryQueue } from './queue.ts';
 
-export { OUTBOX_GROUP } from '../../common/webhooks/outbox.ts';
-const CLAIM_IDLE_MS = 60_000;
+/** How long an account's outbox is the worker's that took it (then another may take it over). */
+export const OUTBOX_LEASE_MS = 60_000;
+/** Accounts taken per part and round. */
+const ACCOUNTS_PER_PART = 10;
 
-type Entry = [id: string, fields: string[] | null];
+type Entry = [id: string, fields: string[]];
 
 export interface FanoutDeps {
   redis: Redis;
   prefix: string;
-  outboxKey: string;
-  consumer: string;
+  outbox: WebhookOutbox;
   webhooks: WebhookStore;
   batches: BatchStore;
   queue: DeliveryQueue;
@@ -32,15 +36,7 @@ export function deliveryId(entryId: string, webhookId: string): string {
 }
 
 export function createFanout(deps: FanoutDeps) {
-  const { redis, outboxKey } = deps;
-
-  async function ensureGroup(): Promise<void> {
-    try {
-      await redis.xgroup('CREATE', outboxKey, OUTBOX_GROUP, '0', 'MKSTREAM');
-    } catch (error) {
-      if (!String((error as Error).message).includes('BUSYGROUP')) throw error;
-    }
-  }
+  const { redis, outbox } = deps;
 
   async function eventFor(
     fields: Record<string, string>,
@@ -50,10 +46,10 @@ export function createFanout(deps: FanoutDeps) {
   > {
     const at = fields.at ?? new Date().toISOString();
     if (fields.type === 'listings.batch.completed' && fields.batch_id && fields.account_id) {
-      const batch = await deps.batches.get(fields.batch_id);
+      const batch = await deps.batches.get(fields.account_id, fields.batch_id);
       if (!batch) return undefined; // expired after 7 days: nothing left to report
-      const images = await readImageChecks(redis, deps.prefix, batch.batch_id);
-      const photos = await readPhotoSummary(redis, deps.prefix, batch.batch_id);
+      const images = await readImageChecks(redis, deps.prefix, batch.account_id, batch.batch_id);
+      const photos = await readPhotoSummary(redis, deps.prefix, batch.account_id, batch.batch_id);
       return {
         event: batchCompletedEvent(batch, images, at, photos),
         accountId: batch.account_id,
@@ -86,13 +82,16 @@ export function createFanout(deps: FanoutDeps) {
     );
   }
 
-  async function handle(entries: Entry[]): Promise<number> {
+  /** Fans out one account's entries (up to `count`); the account is then settled in the index. */
+  async function fanOutAccount(taken: IndexedAccount, count: number, now: number): Promise<number> {
+    const key = outbox.key(taken.account);
+    const entries = (await redis.xrange(key, '-', '+', 'COUNT', count)) as Entry[];
     let enqueued = 0;
     for (const [entryId, flat] of entries) {
       const fields: Record<string, string> = {};
-      // A pending entry trimmed from the stream comes back without fields: just acknowledge it.
-      for (let i = 0; flat && i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
-      const found = await eventFor(fields);
+      for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
+      // An entry is about the account whose outbox holds it, never another one.
+      const found = fields.account_id === taken.account ? await eventFor(fields) : undefined;
       if (found) {
         const body = JSON.stringify(found.event);
         const webhooks = await deps.webhooks.list(found.accountId);
@@ -114,53 +113,22 @@ export function createFanout(deps: FanoutDeps) {
           if (added) enqueued++;
         }
       }
-      await redis.xack(outboxKey, OUTBOX_GROUP, entryId);
+      // Only now: a crash before leaves the entry to be read again (its deliveries are not doubled).
+      await redis.xdel(key, entryId);
     }
+    const left = await redis.xlen(key);
+    await outbox.index.settle(taken, left > 0 ? now : null, now);
     return enqueued;
   }
 
-  let lastClaim = 0;
-  let ownPendingDone = false;
-
-  /** Entries of the outbox for this consumer: '0' = its own pending ones, '>' = never delivered. */
-  async function readGroup(from: '0' | '>', count: number): Promise<Entry[]> {
-    const reply = (await redis.xreadgroup(
-      'GROUP',
-      OUTBOX_GROUP,
-      deps.consumer,
-      'COUNT',
-      count,
-      'STREAMS',
-      outboxKey,
-      from,
-    )) as [string, Entry[]][] | null;
-    return reply?.[0]?.[1] ?? [];
-  }
-
-  /** One round: own pending entries first (after a restart), stale ones of others, then new ones. */
+  /** One round: the accounts with entries in every part. Returns deliveries enqueued, -1 if idle. */
   async function poll(count = 50): Promise<number> {
-    if (!ownPendingDone) {
-      const entries = await readGroup('0', count);
-      if (entries.length === 0) ownPendingDone = true;
-      return handle(entries);
-    }
-    if (Date.now() - lastClaim > CLAIM_IDLE_MS / 2) {
-      lastClaim = Date.now();
-      const claimed = (await redis.xautoclaim(
-        outboxKey,
-        OUTBOX_GROUP,
-        deps.consumer,
-        CLAIM_IDLE_MS,
-        '0-0',
-        'COUNT',
-        count,
-      )) as [string, Entry[]];
-      const entries = claimed[1] ?? [];
-      if (entries.length) return handle(entries);
-    }
-    const entries = await readGroup('>', count);
-    return entries.length ? handle(entries) : -1;
+    const now = Date.now();
+    const accounts = await outbox.index.due(now, ACCOUNTS_PER_PART, now + OUTBOX_LEASE_MS);
+    if (!accounts.length) return -1;
+    const enqueued = await Promise.all(accounts.map((found) => fanOutAccount(found, count, now)));
+    return enqueued.reduce((sum, n) => sum + n, 0);
   }
 
-  return { ensureGroup, poll };
+  return { poll };
 }

@@ -1,18 +1,15 @@
-// Keeps the webhook outbox in check from the delivery worker's fan-out loop:
-// trims what the fan-out has read and acknowledged (never unread events: common/webhooks/outbox.ts),
-// and when the backlog of events without deliveries passes WEBHOOK_OUTBOX_WARN_BACKLOG, says so at
+// Keeps the webhook outbox in check from the delivery worker's fan-out loop (the fan-out deletes
+// each entry once its deliveries are enqueued; common/webhooks/outbox.ts): when the backlog of events without deliveries passes WEBHOOK_OUTBOX_WARN_BACKLOG, says so at
 // warn level (once a minute while it lasts) and in the webhook_outbox_backlog gauge, instead of
 // growing silently until Redis is full. /healthz shows the same figures to the operator.
-import type { Redis } from 'ioredis';
 import type { Logger } from '../../common/logger.ts';
 import { webhookOutboxBacklog } from '../../common/metrics/registry.ts';
-import { outboxStats, trimOutbox } from '../../common/webhooks/outbox.ts';
+import type { WebhookOutbox } from '../../common/webhooks/outbox.ts';
 
 const WARN_EVERY_MS = 60_000;
 
 export interface OutboxWatchOptions {
-  redis: Redis;
-  outboxKey: string;
+  outbox: WebhookOutbox;
   warnAtBacklog: number;
   logger: Logger;
   now?: () => number;
@@ -23,10 +20,9 @@ export function createOutboxWatch(options: OutboxWatchOptions) {
   let warnedAt = Number.NEGATIVE_INFINITY;
 
   return {
-    /** One round: trim, measure, warn if needed. Returns the figures. */
+    /** One round: measure, warn if needed. Returns the figures. */
     async tick() {
-      const trimmed = await trimOutbox(options.redis, options.outboxKey);
-      const stats = await outboxStats(options.redis, options.outboxKey);
+      const stats = await options.outbox.stats();
       webhookOutboxBacklog.set(stats.backlog);
       if (stats.backlog >= options.warnAtBacklog && now() - warnedAt >= WARN_EVERY_MS) {
         warnedAt = now();
@@ -40,7 +36,7 @@ export function createOutboxWatch(options: OutboxWatchOptions) {
         warnedAt = Number.NEGATIVE_INFINITY;
         options.logger.info('webhook outbox backlog back under the threshold', { backlog: stats.backlog });
       }
-      return { ...stats, trimmed };
+      return stats;
     },
   };
 }

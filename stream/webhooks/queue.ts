@@ -1,9 +1,12 @@
 // Pending deliveries in Redis, so retries survive restarts: one hash per delivery (its payload is
-// signed again, byte for byte, on every attempt), one sorted set of due times per account, and an
-// index of the accounts scored by their earliest due time. A worker claims due deliveries
-// atomically by pushing their score LEASE_MS into the future and recording a lease token; only the
-// token holder may finish or reschedule the delivery, so two workers never send the same attempt
-// concurrently, and a crashed worker's deliveries come back after the lease.
+// signed again, byte for byte, on every attempt), one sorted set of due times per account and one
+// hash of the account's leases, all under the account's hash tag; and an index of the accounts
+// scored by their earliest due time, in REDIS_GLOBAL_PARTS parts (common/webhooks/account-index.ts:
+// enqueueing touches it before and after writing the delivery, and a claim settles it after).
+// A worker claims due deliveries of an account atomically by pushing their score LEASE_MS into the
+// future and recording a lease token; only the token holder may finish or reschedule the delivery,
+// so two workers never send the same attempt concurrently, and a crashed worker's deliveries come
+// back after the lease.
 //
 // Why per account: with one global due set, the oldest due deliveries were
 // claimed first, so one account with thousands of deliveries to a receiver that hangs held every
@@ -13,6 +16,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { redisScript } from '../../common/clients/redis-script.ts';
+import { accountSpace, partSpace } from '../../common/redis-keys/tags.ts';
+import { accountIndex, STALE, STAMP_FRESH_LUA } from '../../common/webhooks/account-index.ts';
 
 export const LEASE_MS = 60_000; // well above the 15 s request timeout
 export const DELIVERY_TTL_SECONDS = 7 * 24 * 3600; // longer than the whole retry schedule
@@ -41,63 +46,44 @@ export interface Claimed {
   account: string;
 }
 
-// Keeps an account's entry in the index at the earliest score of its due set (or removes it).
-const refreshIndex = `
-local function refresh(set, index, account)
+// Lua: the earliest score of an account's due set, or '' when it is empty.
+const earliestLua = `
+local function earliest(set)
   local first = redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')
-  if first[1] then redis.call('ZADD', index, first[2], account) else redis.call('ZREM', index, account) end
+  return first[2] or ''
 end
 `;
 
-// KEYS[1] account due set, KEYS[2] delivery hash, KEYS[3] index; ARGV[1] due score, ARGV[2] id,
-// ARGV[3] ttl, ARGV[4] account, ARGV[5..] fields. A delivery id that exists (pending or done) is
-// never enqueued again: fan-out replays are harmless.
-const enqueueScript = redisScript(`
+// KEYS[1] account due set, KEYS[2] delivery hash; ARGV[1] due score, ARGV[2] id, ARGV[3] ttl,
+// ARGV[4] the index stamp, ARGV[5..] fields. A delivery id that exists (pending or done) is never
+// enqueued again: fan-out replays are harmless.
+const enqueueScript = redisScript(`${STAMP_FRESH_LUA}
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+if not stamp_fresh(ARGV[4]) then return '${STALE}' end
 redis.call('HSET', KEYS[2], unpack(ARGV, 5))
 redis.call('EXPIRE', KEYS[2], ARGV[3])
 redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
-redis.call('ZADD', KEYS[3], 'LT', ARGV[1], ARGV[4])
 return 1
 `);
 
-// KEYS[1] index, KEYS[2] leases hash, KEYS[3..] the candidates' due sets; ARGV[1] now, ARGV[2]
-// lease until, ARGV[3] token, ARGV[4] limit, then per candidate its account and its room. One
-// delivery per account per round, in the order given, until the limit or every room is used.
-// Returns id, account, id, account, …
-const claimScript = redisScript(`${refreshIndex}
-local n = #KEYS - 2
-local rooms, left, claimed = {}, tonumber(ARGV[4]), {}
-for i = 1, n do rooms[i] = tonumber(ARGV[4 + 2 * i]) end
-local progress = true
-while left > 0 and progress do
-  progress = false
-  for i = 1, n do
-    if left > 0 and rooms[i] > 0 then
-      local ids = redis.call('ZRANGEBYSCORE', KEYS[2 + i], '-inf', ARGV[1], 'LIMIT', 0, 1)
-      if ids[1] then
-        redis.call('ZADD', KEYS[2 + i], ARGV[2], ids[1])
-        redis.call('HSET', KEYS[2], ids[1], ARGV[3])
-        claimed[#claimed + 1] = ids[1]
-        claimed[#claimed + 1] = ARGV[3 + 2 * i]
-        rooms[i] = rooms[i] - 1
-        left = left - 1
-        progress = true
-      else
-        rooms[i] = 0
-      end
-    end
-  end
+// KEYS[1] account due set, KEYS[2] its leases hash; ARGV[1] now, ARGV[2] lease until, ARGV[3]
+// token, ARGV[4] limit. Returns the claimed ids, then the set's earliest score after ('' if empty).
+const claimScript = redisScript(`${earliestLua}
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[4]))
+for _, id in ipairs(ids) do
+  redis.call('ZADD', KEYS[1], ARGV[2], id)
+  redis.call('HSET', KEYS[2], id, ARGV[3])
 end
-for i = 1, n do refresh(KEYS[2 + i], KEYS[1], ARGV[3 + 2 * i]) end
-return claimed
+ids[#ids + 1] = earliest(KEYS[1])
+return ids
 `);
 
-// KEYS[1] account due set, KEYS[2] leases hash, KEYS[3] delivery hash, KEYS[4] index; ARGV[1] id,
-// ARGV[2] token, ARGV[3] 'done' | 'retry', ARGV[4] next due score, ARGV[5] attempts made,
-// ARGV[6] first attempt at, ARGV[7] ttl, ARGV[8] account.
-const finishScript = redisScript(`${refreshIndex}
+// KEYS[1] account due set, KEYS[2] its leases hash, KEYS[3] delivery hash; ARGV[1] id, ARGV[2]
+// token, ARGV[3] 'done' | 'retry', ARGV[4] next due score, ARGV[5] attempts made, ARGV[6] first
+// attempt at, ARGV[7] ttl, ARGV[8] the index stamp of a retry ('' for done).
+const finishScript = redisScript(`${STAMP_FRESH_LUA}
 if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
+if ARGV[3] ~= 'done' and not stamp_fresh(ARGV[8]) then return '${STALE}' end
 redis.call('HDEL', KEYS[2], ARGV[1])
 if redis.call('EXISTS', KEYS[3]) == 1 then
   redis.call('HSET', KEYS[3], 'attempt', ARGV[5])
@@ -113,28 +99,49 @@ if ARGV[3] == 'done' then
 else
   redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
 end
-refresh(KEYS[1], KEYS[4], ARGV[8])
 return 1
 `);
 
-/** The index of accounts with due deliveries, the leases, an account's due set, a delivery. */
-export const deliveryQueueKeys = (prefix: string) => ({
-  index: `${prefix}webhook:due-accounts`,
-  leases: `${prefix}webhook:leases`,
-  due: (account: string) => `${prefix}webhook:due:${account}`,
-  delivery: (id: string) => `${prefix}webhook:delivery:${id}`,
+/** Part `part` of the index of accounts with due deliveries, by their earliest due time. */
+export const dueIndexKeys = (prefix: string, part: number) => ({
+  order: `${partSpace(prefix, part)}webhook:due-accounts`,
+  stamps: `${partSpace(prefix, part)}webhook:due-accounts:stamps`,
 });
 
-export function deliveryQueue(redis: Redis, prefix: string) {
-  const {
-    index: indexKey,
-    leases: leasesKey,
-    due: dueKey,
-    delivery: deliveryKey,
-  } = deliveryQueueKeys(prefix);
+/** The index of accounts with due deliveries (account-index.ts). */
+export const dueIndex = (redis: Redis, prefix: string, parts: number) =>
+  accountIndex(redis, 'due deliveries', (part) => dueIndexKeys(prefix, part), parts);
+
+/** An account's due set, its leases, and a delivery of it (all under the account's tag). */
+export const deliveryQueueKeys = (prefix: string) => ({
+  due: (account: string) => `${accountSpace(prefix, account)}webhook:due:${account}`,
+  leases: (account: string) => `${accountSpace(prefix, account)}webhook:leases`,
+  delivery: (account: string, id: string) => `${accountSpace(prefix, account)}webhook:delivery:${id}`,
+});
+
+/** How many of `limit` slots each account gets: one each per round, in order, within its room. */
+function shares(rooms: number[], limit: number): number[] {
+  const given = rooms.map(() => 0);
+  let left = limit;
+  for (let progress = true; left > 0 && progress;) {
+    progress = false;
+    for (let i = 0; i < rooms.length && left > 0; i++) {
+      if (given[i]! < rooms[i]!) {
+        given[i]!++;
+        left--;
+        progress = true;
+      }
+    }
+  }
+  return given;
+}
+
+export function deliveryQueue(redis: Redis, prefix: string, parts: number) {
+  const { due: dueKey, leases: leasesKey, delivery: deliveryKey } = deliveryQueueKeys(prefix);
+  const index = dueIndex(redis, prefix, parts);
 
   return {
-    indexKey,
+    index,
     dueKey,
     /** Adds a delivery due at `dueAt` (ms); false when this id was already enqueued. */
     async enqueue(delivery: NewDelivery, dueAt: number): Promise<boolean> {
@@ -144,18 +151,22 @@ export function deliveryQueue(redis: Redis, prefix: string) {
         attempt: '0',
         state: 'pending',
       };
-      const result = await enqueueScript.run(
-        redis,
-        3,
-        dueKey(delivery.account_id),
-        deliveryKey(delivery.id),
-        indexKey,
-        String(dueAt),
-        delivery.id,
-        String(DELIVERY_TTL_SECONDS),
-        delivery.account_id,
-        ...Object.entries(fields).flat(),
-      );
+      const account = delivery.account_id;
+      // The index first, the delivery, the index again (account-index.ts).
+      const result = await index.produce(account, dueAt, async (stamp) => {
+        const reply = await enqueueScript.run(
+          redis,
+          2,
+          dueKey(account),
+          deliveryKey(account, delivery.id),
+          String(dueAt),
+          delivery.id,
+          String(DELIVERY_TTL_SECONDS),
+          stamp,
+          ...Object.entries(fields).flat(),
+        );
+        return reply === STALE ? STALE : reply;
+      });
       return result === 1;
     },
 
@@ -170,32 +181,43 @@ export function deliveryQueue(redis: Redis, prefix: string) {
       now = Date.now(),
     ): Promise<{ claimed: Claimed[]; token: string }> {
       const token = randomBytes(8).toString('hex');
-      const due = await redis.zrangebyscore(indexKey, '-inf', now, 'LIMIT', 0, CANDIDATE_ACCOUNTS);
+      const due = (await index.due(now, CANDIDATE_ACCOUNTS)).slice(0, CANDIDATE_ACCOUNTS);
       // Stable sort: equal in-flight counts keep the index order (earliest due first).
       const candidates = due
-        .map((account) => ({ account, room: Math.min(roomFor(account), limit) }))
+        .map((found) => ({ found, room: Math.min(roomFor(found.account), limit) }))
         .filter((c) => c.room > 0)
-        .sort((x, y) => inFlight(x.account) - inFlight(y.account));
-      if (!candidates.length) return { claimed: [], token };
-      const reply = (await claimScript.run(
-        redis,
-        2 + candidates.length,
-        indexKey,
-        leasesKey,
-        ...candidates.map((c) => dueKey(c.account)),
-        String(now),
-        String(now + LEASE_MS),
-        token,
-        String(limit),
-        ...candidates.flatMap((c) => [c.account, String(c.room)]),
-      )) as string[];
+        .sort((x, y) => inFlight(x.found.account) - inFlight(y.found.account));
+      const given = shares(
+        candidates.map((c) => c.room),
+        limit,
+      );
       const claimed: Claimed[] = [];
-      for (let i = 0; i + 1 < reply.length; i += 2) claimed.push({ id: reply[i]!, account: reply[i + 1]! });
+      await Promise.all(
+        candidates.map(async ({ found }, i) => {
+          const { account } = found;
+          const max = given[i]!;
+          // An account without a share this round is looked at again next time.
+          if (max === 0) return;
+          const reply = (await claimScript.run(
+            redis,
+            2,
+            dueKey(account),
+            leasesKey(account),
+            String(now),
+            String(now + LEASE_MS),
+            token,
+            String(max),
+          )) as string[];
+          const next = reply[reply.length - 1]!;
+          for (const id of reply.slice(0, -1)) claimed.push({ id, account });
+          await index.settle(found, next === '' ? null : Number(next), now);
+        }),
+      );
       return { claimed, token };
     },
 
-    async get(id: string): Promise<Delivery | null> {
-      const f = await redis.hgetall(deliveryKey(id));
+    async get(account: string, id: string): Promise<Delivery | null> {
+      const f = await redis.hgetall(deliveryKey(account, id));
       if (!f.id) return null;
       return {
         id: f.id,
@@ -219,22 +241,29 @@ export function deliveryQueue(redis: Redis, prefix: string) {
       attempts: number,
       firstAttemptAt: string,
     ): Promise<boolean> {
-      const result = await finishScript.run(
-        redis,
-        4,
-        dueKey(claimed.account),
-        leasesKey,
-        deliveryKey(claimed.id),
-        indexKey,
-        claimed.id,
-        token,
-        outcome.done ? 'done' : 'retry',
-        String(outcome.done ? 0 : outcome.nextDueAt),
-        String(attempts),
-        firstAttemptAt,
-        String(DELIVERY_TTL_SECONDS),
-        claimed.account,
-      );
+      const step = async (stamp: string) => {
+        const reply = await finishScript.run(
+          redis,
+          3,
+          dueKey(claimed.account),
+          leasesKey(claimed.account),
+          deliveryKey(claimed.account, claimed.id),
+          claimed.id,
+          token,
+          outcome.done ? 'done' : 'retry',
+          String(outcome.done ? 0 : outcome.nextDueAt),
+          String(attempts),
+          firstAttemptAt,
+          String(DELIVERY_TTL_SECONDS),
+          stamp,
+        );
+        return reply === STALE ? STALE : reply;
+      };
+      // A retry may be due before the account's time in the index: the index first, then the
+      // reschedule, then the index again (account-index.ts). Done only removes: no index step.
+      const result = outcome.done
+        ? await step('')
+        : await index.produce(claimed.account, outcome.nextDueAt, step);
       return result === 1;
     },
   };

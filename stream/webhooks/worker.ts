@@ -28,14 +28,14 @@ export async function startWebhookWorker(
 ) {
   const logger = parentLogger.child({ component: 'webhooks' });
   const prefix = platform.env.REDIS_KEY_PREFIX;
-  const batches = batchStore(platform.redis, prefix);
+  const parts = platform.env.REDIS_GLOBAL_PARTS;
+  const batches = batchStore(platform.redis, prefix, parts);
   const webhooks = webhookStore(platform.redis, prefix);
-  const queue = deliveryQueue(platform.redis, prefix);
+  const queue = deliveryQueue(platform.redis, prefix, parts);
   const fanout = createFanout({
     redis: platform.redis,
     prefix,
-    outboxKey: batches.outboxKey,
-    consumer: workerId,
+    outbox: batches.outbox,
     webhooks,
     batches,
     queue,
@@ -56,7 +56,6 @@ export async function startWebhookWorker(
     workerId,
     logger,
   });
-  await fanout.ensureGroup();
 
   let stopped = false;
   const inFlight = new Set<Promise<unknown>>();
@@ -78,8 +77,7 @@ export async function startWebhookWorker(
   }
 
   const outboxWatch = createOutboxWatch({
-    redis: platform.redis,
-    outboxKey: batches.outboxKey,
+    outbox: batches.outbox,
     warnAtBacklog: env.WEBHOOK_OUTBOX_WARN_BACKLOG,
     logger,
   });

@@ -14,7 +14,7 @@ import { resendMarks } from '../../common/lifecycle/resend-marks.ts';
 import { createLogger } from '../../common/logger.ts';
 import { readUsage, recordListingOutcomes } from '../../common/usage/counters.ts';
 import { workerRegistry } from '../../common/worker-registry.ts';
-import { eventually } from '../support/api.ts';
+import { env, eventually } from '../support/api.ts';
 import { recordBatch } from '../support/batches.ts';
 import { admissionStore } from '../../ingest/listings/admission.ts';
 import { idempotencyStore } from '../../ingest/idempotency.ts';
@@ -38,7 +38,7 @@ async function exercise(prefix: string): Promise<void> {
   const batchA = randomUUID();
   const ids = Array.from({ length: 20 }, () => randomUUID());
 
-  const batches = batchStore(redis, prefix);
+  const batches = batchStore(redis, prefix, env.REDIS_GLOBAL_PARTS);
   await recordBatch(redis, prefix, {
     batch_id: batchA,
     account_id: 'acct_cluster',
@@ -48,7 +48,7 @@ async function exercise(prefix: string): Promise<void> {
     failed_indexes: [],
     created_ids: ids.slice(0, 2),
   });
-  expect(await batches.markStored(batchA, ids.slice(0, 2))).toBe(true);
+  expect(await batches.markStored('acct_cluster', batchA, ids.slice(0, 2))).toBe(true);
 
   // The analytics cache reads an entry (the account's own, or the market's in a part), the
   // account's last completion (noted after the batch script above) and Redis's clock; a hit shows
@@ -87,7 +87,7 @@ async function exercise(prefix: string): Promise<void> {
   await quota.refund(owner, 'listings', 5, new Date());
 
   // A bulk request's claims and quota in one script, its batch record in another; given back likewise.
-  const admission = admissionStore(redis, prefix);
+  const admission = admissionStore(redis, prefix, env.REDIS_GLOBAL_PARTS);
   const bulk = {
     batch: {
       batch_id: randomUUID(),

@@ -115,7 +115,7 @@ describe('analytics cache', () => {
     });
     const question = { key: `test-question:${randomUUID()}`, perAccount: false };
     const [owner, other] = [`acct_cache_${randomUUID()}`, `acct_cache_${randomUUID()}`];
-    const batches = batchStore(redis, env.REDIS_KEY_PREFIX);
+    const batches = batchStore(redis, env.REDIS_KEY_PREFIX, env.REDIS_GLOBAL_PARTS);
     const complete = async (account: string) => {
       const batchId = randomUUID();
       const ids = [randomUUID()];
@@ -128,7 +128,7 @@ describe('analytics cache', () => {
         failed_indexes: [],
         created_ids: ids,
       });
-      expect(await batches.markStored(batchId, ids)).toBe(true);
+      expect(await batches.markStored(account, batchId, ids)).toBe(true);
     };
 
     /** The question asked for `account` (a miss computes `computed`): [answer, hit or miss]. */

@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../common/clients/clickhouse.ts';
+import { imageChecksKey } from '../../common/photos/batch-image-checks.ts';
 import {
   api,
   createTestKey,
@@ -19,7 +20,7 @@ describe('image checks (happy, error)', () => {
   // The HEAD/GET/content-type rules are covered against a real server in
   // test/unit/outbound-image-check.test.ts; IP-literal hosts reach a local one below.
   it('checks every image of a batch asynchronously: ClickHouse rows and the Redis summary', async () => {
-    const { key } = await createTestKey();
+    const { key, account_id } = await createTestKey();
     const images = ['https://img1.rls-test.invalid/a.jpg', 'https://img2.rls-test.invalid/b.png'];
     const created = await api('POST', '/api/v1/listings/bulk', {
       key,
@@ -32,7 +33,7 @@ describe('image checks (happy, error)', () => {
     const redis = await testRedis();
     const summary = await eventually(
       async () => {
-        const s = await redis.hgetall(`${env.REDIS_KEY_PREFIX}batch:${batchId}:images`);
+        const s = await redis.hgetall(imageChecksKey(env.REDIS_KEY_PREFIX, account_id, batchId));
         return s.checked === '2' ? s : undefined;
       },
       30_000,

@@ -111,16 +111,17 @@ describe('batch record before the publish (happy)', () => {
     const { id, account_id } = await createTestKey();
     const redis = await testRedis();
     const auth = (await createKeyStore(redis, env.REDIS_KEY_PREFIX).findById(id))!;
-    const batches = batchStore(redis, env.REDIS_KEY_PREFIX);
+    const batches = batchStore(redis, env.REDIS_KEY_PREFIX, env.REDIS_GLOBAL_PARTS);
     let published: string | undefined;
     const outcome = await bulkCreate(
       {
-        admission: admissionStore(redis, env.REDIS_KEY_PREFIX),
+        admission: admissionStore(redis, env.REDIS_KEY_PREFIX, env.REDIS_GLOBAL_PARTS),
         logger: createLogger('error'),
         // A stream that stores (and marks) the listings before the publish call even returns.
         async publish(head, items) {
           published = head.batch_id;
           await batches.markStored(
+            account_id,
             head.batch_id,
             items.map((i) => i.listing_id),
           );
@@ -131,28 +132,31 @@ describe('batch record before the publish (happy)', () => {
     );
     expect(outcome.status).toBe(201);
     expect(published).toBe(outcome.response.batch_id);
-    const batch = await batches.get(outcome.response.batch_id);
+    const batch = await batches.get(account_id, outcome.response.batch_id);
     expect(batch).toMatchObject({ status: 'completed', account_id, created: 2, stored: 2 });
   });
 
   it('leaves no batch record behind when the publish fails (error)', async () => {
-    const { id } = await createTestKey();
+    const { id, account_id } = await createTestKey();
     const redis = await testRedis();
     const auth = (await createKeyStore(redis, env.REDIS_KEY_PREFIX).findById(id))!;
-    const batches = batchStore(redis, env.REDIS_KEY_PREFIX);
+    const batches = batchStore(redis, env.REDIS_KEY_PREFIX, env.REDIS_GLOBAL_PARTS);
     const attempted = await expectBrokerDownRejection(
-      { admission: admissionStore(redis, env.REDIS_KEY_PREFIX), logger: createLogger('error') },
+      {
+        admission: admissionStore(redis, env.REDIS_KEY_PREFIX, env.REDIS_GLOBAL_PARTS),
+        logger: createLogger('error'),
+      },
       auth,
     );
     expect(attempted).toBeDefined();
-    expect(await batches.get(attempted!)).toBeNull();
+    expect(await batches.get(account_id, attempted!)).toBeNull();
   });
 
   it('logs a compensating step that fails too, naming the step and the batch (error)', async () => {
     const { id, account_id } = await createTestKey();
     const redis = await testRedis();
     const auth = (await createKeyStore(redis, env.REDIS_KEY_PREFIX).findById(id))!;
-    const admission = admissionStore(redis, env.REDIS_KEY_PREFIX);
+    const admission = admissionStore(redis, env.REDIS_KEY_PREFIX, env.REDIS_GLOBAL_PARTS);
     const lines: Record<string, unknown>[] = [];
     const attempted = await expectBrokerDownRejection(
       {

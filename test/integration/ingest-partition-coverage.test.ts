@@ -108,7 +108,7 @@ describe('listings are seen only once their message is written', () => {
       producers.push(producer);
       const publisher = coalescingPublisher(producer);
       return {
-        admission: admissionStore(redis, prefix),
+        admission: admissionStore(redis, prefix, env.REDIS_GLOBAL_PARTS),
         logger: createLogger('error'),
         publish: (head, items) =>
           publisher.publish(

@@ -194,7 +194,12 @@ describe('view events when Kafka fails (error)', () => {
     const auth = (await createKeyStore(redis, env.REDIS_KEY_PREFIX).findById(id))!;
     const deps = (publish: () => Promise<void>) => ({
       guard: viewGuard(redis, env.REDIS_KEY_PREFIX),
-      ownership: listingOwnership({ clickhouse: testClickHouse(), redis, prefix: env.REDIS_KEY_PREFIX }),
+      ownership: listingOwnership({
+        clickhouse: testClickHouse(),
+        redis,
+        prefix: env.REDIS_KEY_PREFIX,
+        parts: env.REDIS_GLOBAL_PARTS,
+      }),
       publish,
       logger: createLogger('error', {}, () => undefined),
     });
@@ -229,7 +234,12 @@ describe('view events when Kafka fails (error)', () => {
             throw new Error('redis down');
           },
         },
-        ownership: listingOwnership({ clickhouse: testClickHouse(), redis, prefix: env.REDIS_KEY_PREFIX }),
+        ownership: listingOwnership({
+          clickhouse: testClickHouse(),
+          redis,
+          prefix: env.REDIS_KEY_PREFIX,
+          parts: env.REDIS_GLOBAL_PARTS,
+        }),
         publish: async () => {
           throw new Error('broker down');
         },

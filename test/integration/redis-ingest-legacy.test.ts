@@ -45,7 +45,7 @@ describe('seen ids and claims of the previous release (edge)', () => {
       expect(await redis.exists(old.seen, old.claims)).toBe(0);
       expect(await redis.get(old.orphan)).not.toBeNull(); // left to expire
 
-      const admitted = await admissionStore(redis, prefix).admit({
+      const admitted = await admissionStore(redis, prefix, 16).admit({
         batch: {
           batch_id: randomUUID(),
           account_id: account,

@@ -14,24 +14,16 @@ import { createDeliverer } from '../../stream/webhooks/deliver.ts';
 import { DEFAULT_RETRY_SCHEDULE_MS } from '../../stream/webhooks/env.ts';
 import { createFanout } from '../../stream/webhooks/fanout.ts';
 import { deliveryQueue } from '../../stream/webhooks/queue.ts';
-import { testClickHouse } from '../support/api.ts';
+import { env, testClickHouse } from '../support/api.ts';
 import type { Receiver } from './webhooks-receiver.ts';
 
 /** Runs fan-out and delivery rounds until `receiver` got `expected` requests; the outcomes. */
 export async function deliverWebhooks(redis: Redis, prefix: string, receiver: Receiver, expected: number) {
   const logger = createLogger('warn');
   const webhooks = webhookStore(redis, prefix);
-  const batches = batchStore(redis, prefix);
-  const queue = deliveryQueue(redis, prefix);
-  const fanout = createFanout({
-    redis,
-    prefix,
-    outboxKey: batches.outboxKey,
-    consumer: 'upgrade-test',
-    webhooks,
-    batches,
-    queue,
-  });
+  const batches = batchStore(redis, prefix, env.REDIS_GLOBAL_PARTS);
+  const queue = deliveryQueue(redis, prefix, env.REDIS_GLOBAL_PARTS);
+  const fanout = createFanout({ redis, prefix, outbox: batches.outbox, webhooks, batches, queue });
   const log = createClickHouseWriter(testClickHouse(), {
     table: webhookDeliveriesTable,
     maxRows: 100,
@@ -48,7 +40,6 @@ export async function deliverWebhooks(redis: Redis, prefix: string, receiver: Re
     workerId: 'upgrade-test',
     logger,
   });
-  await fanout.ensureGroup();
   const outcomes: string[] = [];
   const deadline = Date.now() + 30_000;
   while (receiver.received.length < expected && Date.now() < deadline) {

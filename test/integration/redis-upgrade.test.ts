@@ -111,12 +111,12 @@ describe(`Redis upgrade from the previous release (${PREVIOUS_RELEASE})`, () => 
       // Webhooks and batches read as the previous release read them.
       const webhooks = webhookStore(redis, prefix);
       for (const hook of store.webhooks) {
-        expect(await webhooks.get(hook.id)).toEqual(hook);
+        expect(await webhooks.get(hook.account_id, hook.id)).toEqual(hook);
         expect((await webhooks.list(hook.account_id, 'live')).map((w) => w.id)).toContain(hook.id);
       }
-      const batches = batchStore(redis, prefix);
+      const batches = batchStore(redis, prefix, env.REDIS_GLOBAL_PARTS);
       for (const [batchId, record] of store.batches.records)
-        expect(await batches.get(batchId)).toEqual(record);
+        expect(await batches.get(String(record.account_id), batchId)).toEqual(record);
       expect(store.batches.records.get(store.batches.pending)).toMatchObject({
         status: 'processing',
         stored: 1,

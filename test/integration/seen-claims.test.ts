@@ -33,7 +33,10 @@ function request(batchId: string, candidates: string[], accountId = `acct_${rand
 describe('listing id claims (happy)', () => {
   it('in flight until the batch publishes, then its duplicates, with one write for the batch', async () => {
     const redis = await testRedis();
-    const [admission, seen] = [admissionStore(redis, prefix), seenStore(redis, prefix)];
+    const [admission, seen] = [
+      admissionStore(redis, prefix, env.REDIS_GLOBAL_PARTS),
+      seenStore(redis, prefix),
+    ];
     const [first, second, third] = [randomUUID(), randomUUID(), randomUUID()];
     const account = `acct_${randomUUID()}`;
     const ids = Array.from({ length: 50 }, () => randomUUID());
@@ -63,7 +66,10 @@ describe('listing id claims (happy)', () => {
 
   it('a claim written before claims keys existed (the batch id alone) counts as published', async () => {
     const redis = await testRedis();
-    const [admission, seen] = [admissionStore(redis, prefix), seenStore(redis, prefix)];
+    const [admission, seen] = [
+      admissionStore(redis, prefix, env.REDIS_GLOBAL_PARTS),
+      seenStore(redis, prefix),
+    ];
     const [old, next, id] = [randomUUID(), randomUUID(), randomUUID()];
     const account = `acct_${randomUUID()}`;
     await redis.set(seenKey(prefix, account, id), old, 'EX', 60);
@@ -76,7 +82,7 @@ describe('listing id claims (happy)', () => {
 
   it("one account's claims share a slot, another account's are elsewhere and independent", async () => {
     const redis = await testRedis();
-    const admission = admissionStore(redis, prefix);
+    const admission = admissionStore(redis, prefix, env.REDIS_GLOBAL_PARTS);
     const [a, b] = [`acct_${randomUUID()}`, `acct_${randomUUID()}`];
     const [batchA, batchB, id] = [randomUUID(), randomUUID(), randomUUID()];
     const keysOf = (account: string, batch: string) => [
@@ -93,7 +99,7 @@ describe('listing id claims (happy)', () => {
 
   it('a held id whose batch published later is found by a retry with its claims key (edge)', async () => {
     const redis = await testRedis();
-    const admission = admissionStore(redis, prefix);
+    const admission = admissionStore(redis, prefix, env.REDIS_GLOBAL_PARTS);
     const account = `acct_${randomUUID()}`;
     const [first, second] = [randomUUID(), randomUUID()];
     const ids = [randomUUID(), randomUUID()];
@@ -113,7 +119,10 @@ describe('listing id claims (happy)', () => {
 describe('listing id claims (error)', () => {
   it('a claim whose batch died (its claims key expired) is taken over by the next request', async () => {
     const redis = await testRedis();
-    const [admission, seen] = [admissionStore(redis, prefix), seenStore(redis, prefix)];
+    const [admission, seen] = [
+      admissionStore(redis, prefix, env.REDIS_GLOBAL_PARTS),
+      seenStore(redis, prefix),
+    ];
     const [dead, next, id] = [randomUUID(), randomUUID(), randomUUID()];
     const account = `acct_${randomUUID()}`;
     expect(await admission.admit(request(dead, [id], account))).toMatchObject({

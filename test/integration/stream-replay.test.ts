@@ -71,7 +71,7 @@ async function runListingsConsumer(topic: string, marked: Map<string, string[]>)
       quarantine: createQuarantine(quarantineWriter, producer!, `${topic}.deadletter`, 'listings'),
       fx: fxTable(),
       // The batch bookkeeping (Redis) is not under test here: record what would be marked.
-      async markStored(batchId, ids) {
+      async markStored(_accountId, batchId, ids) {
         marked.set(batchId, [...(marked.get(batchId) ?? []), ...ids]);
       },
     }),

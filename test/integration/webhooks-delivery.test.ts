@@ -7,6 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { batchStore } from '../../common/batches.ts';
 import { queryRows } from '../../common/clients/clickhouse.ts';
+import { partOf } from '../../common/redis-keys/tags.ts';
 import { api, createTestKey, env, eventually, testClickHouse, testRedis } from '../support/api.ts';
 import { recordBatch } from '../support/batches.ts';
 import { startReceiver, type Receiver } from './webhooks-receiver.ts';
@@ -55,7 +56,7 @@ describe('webhook delivery (happy)', () => {
     const r = await receiver();
     const hook = await register(key, r.url);
 
-    const batches = batchStore(await testRedis(), env.REDIS_KEY_PREFIX);
+    const batches = batchStore(await testRedis(), env.REDIS_KEY_PREFIX, env.REDIS_GLOBAL_PARTS);
     const batchId = randomUUID();
     const ids = [randomUUID(), randomUUID()];
     await recordBatch(await testRedis(), env.REDIS_KEY_PREFIX, {
@@ -67,10 +68,10 @@ describe('webhook delivery (happy)', () => {
       failed_indexes: [2],
       created_ids: ids,
     });
-    await batches.markStored(batchId, [ids[0]!]);
+    await batches.markStored(account_id, batchId, [ids[0]!]);
     await sleep(500);
     expect(r.received).toHaveLength(0); // not completed yet
-    await batches.markStored(batchId, [ids[1]!]);
+    await batches.markStored(account_id, batchId, [ids[1]!]);
 
     const [delivery] = await waitFor(r, 1);
     const event = new Webhook(hook.secret).verify(delivery!.body, {
@@ -91,6 +92,22 @@ describe('webhook delivery (happy)', () => {
     });
     expect(delivery!.headers['content-type']).toBe('application/json');
     expect(String(delivery!.headers['webhook-signature'])).toMatch(/^v1,[A-Za-z0-9+/=]+$/);
+  });
+
+  it('delivers the events of accounts in several index parts, each exactly once', async () => {
+    const r = await receiver();
+    const accounts = await Promise.all(Array.from({ length: 12 }, () => createTestKey()));
+    // Their outbox and due-list entries are in several parts (REDIS_GLOBAL_PARTS) of the indexes.
+    expect(new Set(accounts.map((a) => partOf(a.account_id, env.REDIS_GLOBAL_PARTS))).size).toBeGreaterThan(
+      1,
+    );
+    for (const { key } of accounts) await register(key, r.url);
+    await Promise.all(accounts.map(({ account_id }) => completedBatchOf(account_id, false)));
+    await waitFor(r, accounts.length);
+    await sleep(1_500);
+    expect(r.received).toHaveLength(accounts.length);
+    const ids = new Set(r.received.map((d) => d.headers['webhook-id']));
+    expect(ids.size).toBe(accounts.length);
   });
 
   it('sends webhook.test on request, and logs the attempt in ClickHouse', async () => {

@@ -1,28 +1,35 @@
-// The webhook outbox (a Redis stream) against the real Redis: entries were
-// appended with MAXLEN ~100000, so a backlog past 100,000 events (the delivery workers down for a
-// while, or slower than the ingest) silently dropped the oldest unread events. Now only entries the
-// fan-out has read and acknowledged are trimmed, and the backlog is logged and reported.
+// The webhook outbox (a Redis stream per account, and an index of the accounts with entries in
+// REDIS_GLOBAL_PARTS parts) against the real Redis: appends never cap a stream (a cap of ~100000
+// once silently dropped the oldest unread events); an entry leaves only once the fan-out enqueued
+// its deliveries; the backlog is logged and reported.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { batchStore, type NewBatch } from '../../common/batches.ts';
 import { createLogger } from '../../common/logger.ts';
-import { OUTBOX_GROUP, outboxStats, trimOutbox } from '../../common/webhooks/outbox.ts';
+import { partOf } from '../../common/redis-keys/tags.ts';
+import { webhookStore } from '../../common/webhooks/store.ts';
+import { createFanout, deliveryId } from '../../stream/webhooks/fanout.ts';
 import { createOutboxWatch } from '../../stream/webhooks/outbox-watch.ts';
+import { deliveryQueue } from '../../stream/webhooks/queue.ts';
 import { scanAll } from '../../common/clients/redis.ts';
 import { api, env, eventually, ownKeyPrefix, testRedis } from '../support/api.ts';
 import { recordBatch } from '../support/batches.ts';
+
+const PARTS = 4;
 
 /** A prefix of its own: these outboxes are nobody's but the test's. */
 async function isolated() {
   const redis = await testRedis();
   const prefix = ownKeyPrefix(`test:outbox:${randomUUID().slice(0, 8)}:`);
-  const batches = batchStore(redis, prefix);
+  const batches = batchStore(redis, prefix, PARTS);
   return {
     redis,
     prefix,
     batches,
+    webhooks: webhookStore(redis, prefix),
+    queue: deliveryQueue(redis, prefix, PARTS),
     /** Records a batch as a bulk request does. */
-    create: (batch: NewBatch) => recordBatch(redis, prefix, batch),
+    create: (batch: NewBatch) => recordBatch(redis, prefix, batch, PARTS),
     async cleanup() {
       const keys = await scanAll(redis, `${prefix}*`);
       if (keys.length) await redis.unlink(...keys);
@@ -56,55 +63,107 @@ describe('webhook outbox', () => {
         const id = randomUUID();
         const batch = { ...completedBatch('acct_outbox'), created_ids: [id] };
         await create(batch);
-        expect(await batches.markStored(batch.batch_id, [id])).toBe(true);
+        expect(await batches.markStored('acct_outbox', batch.batch_id, [id])).toBe(true);
       }
-      expect(await redis.xlen(batches.outboxKey)).toBe(total);
-      expect((await outboxStats(redis, batches.outboxKey)).backlog).toBe(total);
+      expect(await redis.xlen(batches.outbox.key('acct_outbox'))).toBe(total);
+      expect((await batches.outbox.stats()).backlog).toBe(total);
     } finally {
       await cleanup();
     }
-  }, 180_000);
+  }, 300_000);
 
-  it('happy: trims only what the fan-out has read and acknowledged; pending and unread entries stay', async () => {
-    const { redis, batches, create, cleanup } = await isolated();
+  it('happy: events of accounts in several parts each become one delivery, and leave the outbox once enqueued', async () => {
+    const { redis, prefix, batches, webhooks, queue, create, cleanup } = await isolated();
     try {
-      await redis.xgroup('CREATE', batches.outboxKey, OUTBOX_GROUP, '0', 'MKSTREAM');
-      for (let i = 0; i < 10; i++) await create(completedBatch('acct_outbox'));
-      const read = (await redis.xreadgroup(
-        'GROUP',
-        OUTBOX_GROUP,
-        'test-consumer',
-        'COUNT',
-        6,
-        'STREAMS',
-        batches.outboxKey,
-        '>',
-      )) as [string, [string, string[]][]][];
-      const ids = read[0]![1].map(([id]) => id);
-      await redis.xack(batches.outboxKey, OUTBOX_GROUP, ...ids.slice(0, 4)); // 5th and 6th stay pending
-      expect(await outboxStats(redis, batches.outboxKey)).toMatchObject({
-        unread: 4,
-        pending: 2,
-        backlog: 6,
+      const accounts = Array.from({ length: 12 }, (_, i) => `acct_fan_${i}_${randomUUID().slice(0, 6)}`);
+      expect(new Set(accounts.map((a) => partOf(a, PARTS))).size).toBeGreaterThan(1);
+      for (const account of accounts) {
+        await webhooks.create({
+          account_id: account,
+          mode: 'live',
+          url: 'https://example.com/hook',
+          events: ['listings.batch.completed'],
+          description: '',
+        });
+        await create(completedBatch(account));
+      }
+      // The index of accounts with entries is in several parts.
+      const indexed = await Promise.all(batches.outbox.index.parts.map((part) => redis.zcard(part.order)));
+      expect(indexed.filter((n) => n > 0).length).toBeGreaterThan(1);
+      expect(indexed.reduce((a, b) => a + b, 0)).toBe(accounts.length);
+
+      const fanout = createFanout({ redis, prefix, outbox: batches.outbox, webhooks, batches, queue });
+      let enqueued = 0;
+      for (let round = 0; round < 5; round++) enqueued += Math.max(0, await fanout.poll());
+      expect(enqueued).toBe(accounts.length);
+      expect((await batches.outbox.stats()).backlog).toBe(0);
+      for (const account of accounts) expect(await redis.xlen(batches.outbox.key(account))).toBe(0);
+      // Settled: nothing left behind an index entry but the recheck of recently touched accounts.
+      expect(await fanout.poll()).toBe(-1);
+
+      // Every delivery is claimed exactly once, from every part of the due index.
+      const claimed: string[] = [];
+      for (let round = 0; round < 5; round++) {
+        const { claimed: got } = await queue.claim(100, () => 10);
+        claimed.push(...got.map((c) => `${c.account}|${c.id}`));
+      }
+      expect(claimed).toHaveLength(accounts.length);
+      expect(new Set(claimed).size).toBe(accounts.length);
+      expect(new Set(claimed.map((c: string) => c.split('|')[0]))).toEqual(new Set(accounts));
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('error: an account taken by a worker that died is fanned out again after its lease, without doubling', async () => {
+    const { redis, prefix, batches, webhooks, queue, create, cleanup } = await isolated();
+    try {
+      const account = `acct_crash_${randomUUID().slice(0, 8)}`;
+      await webhooks.create({
+        account_id: account,
+        mode: 'live',
+        url: 'https://example.com/hook',
+        events: ['listings.batch.completed'],
+        description: '',
       });
-      expect(await trimOutbox(redis, batches.outboxKey)).toBe(4);
-      const left = (await redis.xrange(batches.outboxKey, '-', '+')).map(([id]) => id);
-      expect(left).toHaveLength(6);
-      expect(left[0]).toBe(ids[4]); // the first pending one; nothing after it was touched
+      await create(completedBatch(account));
+      // A worker takes the account (its lease) and dies after enqueueing, before deleting the entry.
+      const taken = await batches.outbox.index.due(Date.now(), 10, Date.now() + 60_000);
+      expect(taken.map((t) => t.account)).toEqual([account]);
+      const [entryId] = (await redis.xrange(batches.outbox.key(account), '-', '+')).map(([id]) => id);
+      const [hook] = await webhooks.list(account);
+      const delivery = {
+        id: deliveryId(entryId!, hook!.id),
+        webhook_id: hook!.id,
+        account_id: account,
+        is_test: false,
+        event_type: 'listings.batch.completed',
+        event_id: 'e',
+        payload: '{}',
+      };
+      expect(await queue.enqueue(delivery, Date.now())).toBe(true);
+
+      const fanout = createFanout({ redis, prefix, outbox: batches.outbox, webhooks, batches, queue });
+      expect(await fanout.poll()).toBe(-1); // leased: nobody else takes it meanwhile
+      // The lease ends: the entry is read again, and its delivery is not enqueued twice.
+      const part = batches.outbox.index.parts[partOf(account, PARTS)]!;
+      await redis.zadd(part.order, Date.now() - 1, account);
+      expect(await fanout.poll()).toBe(0);
+      expect(await redis.xlen(batches.outbox.key(account))).toBe(0);
+      expect(await redis.zcard(queue.dueKey(account))).toBe(1);
     } finally {
       await cleanup();
     }
   });
 
   it('error: warns when the backlog passes the threshold, and says so once a minute at most', async () => {
-    const { redis, batches, create, cleanup } = await isolated();
+    const { batches, create, cleanup } = await isolated();
     try {
-      for (let i = 0; i < 12; i++) await create(completedBatch('acct_outbox'));
+      for (let i = 0; i < 12; i++) await create(completedBatch(`acct_outbox_${i % 3}`));
       const lines: string[] = [];
       let now = Date.now();
       const watch = createOutboxWatch({
-        redis,
-        outboxKey: batches.outboxKey,
+        outbox: batches.outbox,
         warnAtBacklog: 10,
         logger: createLogger('info', {}, (line) => lines.push(line)),
         now: () => now,

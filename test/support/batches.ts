@@ -5,10 +5,16 @@
 import type { Redis } from 'ioredis';
 import type { NewBatch } from '../../common/batches.ts';
 import { admissionStore } from '../../ingest/listings/admission.ts';
+import { env } from './api.ts';
 
-export async function recordBatch(redis: Redis, prefix: string, batch: NewBatch): Promise<void> {
+export async function recordBatch(
+  redis: Redis,
+  prefix: string,
+  batch: NewBatch,
+  parts = env.REDIS_GLOBAL_PARTS,
+): Promise<void> {
   const { created_ids: candidates, ...header } = batch;
-  const admission = admissionStore(redis, prefix);
+  const admission = admissionStore(redis, prefix, parts);
   const admitted = await admission.admit({
     batch: header,
     owner: { accountId: batch.account_id, mode: batch.is_test ? 'test' : 'live' },
