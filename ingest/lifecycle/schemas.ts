@@ -1,6 +1,6 @@
 // Request and response shapes of the lifecycle endpoints (docs/lifecycle.md): status updates and the
 // listing as stored. The bodies are parsed with these schemas and the OpenAPI document is generated
-// from them (ingest/lifecycle/openapi.ts).
+// from them (the route declarations, ingest/lifecycle/routes.ts).
 import { z } from 'zod';
 import { listingStatuses, settableStatuses } from '../../common/domain/lifecycle.ts';
 import { currencies, externalIdPattern, propertyTypes } from '../../common/domain/listing.ts';

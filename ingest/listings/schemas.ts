@@ -1,5 +1,6 @@
 // Request and response shapes of the listing endpoints, as zod schemas: the bulk body is parsed
-// with them, and the OpenAPI document is generated from all of them (ingest/openapi.ts).
+// with them, and the OpenAPI document is generated from all of them (the route declarations in
+// ingest/listings/routes.ts).
 import { z } from 'zod';
 import { listingSchema } from '../../common/domain/listing.ts';
 import { imageChecksSchema } from '../../common/photos/batch-image-checks.ts';

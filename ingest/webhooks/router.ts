@@ -1,19 +1,20 @@
-// /webhooks routes (spec 4.5, docs/webhooks.md). Mounted by ingest/router.ts.
-import { Router } from 'express';
-import { authenticate, authOf, requirePermission } from '../../common/auth/authenticate.ts';
-import { jsonBody } from '../../common/http/json-body.ts';
+// /webhooks routes (spec 4.5, docs/webhooks.md), each declared once (common/http/route.ts): what
+// the OpenAPI document says of it and what answers it. Mounted by ingest/router.ts.
+import { z } from 'zod';
+import { defineRoute, type Route } from '../../common/http/route.ts';
 import { createOutboundClient } from '../../common/outbound/index.ts';
-import type { OpenApiRegistry } from '../../common/openapi/registry.ts';
-import type { IngestContext } from '../context.ts';
-import { registerWebhookPaths } from './openapi.ts';
-import { webhookService } from './service.ts';
 import { webhookOutbox } from '../../common/webhooks/outbox.ts';
+import { webhookRecordSchema } from '../../common/webhooks/store.ts';
 import { webhookStore } from '../../common/webhooks/store.ts';
+import type { IngestContext } from '../context.ts';
+import { registerBodySchema, webhookService } from './service.ts';
 
-export function createWebhooksRouter(ctx: IngestContext, openapi?: OpenApiRegistry): Router {
+type Deps = ReturnType<typeof webhookService>;
+
+/** What the webhook handlers use: the service over the account's webhooks and their outbox. */
+export function webhookDeps(ctx: IngestContext): Deps {
   const { platform } = ctx;
-  if (openapi) registerWebhookPaths(openapi);
-  const service = webhookService({
+  return webhookService({
     store: webhookStore(platform.redis, platform.env.REDIS_KEY_PREFIX),
     outbound: createOutboundClient({
       policy: ctx.outboundPolicy,
@@ -21,24 +22,108 @@ export function createWebhooksRouter(ctx: IngestContext, openapi?: OpenApiRegist
     }),
     outbox: webhookOutbox(platform.redis, platform.env.REDIS_KEY_PREFIX, platform.env.REDIS_GLOBAL_PARTS),
   });
-  const router = Router();
-  const guard = [authenticate(platform.keys), requirePermission('webhooks:manage')];
-
-  router.post('/webhooks/register', ...guard, jsonBody(), async (req, res) => {
-    res.status(201).json(await service.register(authOf(req), req.body));
-  });
-  router.get('/webhooks', ...guard, async (req, res) => {
-    res.json({ data: await service.list(authOf(req)) });
-  });
-  router.get('/webhooks/:id', ...guard, async (req, res) => {
-    res.json(await service.get(authOf(req), String(req.params.id)));
-  });
-  router.delete('/webhooks/:id', ...guard, async (req, res) => {
-    res.json(await service.remove(authOf(req), String(req.params.id)));
-  });
-  // No body: a test delivery takes no options, so no Content-Type is required either.
-  router.post('/webhooks/:id/test', ...guard, async (req, res) => {
-    res.status(202).json(await service.sendTest(authOf(req), String(req.params.id)));
-  });
-  return router;
 }
+
+const createdSchema = webhookRecordSchema.extend({
+  secret: z.string().describe('whsec_<base64>; shown only in this response'),
+});
+// The URL as the server reads it: an absolute http(s) URL. Whether it may be called (https for live
+// keys, public addresses after DNS resolution) is decided when it is registered: a 400 naming why.
+const registerBodyDocSchema = registerBodySchema.extend({
+  url: z
+    .string()
+    .max(2048)
+    .regex(/^[Hh][Tt][Tt][Pp][Ss]?:\/\/[^\s/?#]+([/?#]\S*)?$/)
+    .meta({
+      format: 'uri',
+      description: 'http(s) URL; https for live keys; must resolve to public addresses',
+    }),
+});
+const idParam = { name: 'id', in: 'path' as const, schema: z.string() };
+const common = { tags: ['webhooks'], access: { permission: 'webhooks:manage' as const } };
+
+export const webhookRoutes: Route<Deps>[] = [
+  defineRoute<Deps>({
+    ...common,
+    method: 'post',
+    path: '/webhooks/register',
+    operationId: 'registerWebhook',
+    summary: 'Register a webhook URL (at most 10 per account); returns its signing secret once',
+    description:
+      'https required for live keys; the URL must resolve to public addresses (see docs/webhooks.md, SSRF policy).',
+    // The service checks the body (which field, why) before it resolves the URL.
+    body: { schema: registerBodyDocSchema },
+    responses: { 201: { description: 'The webhook, with its secret', schema: createdSchema } },
+    errors: [400, 409, 415, 503],
+    handler: async ({ auth, body }, service) => ({ status: 201, body: await service.register(auth, body) }),
+  }),
+  defineRoute<Deps>({
+    ...common,
+    method: 'get',
+    path: '/webhooks',
+    operationId: 'listWebhooks',
+    summary: "The account's webhooks of the key's mode (never the secret)",
+    responses: { 200: { description: 'Webhooks', schema: z.object({ data: z.array(webhookRecordSchema) }) } },
+    errors: [503],
+    handler: async ({ auth }, service) => ({ status: 200, body: { data: await service.list(auth) } }),
+  }),
+  defineRoute<Deps>({
+    ...common,
+    method: 'get',
+    path: '/webhooks/{id}',
+    operationId: 'getWebhook',
+    summary: 'One webhook, with its delivery status',
+    parameters: [idParam],
+    responses: { 200: { description: 'The webhook', schema: webhookRecordSchema } },
+    errors: [404, 503],
+    handler: async ({ auth, params }, service) => ({
+      status: 200,
+      body: await service.get(auth, params.id!),
+    }),
+  }),
+  defineRoute<Deps>({
+    ...common,
+    method: 'delete',
+    path: '/webhooks/{id}',
+    operationId: 'deleteWebhook',
+    summary: 'Unregister a webhook; pending deliveries are dropped',
+    parameters: [idParam],
+    responses: {
+      200: {
+        description: 'Deleted',
+        schema: z.object({ id: z.string(), status: z.literal('deleted') }),
+      },
+    },
+    errors: [404, 503],
+    handler: async ({ auth, params }, service) => ({
+      status: 200,
+      body: await service.remove(auth, params.id!),
+    }),
+  }),
+  defineRoute<Deps>({
+    ...common,
+    method: 'post',
+    path: '/webhooks/{id}/test',
+    operationId: 'sendWebhookTest',
+    summary: 'Queue a webhook.test event for this webhook (body: {})',
+    parameters: [idParam],
+    // Not read: a test delivery takes no options, so no Content-Type is required either.
+    body: { schema: z.object({}), read: false },
+    responses: {
+      202: {
+        description: 'Queued',
+        schema: z.object({
+          event_id: z.string(),
+          type: z.literal('webhook.test'),
+          webhook_id: z.string(),
+          queued_at: z.string(),
+        }),
+      },
+    },
+    errors: [400, 404, 415, 503],
+    handler: async ({ auth, params }, service) => ({
+      status: 202,
+      body: await service.sendTest(auth, params.id!),
+    }),
+  }),
+];

@@ -20,9 +20,8 @@ import {
   parseEstimateParams,
   parseListingEstimateParams,
 } from '../../analytics-api/estimate-params.ts';
-import { registerEstimatePaths } from '../../analytics-api/openapi-estimate.ts';
-import { registerMarketPaths } from '../../analytics-api/openapi-market.ts';
-import { registerAnalyticsPaths } from '../../analytics-api/openapi.ts';
+import { analyticsRoutes } from '../../analytics-api/router.ts';
+import { registerRoutes } from '../../common/http/route.ts';
 import {
   heatmapQuery,
   parseHeatmapParams,
@@ -110,9 +109,7 @@ interface DocParameter {
 }
 
 const registry = createOpenApiRegistry({ title: 'analytics', version: '1' });
-registerAnalyticsPaths(registry);
-registerMarketPaths(registry);
-registerEstimatePaths(registry);
+registerRoutes(registry, analyticsRoutes);
 const paths = registry.document().paths as Record<
   string,
   {

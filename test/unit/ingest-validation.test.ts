@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { createOpenApiRegistry } from '../../common/openapi/registry.ts';
 import { listingFingerprint, listingIdFor } from '../../ingest/listings/fingerprint.ts';
 import { validateListing } from '../../ingest/listings/validate.ts';
-import { registerIngestPaths } from '../../ingest/openapi.ts';
+import { registerRoutes } from '../../common/http/route.ts';
+import { ingestDocumentedRoutes } from '../../ingest/router.ts';
 import { minimalListing as valid, validationNow as now } from '../support/listing-input.ts';
 
 describe('validateListing', () => {
@@ -74,10 +75,10 @@ describe('listingFingerprint', () => {
 describe('OpenAPI registry', () => {
   it('renders registered paths with shared error responses, and refuses duplicates (happy)', () => {
     const registry = createOpenApiRegistry({ title: 't', version: '1' });
-    registerIngestPaths(registry);
+    registerRoutes(registry, ingestDocumentedRoutes);
     const doc = registry.document() as { paths: Record<string, Record<string, { responses: object }>> };
     expect(Object.keys(doc.paths)).toContain('/listings/bulk');
     expect(doc.paths['/listings/bulk']!.post!.responses).toHaveProperty('422');
-    expect(() => registerIngestPaths(registry)).toThrow(/registered twice/);
+    expect(() => registerRoutes(registry, ingestDocumentedRoutes)).toThrow(/registered twice/);
   });
 });

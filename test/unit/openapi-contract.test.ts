@@ -3,16 +3,12 @@
 // the view event schema lets listing_id be absent, because an event without it is a per-event
 // rejection in a 202 (contract, "View events"), not an invalid request.
 import { describe, expect, it } from 'vitest';
-import { registerEstimatePaths } from '../../analytics-api/openapi-estimate.ts';
-import { registerMarketPaths } from '../../analytics-api/openapi-market.ts';
-import { registerAnalyticsPaths } from '../../analytics-api/openapi.ts';
+import { analyticsRoutes } from '../../analytics-api/router.ts';
+import { registerRoutes } from '../../common/http/route.ts';
 import { registerOpsPaths } from '../../common/openapi/ops-paths.ts';
 import { createOpenApiRegistry } from '../../common/openapi/registry.ts';
-import { registerKeyPaths } from '../../ingest/keys/openapi.ts';
-import { registerLifecyclePaths } from '../../ingest/lifecycle/openapi.ts';
-import { registerIngestPaths } from '../../ingest/openapi.ts';
+import { ingestDocumentedRoutes } from '../../ingest/router.ts';
 import { viewEventSchema } from '../../ingest/views/schemas.ts';
-import { registerWebhookPaths } from '../../ingest/webhooks/openapi.ts';
 
 interface Parameter {
   name: string;
@@ -30,13 +26,8 @@ function documentOfEveryPath() {
   const registry = createOpenApiRegistry({ title: 't', version: '1' });
   for (const register of [
     registerOpsPaths,
-    registerIngestPaths,
-    registerLifecyclePaths,
-    registerKeyPaths,
-    registerWebhookPaths,
-    registerAnalyticsPaths,
-    registerMarketPaths,
-    registerEstimatePaths,
+    (r: typeof registry) => registerRoutes(r, ingestDocumentedRoutes),
+    (r: typeof registry) => registerRoutes(r, analyticsRoutes),
   ]) {
     register(registry);
   }
