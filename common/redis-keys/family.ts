@@ -19,8 +19,16 @@ export interface LegacyNames {
    * cluster). Give `move` instead when its content must be split or rewritten.
    */
   rename?: (prefix: string, suffix: string, parts: number) => string | null;
-  /** Moves one old key whose content is split or rewritten; idempotent, deletes the old key last. */
-  move?: (redis: Redis, prefix: string, oldKey: string, parts: number) => Promise<void>;
+  /**
+   * Moves one old key whose content is split or rewritten; idempotent, deletes the old key last.
+   * 'left': it cannot be placed (what it needs is gone) and stays to expire where it is.
+   */
+  move?: (redis: Redis, prefix: string, oldKey: string, parts: number) => Promise<void | 'left'>;
+  /**
+   * When its keys move: 'first' for a family whose move reads other families' old keys (before
+   * those move), 'last' for one that must not be seen before the others moved (a marker).
+   */
+  order?: 'first' | 'last';
 }
 
 export interface KeyFamily {

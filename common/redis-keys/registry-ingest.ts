@@ -66,9 +66,9 @@ const leftToExpire = (pattern: string): LegacyNames => ({ pattern, rename: () =>
  * record is. Copies value and TTL (NX: a key the new release wrote meanwhile wins), then deletes
  * the old key: idempotent, and safe to run again after a stop in between.
  */
-async function moveUnderBatchAccount(redis: Redis, prefix: string, oldKey: string): Promise<void> {
+async function moveUnderBatchAccount(redis: Redis, prefix: string, oldKey: string): Promise<void | 'left'> {
   const match = /^(.*)(seen|claims):([^:]+)$/.exec(oldKey);
-  if (!match) return;
+  if (!match) return 'left';
   const [, oldPrefix, family, id] = match as unknown as [string, string, 'seen' | 'claims', string];
   const [value, ttlMs] = await Promise.all([redis.get(oldKey), redis.pttl(oldKey)]);
   if (value === null) return;
@@ -76,7 +76,7 @@ async function moveUnderBatchAccount(redis: Redis, prefix: string, oldKey: strin
     family === 'claims' ? id : value.startsWith(PENDING_PREFIX) ? value.slice(PENDING_PREFIX.length) : value;
   const previousBatchRecord = [oldPrefix, 'batch:', batchId].join('');
   const account = await redis.hget(previousBatchRecord, 'account_id');
-  if (!account) return;
+  if (!account) return 'left'; // its batch expired: it expires where it is
   const newKey = family === 'seen' ? seenKey(prefix, account, id) : claimsKey(prefix, account, id);
   if (ttlMs > 0) await redis.set(newKey, value, 'PX', ttlMs, 'NX');
   else await redis.set(newKey, value, 'NX');
@@ -189,6 +189,7 @@ export const ingestKeyFamilies: readonly KeyFamily[] = [
       legacy: {
         pattern: 'seen:*',
         move: (redis, prefix, oldKey) => moveUnderBatchAccount(redis, prefix, oldKey),
+        order: 'first', // it reads the previous release's batch record
       },
       ttl: lifetime(SEEN_TTL_SECONDS),
       bound: quotaAndTtl('listings'),
@@ -201,6 +202,7 @@ export const ingestKeyFamilies: readonly KeyFamily[] = [
       legacy: {
         pattern: 'claims:*',
         move: (redis, prefix, oldKey) => moveUnderBatchAccount(redis, prefix, oldKey),
+        order: 'first', // it reads the previous release's batch record
       },
       ttl: `${lifetime(CLAIM_TTL_SECONDS)} while publishing, then ${lifetime(SEEN_TTL_SECONDS)}`,
       bound: 'the TTL: one per admitted request (so by the rate limits)',

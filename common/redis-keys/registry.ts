@@ -82,7 +82,11 @@ export const keyFamilies: readonly KeyFamily[] = [
       type: 'string',
       build: (p) => ownersRebuildKeys(p).marker,
       tag: 'single',
-      legacy: { pattern: 'owners:v2:built', rename: (p) => ownersRebuildKeys(p).marker },
+      legacy: {
+        pattern: 'owners:v2:built',
+        rename: (p) => ownersRebuildKeys(p).marker,
+        order: 'last', // a worker that finds the marker trusts the buckets: they move before it
+      },
       ttl: 'none',
       bound: 'one key',
     },

@@ -74,16 +74,29 @@ export async function migrateKeys(
       return { family, glob, matches: globMatcher(glob), count };
     });
   if (!plans.length) return [];
-  for await (const keys of scanBatches(target.redis, `${literalGlob(target.previousPrefix)}*`)) {
-    const old = keys.filter((key) => plans.some((plan) => plan.matches(key)));
-    await inParallel(old, options.concurrency ?? 32, (key) => migrateOne(target, plans, key, options));
+  // One pass per order (LegacyNames.order): the families whose moves read other old keys first, the
+  // markers last.
+  for (const order of ['first', undefined, 'last'] as const) {
+    const now = plans.filter((plan) => plan.family.legacy!.order === order);
+    if (!now.length) continue;
+    for await (const keys of scanBatches(target.redis, `${literalGlob(target.previousPrefix)}*`)) {
+      const old = keys.filter((key) => now.some((plan) => plan.matches(key)));
+      await inParallel(old, options.concurrency ?? 32, (key) => migrateOne(target, plans, now, key, options));
+    }
   }
   return plans.map((plan) => plan.count);
 }
 
-async function migrateOne(target: MigrationTarget, plans: Plan[], oldKey: string, options: MigrateOptions) {
+/** Moves `oldKey` by the first family of this pass (`now`) that takes it; `plans`: every family. */
+async function migrateOne(
+  target: MigrationTarget,
+  plans: Plan[],
+  now: Plan[],
+  oldKey: string,
+  options: MigrateOptions,
+) {
   const { redis, prefix, parts } = target;
-  const matching = plans.filter((plan) => plan.matches(oldKey));
+  const matching = now.filter((plan) => plan.matches(oldKey));
   const type = await redis.type(oldKey);
   if (type === 'none') {
     matching[0]!.count.gone++;
@@ -110,7 +123,10 @@ async function migrateOne(target: MigrationTarget, plans: Plan[], oldKey: string
       throw new MigrationError(`${family.name}: its legacy names give neither rename nor move`);
     if (options.dryRun) options.say?.(`${oldKey} → split or rewritten by ${family.module}`);
     else {
-      await legacy.move(redis, prefix, oldKey, parts);
+      if ((await legacy.move(redis, prefix, oldKey, parts)) === 'left') {
+        count.left++;
+        return;
+      }
       // A move that left its old key would move it again on every run.
       if (await redis.exists(oldKey))
         throw new MigrationError(

@@ -178,6 +178,41 @@ describe('Redis key migration', () => {
     expect(await keysUnder(redis, old)).toEqual(before);
   });
 
+  it("happy: a family ordered first moves while the old keys it reads are there; one that can't be placed is left", async () => {
+    const { redis, target, old, prefix } = await oldStore();
+    // `member:<id>` names its account only through the old `acct:<account>` hash's `member` field.
+    await redis.hset(`${old}acct:acme`, 'member', 'm1');
+    await redis.set(`${old}member:m1`, 'acme');
+    await redis.set(`${old}member:m2`, 'nobody');
+    const member: KeyFamily = {
+      ...common,
+      name: '{a:<account>}:member:<id>',
+      type: 'string',
+      build: (p) => `${accountSpace(p, 'a1')}member:m1`,
+      legacy: {
+        pattern: 'member:*',
+        order: 'first',
+        move: async (r, p, oldKey) => {
+          const account = await r.get(oldKey);
+          if (!account || !(await r.exists(`${old}acct:${account}`))) return 'left';
+          await r.set(`${accountSpace(p, account)}member:${oldKey.split(':').at(-1)}`, account);
+          await r.del(oldKey);
+        },
+      },
+    };
+    // Listed after the family whose old keys it reads: the order, not the list, decides.
+    const counts = await migrateKeys(target, [...families, member]);
+    expect(counts.find((c) => c.family === member.name)).toEqual({
+      family: member.name,
+      moved: 1,
+      gone: 0,
+      left: 1,
+    });
+    expect(await redis.get(`${accountSpace(prefix, 'acme')}member:m1`)).toBe('acme');
+    expect(await redis.get(`${old}member:m2`)).toBe('nobody'); // left where it is, to expire
+    expect(await redis.exists(`${old}acct:acme`)).toBe(0); // moved in the pass after
+  });
+
   it('error: a new name that an old pattern matches is refused before the key moves', async () => {
     const { redis, target, old } = await oldStore();
     // `quota:acme:…` → `quota:acme:…:v2`: found and moved again by every later run.
