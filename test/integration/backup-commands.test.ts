@@ -73,7 +73,7 @@ describe('npm run backup', () => {
   it('error: no directory, or a ClickHouse that is not the local stack, fails with the reason', async () => {
     const usage = await npmRun('backup', []);
     expect(usage.code).not.toBe(0);
-    expect(usage.stderr).toMatch(/usage: npm run backup -- <dir>/);
+    expect(usage.stderr).toMatch(/usage: npm run backup -- \[--base <previous backup>\] <dir>/);
     const remote = await npmRun('backup', [path.join(scratch, 'remote')], {
       CLICKHOUSE_URL: 'http://10.0.0.1:8123',
     });
