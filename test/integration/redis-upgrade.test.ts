@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../common/auth/api-key-format.ts';
 import { createKeyStore, LastAdminKeyError } from '../../common/auth/key-store.ts';
 import { batchStore } from '../../common/batches.ts';
 import { scanAll } from '../../common/clients/redis.ts';
@@ -75,7 +76,7 @@ describe(`Redis upgrade from the previous release (${PREVIOUS_RELEASE})`, () => 
         rateLimit: { scope: 'account', remaining: 0 },
       });
       // Usage counted by the previous release, then this request on top of it.
-      const usage = await readUsage(redis, prefix, keys.used.id);
+      const usage = await readUsage(redis, prefix, hashApiKey(keys.used.key));
       expect(usage.today.requests.total).toBe(USED_KEY_REQUESTS);
       expect(usage.this_month.requests.by_endpoint).toEqual({ bulk: USED_KEY_REQUESTS });
       const used = await keyStore.authorize(keys.used.key, 'bulk');
