@@ -114,7 +114,12 @@ export const sharedEnvSchema = z.object({
   // A Redis Cluster's nodes (host:port, comma-separated); empty: the one server of REDIS_URL. With
   // nodes, REDIS_URL gives only the credentials and TLS (rediss://) of the nodes.
   REDIS_CLUSTER_NODES: envFields.redisClusterNodes,
-  REDIS_KEY_PREFIX: z.string().default('rls:'),
+  // Every key begins with it, then its own hash tag (common/redis-keys/tags.ts): no braces here,
+  // or a tag in the prefix would put every key in one slot.
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[^{}]*$/, 'must not contain { or }: each key carries its own hash tag after the prefix')
+    .default('rls:'),
   // How many tagged parts each family written by every account is split into, so that on a Redis
   // Cluster no one master holds all of it (common/redis-keys/tags.ts); readers visit every part.
   REDIS_GLOBAL_PARTS: positiveInt.max(1024).default(16),

@@ -1,13 +1,9 @@
 // The one place a Redis connection is made: one node (REDIS_URL), or a Redis Cluster when
 // REDIS_CLUSTER_NODES lists its nodes.
 //
-// Cluster key layout: every key the services write begins with REDIS_KEY_PREFIX, and in cluster
-// mode that prefix carries a hash tag (`{rls:}`, see clusterKeyPrefix), so all keys live in one
-// slot. Scripts and transactions touch keys of several families together (a key record with its
-// rate window and usage counters, a batch with the webhook outbox, an account's keys with the
-// global key index and the audit outbox), and several scripts build key names from ids they read;
-// one slot keeps every one of them valid on a cluster. The cluster then gives replicas and
-// automatic failover, not a key space spread over masters (docs/scaling.md, "Managed Kafka and Redis").
+// Cluster key layout: every key the services write begins with REDIS_KEY_PREFIX, then a hash tag
+// of its account, API key, listing bucket or global part (common/redis-keys/tags.ts), so the key
+// space spreads over the masters while the keys one script or transaction touches share a slot.
 import { Cluster, Redis } from 'ioredis';
 
 export interface RedisTarget {
@@ -75,15 +71,6 @@ export function createRedis(target: string | RedisTarget, options: { name?: stri
 /** True for a Cluster client made by createRedis. */
 export function isCluster(redis: Redis): boolean {
   return (redis as unknown as { isCluster?: boolean }).isCluster === true;
-}
-
-/**
- * The key prefix used on a cluster: REDIS_KEY_PREFIX as a hash tag (`rls:` → `{rls:}`), unless it
- * has one already. Single nodes keep the prefix as configured, so their existing keys keep their
- * names.
- */
-export function clusterKeyPrefix(prefix: string): string {
-  return /\{[^}]+\}/.test(prefix) ? prefix : `{${prefix}}`;
 }
 
 /** SCAN MATCH over every master (one node: that node). */

@@ -1,7 +1,8 @@
-// The stores' scripts and transactions on a real Redis Cluster (REDIS_CLUSTER_NODES). A Lua script,
-// MULTI or multi-key command whose keys are not in one slot fails there with CROSSSLOT; with the
-// cluster key prefix (a hash tag, common/clients/redis.ts) every one of them runs. The untagged
-// prefix a single node uses shows that these calls would fail otherwise.
+// The stores' scripts and transactions on a real Redis Cluster (REDIS_CLUSTER_NODES), under the
+// services' own (untagged) prefix. A Lua script, MULTI or multi-key command whose keys are not in
+// one slot fails there with CROSSSLOT; each key carries its account's, API key's, bucket's or part's
+// hash tag (common/redis-keys/tags.ts), so every one of them runs. A call given keys of two
+// accounts shows what the cluster would answer, and that the scripts refuse it before sending.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../common/auth/api-key-format.ts';
@@ -9,7 +10,10 @@ import type { KeyActor } from '../../common/auth/key-audit.ts';
 import { createKeyStore } from '../../common/auth/key-store.ts';
 import { createAnswerCache } from '../../analytics-api/cache.ts';
 import { batchStore } from '../../common/batches.ts';
-import { clusterKeyPrefix, createRedis, redisReady, scanAll } from '../../common/clients/redis.ts';
+import { createRedis, redisReady, scanAll } from '../../common/clients/redis.ts';
+import { redisScript } from '../../common/clients/redis-script.ts';
+import { accountSpace } from '../../common/redis-keys/tags.ts';
+import { CrossSlotError } from '../../common/redis-keys/slot.ts';
 import { resendMarks } from '../../common/lifecycle/resend-marks.ts';
 import { createLogger } from '../../common/logger.ts';
 import { readUsage, recordListingOutcomes } from '../../common/usage/counters.ts';
@@ -23,13 +27,10 @@ import { quotaStore } from '../../ingest/quota.ts';
 const nodes = (process.env.REDIS_CLUSTER_NODES ?? '').split(',').filter(Boolean);
 const redis = createRedis({ url: 'redis://127.0.0.1', clusterNodes: nodes }, { name: 'cluster-key-tests' });
 const run = randomBytes(4).toString('hex');
-const tagged = clusterKeyPrefix(`rls:test-${run}:`);
-const untagged = `rls:test-${run}-plain:`;
+const prefix = `rls:test-${run}:`;
 
 afterAll(async () => {
-  for (const prefix of [tagged, untagged]) {
-    for (const key of await scanAll(redis, `${prefix}*`)) await redis.del(key);
-  }
+  for (const key of await scanAll(redis, `${prefix}*`)) await redis.del(key);
   redis.disconnect();
 });
 
@@ -87,17 +88,18 @@ async function exercise(prefix: string): Promise<void> {
   await quota.refund(owner, 'listings', 5, new Date());
 
   // A bulk request's claims and quota in one script, its batch record in another; given back likewise.
+  // The account of batch A, which holds ids[0] (seen ids are the account's own).
   const admission = admissionStore(redis, prefix, env.REDIS_GLOBAL_PARTS);
   const bulk = {
     batch: {
       batch_id: randomUUID(),
-      account_id: admin.account_id,
+      account_id: 'acct_cluster',
       is_test: false,
       total: 3,
       duplicates: 0,
       failed_indexes: [],
     },
-    owner,
+    owner: { accountId: 'acct_cluster', mode: 'live' } as const,
     candidates: [randomUUID(), ids[0]!, randomUUID()],
     limit: 100,
     at: new Date(),
@@ -135,13 +137,18 @@ async function exercise(prefix: string): Promise<void> {
 }
 
 describe('Redis Cluster: every script and transaction of the stores runs in one slot', () => {
-  it('happy: with the cluster key prefix, all of them run', async () => {
+  it("happy: under the services' prefix, all of them run", async () => {
     expect(nodes.length, 'REDIS_CLUSTER_NODES must list the cluster nodes').toBeGreaterThan(0);
     await redisReady(redis);
-    await exercise(tagged);
+    await exercise(prefix);
   });
 
-  it('error: with an untagged prefix, multi-key calls are refused (CROSSSLOT): the test above has teeth', async () => {
-    await expect(exercise(untagged)).rejects.toThrow(/CROSSSLOT|same slot|non local key/i);
+  it('error: keys of two accounts in one call: the cluster answers CROSSSLOT, a script refuses before sending', async () => {
+    const [a, b] = [`${accountSpace(prefix, 'acct_a')}x`, `${accountSpace(prefix, 'acct_b')}x`];
+    await expect(redis.eval("return redis.call('MGET', KEYS[1], KEYS[2])", 2, a, b)).rejects.toThrow(
+      /CROSSSLOT|non local key/i,
+    );
+    const script = redisScript("return redis.call('MGET', KEYS[1], KEYS[2])");
+    await expect(script.run(redis, 2, a, b)).rejects.toThrow(CrossSlotError);
   });
 });

@@ -5,11 +5,11 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../common/logger.ts';
 import { inflightMarks, noneLive } from '../../stream/inflight-marks.ts';
-import { ownKeyPrefix, testRedis } from '../support/api.ts';
+import { testRedis } from '../support/api.ts';
 import { sleep } from './consumer-fixtures.ts';
 
 const marksOfNewGroup = async () =>
-  inflightMarks(await testRedis(), ownKeyPrefix(`test:inflight:${randomUUID()}:`), 'group', 'topic');
+  inflightMarks(await testRedis(), `test:inflight:${randomUUID()}:`, 'group', 'topic');
 
 describe('in-flight marks', () => {
   it('happy: a mark is live until cleared, per partition', async () => {

@@ -7,7 +7,7 @@ import { scanAll } from '../../common/clients/redis.ts';
 import { ingestKeyFamilies } from '../../common/redis-keys/registry-ingest.ts';
 import { admissionStore } from '../../ingest/listings/admission.ts';
 import { claimsKey, seenKey } from '../../ingest/listings/seen-store.ts';
-import { ownKeyPrefix, testRedis } from '../support/api.ts';
+import { testRedis } from '../support/api.ts';
 
 const moveOf = (pattern: string) =>
   ingestKeyFamilies.find((f) => f.legacy?.pattern === pattern)!.legacy!.move!;
@@ -15,7 +15,7 @@ const moveOf = (pattern: string) =>
 describe('seen ids and claims of the previous release (edge)', () => {
   it('move under their batch’s account, keep their TTL, and still answer duplicate', async () => {
     const redis = await testRedis();
-    const prefix = ownKeyPrefix(`test:legacy:${randomUUID().slice(0, 8)}:`);
+    const prefix = `test:legacy:${randomUUID().slice(0, 8)}:`;
     const [account, batch, listing, orphan] = [
       `acct_${randomUUID()}`,
       randomUUID(),

@@ -9,7 +9,7 @@ import { scanAll } from '../../common/clients/redis.ts';
 import { keyFamilies } from '../../common/redis-keys/registry.ts';
 import { webhookStore } from '../../common/webhooks/store.ts';
 import { deliveryQueue } from '../../stream/webhooks/queue.ts';
-import { ownKeyPrefix, testRedis } from '../support/api.ts';
+import { testRedis } from '../support/api.ts';
 
 const PARTS = 4;
 const mine = [
@@ -24,7 +24,7 @@ const mine = [
 describe('moving batches and webhooks from the previous layout (edge)', () => {
   it('moves every key under its account, idempotently, and keeps unacknowledged outbox entries', async () => {
     const redis = await testRedis();
-    const prefix = ownKeyPrefix(`test:legacy:${randomUUID().slice(0, 8)}:`);
+    const prefix = `test:legacy:${randomUUID().slice(0, 8)}:`;
     const account = `acct_legacy_${randomUUID().slice(0, 8)}`;
     const batchId = randomUUID();
     const old = (suffix: string) => prefix + suffix;

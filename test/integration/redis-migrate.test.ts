@@ -9,7 +9,7 @@ import type { KeyFamily } from '../../common/redis-keys/family.ts';
 import { accountSpace, partOf, partSpace } from '../../common/redis-keys/tags.ts';
 import { migrateKeys, type MigrationTarget } from '../../infra/redis-migrate/migrate.ts';
 import { scanBatches } from '../../infra/redis-migrate/old-keys.ts';
-import { ownKeyPrefix, testRedis } from '../support/api.ts';
+import { testRedis } from '../support/api.ts';
 import { npmRun } from '../support/npm-run.ts';
 
 const parts = 4;
@@ -225,7 +225,7 @@ describe('Redis key migration', () => {
   });
 
   it("happy: `npm run redis:migrate` runs with the services' variables and says when there is nothing to move", async () => {
-    const prefix = ownKeyPrefix(`test:mig:${randomUUID()}:`);
+    const prefix = `test:mig:${randomUUID()}:`;
     const run = await npmRun('redis:migrate', { REDIS_KEY_PREFIX: prefix });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);

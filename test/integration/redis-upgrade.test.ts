@@ -21,7 +21,7 @@ import { migrateKeys, type MigrationTarget } from '../../infra/redis-migrate/mig
 import { literalGlob } from '../../infra/redis-migrate/old-keys.ts';
 import { migrationReport } from '../../infra/redis-migrate/report.ts';
 import { listingOwners, ownersRebuildKeys } from '../../stream/listings/owners.ts';
-import { env, ownKeyPrefix, testRedis } from '../support/api.ts';
+import { env, testRedis } from '../support/api.ts';
 import { deliverWebhooks } from './redis-upgrade-deliver.ts';
 import { FREE_KEY_LIMIT, fillPreviousStore, USED_KEY_REQUESTS } from './redis-upgrade-fill.ts';
 import { checkOutPreviousRelease, PREVIOUS_RELEASE } from './redis-upgrade-previous.ts';
@@ -46,7 +46,7 @@ describe(`Redis upgrade from the previous release (${PREVIOUS_RELEASE})`, () => 
     const cluster = env.REDIS_CLUSTER_NODES.length > 0;
     const ownPrefix = `test:upgrade:${randomBytes(4).toString('hex')}:`;
     // The prefix this release's services use, and the one the previous release wrote under.
-    const prefix = ownKeyPrefix(ownPrefix);
+    const prefix = ownPrefix;
     const oldPrefix = previousPrefix(ownPrefix, cluster);
     const store = await fillPreviousStore(redis, oldPrefix, previous!.modules, receiver!.url);
     const target: MigrationTarget = {

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../common/logger.ts';
 import { scheduleJob, type ScheduledJob } from '../../stream/jobs/schedule.ts';
-import { env, eventually, ownKeyPrefix, testRedis } from '../support/api.ts';
+import { env, eventually, testRedis } from '../support/api.ts';
 
 describe('scheduled jobs in UTC', () => {
   const zone = process.env.TZ;
@@ -30,7 +30,7 @@ describe('scheduled jobs in UTC', () => {
       },
       {
         redis: await testRedis(),
-        prefix: ownKeyPrefix(`${env.REDIS_KEY_PREFIX}test-jobs-${randomUUID().slice(0, 8)}:`),
+        prefix: `${env.REDIS_KEY_PREFIX}test-jobs-${randomUUID().slice(0, 8)}:`,
         logger: createLogger('error'),
       },
     );

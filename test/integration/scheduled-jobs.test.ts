@@ -10,12 +10,12 @@ import {
   scheduledJobRuns,
 } from '../../common/metrics/registry.ts';
 import { scheduleJob, type Job, type JobRun, type ScheduledJob } from '../../stream/jobs/schedule.ts';
-import { env, eventually, ownKeyPrefix, testRedis } from '../support/api.ts';
+import { env, eventually, testRedis } from '../support/api.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const deps = async () => ({
   redis: await testRedis(),
-  prefix: ownKeyPrefix(`${env.REDIS_KEY_PREFIX}test-jobs-${randomUUID().slice(0, 8)}:`),
+  prefix: `${env.REDIS_KEY_PREFIX}test-jobs-${randomUUID().slice(0, 8)}:`,
   logger: createLogger('error'),
 });
 

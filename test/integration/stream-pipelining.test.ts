@@ -15,7 +15,7 @@ import { streamBatchStore } from '../../common/metrics/registry.ts';
 import { inflightMarks } from '../../stream/inflight-marks.ts';
 import type { BatchHandler, RunningConsumer } from '../../stream/offset-consumer.ts';
 import type { ClickHouseWriter } from '../../stream/sink/clickhouse-writer.ts';
-import { env, eventually, ownKeyPrefix, testClickHouse, testRedis } from '../support/api.ts';
+import { env, eventually, testClickHouse, testRedis } from '../support/api.ts';
 import {
   assignedEventually,
   clickhouseProxy,
@@ -49,7 +49,7 @@ async function member(
   writer: ClickHouseWriter<MessageRow>,
   handler?: BatchHandler,
 ): Promise<RunningConsumer> {
-  const marks = inflightMarks(await testRedis(), ownKeyPrefix(`test:pipelining:${suffix}:`), groupId, topic);
+  const marks = inflightMarks(await testRedis(), `test:pipelining:${suffix}:`, groupId, topic);
   const pipeline = { depth: 2, marks };
   return messageConsumer({
     kafka,

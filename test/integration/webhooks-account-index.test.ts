@@ -13,11 +13,11 @@ import {
   STAMP_FRESH_LUA,
 } from '../../common/webhooks/account-index.ts';
 import { outboxIndex } from '../../common/webhooks/outbox.ts';
-import { ownKeyPrefix, testRedis } from '../support/api.ts';
+import { testRedis } from '../support/api.ts';
 
 async function isolated() {
   const redis = await testRedis();
-  const prefix = ownKeyPrefix(`test:index:${randomUUID().slice(0, 8)}:`);
+  const prefix = `test:index:${randomUUID().slice(0, 8)}:`;
   return {
     redis,
     index: outboxIndex(redis, prefix, 4),

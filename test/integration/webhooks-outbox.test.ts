@@ -12,7 +12,7 @@ import { createFanout, deliveryId } from '../../stream/webhooks/fanout.ts';
 import { createOutboxWatch } from '../../stream/webhooks/outbox-watch.ts';
 import { deliveryQueue } from '../../stream/webhooks/queue.ts';
 import { scanAll } from '../../common/clients/redis.ts';
-import { api, env, eventually, ownKeyPrefix, testRedis } from '../support/api.ts';
+import { api, env, eventually, testRedis } from '../support/api.ts';
 import { recordBatch } from '../support/batches.ts';
 
 const PARTS = 4;
@@ -20,7 +20,7 @@ const PARTS = 4;
 /** A prefix of its own: these outboxes are nobody's but the test's. */
 async function isolated() {
   const redis = await testRedis();
-  const prefix = ownKeyPrefix(`test:outbox:${randomUUID().slice(0, 8)}:`);
+  const prefix = `test:outbox:${randomUUID().slice(0, 8)}:`;
   const batches = batchStore(redis, prefix, PARTS);
   return {
     redis,

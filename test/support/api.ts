@@ -2,17 +2,13 @@
 // and polling for asynchronous outcomes. Each test creates its own account, so tests never share data.
 import { inject } from 'vitest';
 import { createKeyStore, type CreateKeyInput } from '../../common/auth/key-store.ts';
-import { clusterKeyPrefix, createRedis, redisReady } from '../../common/clients/redis.ts';
+import { createRedis, redisReady } from '../../common/clients/redis.ts';
 import { createClickHouse } from '../../common/clients/clickhouse.ts';
 import { baseEnvSchema, parseEnv } from '../../common/env.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export const env = parseEnv(baseEnvSchema);
 export const baseUrl = (): string => inject('baseUrl');
-
-/** A key prefix of a test's own, as the services would use it (a hash tag on a Redis Cluster). */
-export const ownKeyPrefix = (prefix: string): string =>
-  env.REDIS_CLUSTER_NODES.length ? clusterKeyPrefix(prefix) : prefix;
 
 let redis: ReturnType<typeof createRedis> | undefined;
 export async function testRedis() {

@@ -1,7 +1,6 @@
 // REDIS_CLUSTER_NODES: the key prefix is the configured one on every topology; on a Redis Cluster
 // the hash tags after it (common/redis-keys/tags.ts) place the keys, spread over the masters.
 import { describe, expect, it } from 'vitest';
-import { clusterKeyPrefix } from '../../common/clients/redis.ts';
 import { baseEnvSchema, EnvError, parseEnv } from '../../common/env.ts';
 import { imagesProcessEnvSchema } from '../../stream/images/process-env.ts';
 
@@ -31,8 +30,12 @@ describe('Redis topology in the environment', () => {
     expect(env.REDIS_KEY_PREFIX).toBe('rls:');
     // Another process's schema gets the same prefix.
     expect(parseEnv(imagesProcessEnvSchema, raw).REDIS_KEY_PREFIX).toBe('rls:');
-    // What tests use for a prefix of their own in one slot.
-    expect(clusterKeyPrefix('{rls}:')).toBe('{rls}:');
+  });
+
+  it('error: a prefix with a hash tag (braces) stops the process with the variable named', () => {
+    expect(() => parseEnv(baseEnvSchema, { ...production, REDIS_KEY_PREFIX: '{rls}:' })).toThrow(
+      /REDIS_KEY_PREFIX: must not contain \{ or \}/,
+    );
   });
 
   it('error: a node that is not host:port stops the process with the variable named', () => {

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { keyFamilyTable, pageWithKeyFamilyTable } from '../../common/redis-keys/family.ts';
 import { keyFamilies } from '../../common/redis-keys/registry.ts';
+import { hashTagOf } from '../../common/redis-keys/slot.ts';
 import { keySpellingsIn, keySpellingsUnder } from '../support/key-spellings.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -69,6 +70,12 @@ describe('Redis key family modules', () => {
       .filter(({ name, built }) => !shapeOf(name).test(built))
       .map(({ name, built }) => `${name}: its builder made ${built}`);
     expect(wrong).toEqual([]);
+  });
+
+  it('places every family by a hash tag of its own, whose keys it builds (none left in the one slot of the prefix)', () => {
+    expect(families.filter((f) => f.tag === 'prefix').map((f) => f.name)).toEqual([]);
+    const untagged = families.filter((f) => hashTagOf(f.build('rls:')) === null).map((f) => f.name);
+    expect(untagged).toEqual([]);
   });
 
   it('is shown in docs/redis.md (npm run docs:redis writes the table)', () => {
