@@ -48,6 +48,8 @@ export interface WriterOptions<Row extends object> {
    * light load does not turn into many tiny inserts (each one a part in every target table). */
   quietMinRows?: number;
   logger: Logger;
+  /** The pause before retrying a failed insert (default 200 ms doubling to 5 s; unit tests shorten it). */
+  retryDelayMs?: { first: number; max: number };
 }
 
 export function createClickHouseWriter<Row extends object>(
@@ -71,6 +73,7 @@ export function createClickHouseWriter<Row extends object>(
     logger: options.logger,
     stats,
     abandoned: () => abandoned,
+    retryDelayMs: options.retryDelayMs,
   });
 
   /**

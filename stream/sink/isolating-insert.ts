@@ -67,7 +67,12 @@ export interface InserterDeps {
   stats: { rows: number; inserts: number; retries: number; rejected: number };
   /** Shutting down with ClickHouse unreachable: stop retrying (nothing is committed, so it replays). */
   abandoned: () => boolean;
+  /** The pause before a retry: `first` ms, doubling up to `max` (WriterOptions.retryDelayMs). */
+  retryDelayMs?: { first: number; max: number };
 }
+
+/** 200 ms doubling to 5 s: an outage costs a few inserts a minute, a blip a fifth of a second. */
+export const DEFAULT_RETRY_DELAY_MS = { first: 200, max: 5_000 };
 
 export function createIsolatingInserter<Row extends object>(deps: InserterDeps) {
   const { client, table, columns, stats } = deps;
@@ -125,7 +130,8 @@ export function createIsolatingInserter<Row extends object>(deps: InserterDeps) 
         // Shutting down with ClickHouse unreachable: give up; nothing is committed, so it replays.
         if (deps.abandoned()) throw new WriterClosedError(`writer for ${table} abandoned`);
         stats.retries++;
-        const delay = Math.min(200 * 2 ** attempt, 5_000);
+        const { first, max } = deps.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
+        const delay = Math.min(first * 2 ** attempt, max);
         deps.logger.warn(
           refused ? 'insert refused, trying again before bisecting' : 'insert failed, retrying',
           {

@@ -46,12 +46,16 @@ function fakeClickHouse(failure: (rows: Row[], call: number) => unknown, answeri
   return { client, inserts, stored };
 }
 
+/** Retries 10 ms apart, doubling to 50: the same attempts as in production, sooner. */
+const quickRetries = { first: 10, max: 50 };
+
 const writerFor = (client: ClickHouseClient) =>
   createClickHouseWriter(client, {
     table: testTable,
     maxRows: 10_000,
     maxDelayMs: 5,
     logger: createLogger('error'),
+    retryDelayMs: quickRetries,
   });
 
 const batch = (n: number, badAt: number[]) =>
@@ -205,6 +209,7 @@ describe('writer: revoked batches', () => {
       maxRows: 10_000,
       maxDelayMs: 200,
       logger: createLogger('error'),
+      retryDelayMs: quickRetries,
     });
     const gone = revokable();
     const kept = batch(3, []);
