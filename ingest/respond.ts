@@ -1,13 +1,11 @@
 // Sends a route's outcome, through the Idempotency-Key store when the client sent the header.
 // Final 4xx outcomes are stored and replayed like 2xx ones (the same body fails the same way),
 // without their body (ingest/idempotency.ts).
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import { authOf } from '../common/auth/authenticate.ts';
-import type { ApiKeyRecord } from '../common/auth/key-store.ts';
 import { dailyQuota } from '../common/auth/tiers.ts';
 import { AppError, dependencyUnavailable, type ErrorDetail } from '../common/errors.ts';
 import { errorBody } from '../common/http/errors.ts';
-import { jsonBody } from '../common/http/json-body.ts';
 import { errorFields, type Logger } from '../common/logger.ts';
 import {
   bodyDigest,
@@ -100,24 +98,4 @@ export async function respond(
       }),
     );
   res.status(outcome.status).type('application/json').send(text);
-}
-
-/**
- * The handlers of a POST that an Idempotency-Key can replay under `endpoint`: the JSON body reader
- * (whose raw bytes a replay is compared by), then `work`, which answers for the calling key and the
- * body; `respond` sends, stores or replays its outcome.
- */
-export function idempotentPost(
-  ctx: { idempotency: IdempotencyStore; platform: { logger: Logger } },
-  endpoint: string,
-  work: (auth: ApiKeyRecord, body: unknown) => Promise<Outcome>,
-): RequestHandler[] {
-  const options = { store: ctx.idempotency, endpoint, logger: ctx.platform.logger };
-  return [
-    jsonBody(),
-    async (req, res) => {
-      const auth = authOf(req);
-      await respond(req, res, options, () => work(auth, req.body));
-    },
-  ];
 }
