@@ -16,8 +16,11 @@ import { pingRedis, stopRedis } from '../../infra/local/redis.mjs';
 import { readSettings } from '../../infra/local/settings.mjs';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'rls-redis-restore-'));
-// The cluster's ports: the test stack's base + 1000 (no component of the test stacks is there).
-const base = Number(process.env.RLS_PORT_BASE || 28000) + 1000;
+// The cluster's ports: the test stack's base - 7000 (no component of the test stacks is there). A
+// node's cluster bus listens on its port + 10000, which must stay below the kernel's ephemeral
+// ports (from 32768), where a client socket of the moment may hold it: from base 28000, nodes on
+// 21379-21384, buses on 31379-31384.
+const base = Number(process.env.RLS_PORT_BASE || 28000) - 7000;
 const clusterSettings = readSettings(
   { RLS_TOPOLOGY: 'cluster', RLS_PORT_BASE: String(base), RLS_STATE_DIR: path.join(scratch, 'state') },
   { profile: 'test' },
