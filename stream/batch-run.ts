@@ -120,14 +120,16 @@ async function markInFlight(member: Member, partition: number, retry: Retry): Pr
   const ttlMs = member.timing.sessionTimeoutMs;
   await retry('marking the batch in flight', () => marks.mark(partition, markId, ttlMs));
   // A failed renewal is tried again at the next interval: the mark lasts three of them.
+  const failed = (what: string) => (error: unknown) =>
+    member.logger.warn(what, { topic: member.topic, partition, ...errorFields(error) });
   const renewal = setInterval(
-    () => void marks.mark(partition, markId, ttlMs).catch(() => undefined),
+    () => void marks.mark(partition, markId, ttlMs).catch(failed('renewing an in-flight mark failed')),
     ttlMs / 3,
   );
   return async () => {
     clearInterval(renewal);
     // Left behind (Redis away), the mark expires after a session timeout.
-    await marks.clear(partition, markId).catch(() => undefined);
+    await marks.clear(partition, markId).catch(failed('clearing an in-flight mark failed; it expires'));
   };
 }
 
