@@ -55,7 +55,12 @@ async function startHeartbeat(options: {
   return {
     stop: () => clearInterval(timer),
     // A worker that cannot say it left ages out of the registry after its heartbeats stop.
-    leave: () => registry.remove(workerId).catch(() => undefined), // see above
+    leave: () =>
+      registry
+        .remove(workerId)
+        .catch((error) =>
+          logger.warn('leaving the worker registry failed; the entry ages out', errorFields(error)),
+        ),
   };
 }
 
