@@ -17,6 +17,16 @@ export interface PipelineFigures {
   paced?: { listingsPerSecond: number; p50: number; p95: number };
   /** With BENCH_PACED_SEARCH: the highest rate tried whose freshness p95 stayed ≤ 1 s (NaN: none). */
   highestPacedRate?: number;
+  /** That rate's phase: listings/s accepted (÷ seconds posting) and stored (÷ seconds until all stored), freshness. */
+  highestPaced?: { acceptedPerSecond: number; storedPerSecond: number; p50: number; p95: number };
+}
+
+/** The figures of a paced phase that PipelineFigures.highestPaced keeps. */
+export function pickPaced(
+  phase: NonNullable<PipelineFigures['highestPaced']>,
+): PipelineFigures['highestPaced'] {
+  const { acceptedPerSecond, storedPerSecond, p50, p95 } = phase;
+  return { acceptedPerSecond, storedPerSecond, p50, p95 };
 }
 
 /** Rows of the CPU part: a label and the process names (prefixes: `clickhouse` takes its child) summed in it. */
@@ -48,6 +58,27 @@ export function ratio(ours: number | undefined, peer: number | undefined): strin
   )
     return '—';
   return (ours / peer).toFixed(2);
+}
+
+/**
+ * The run's figures as one line of JSON, last in bench:stream's output so runs are collected with
+ * `grep '^BENCH_SUMMARY '`: each pipeline measured, ours ÷ peer of the headline figures. Numbers
+ * rounded to one decimal; NaN (not measured) is null.
+ */
+export function summaryLine(figures: { ours?: PipelineFigures; peer?: PipelineFigures }): string {
+  const { ours, peer } = figures;
+  const ratios =
+    ours && peer
+      ? {
+          acceptedPerSecond: ratio(ours.acceptedPerSecond, peer.acceptedPerSecond),
+          storedPerSecond: ratio(ours.storedPerSecond, peer.storedPerSecond),
+          cpuTotal: ratio(ours.cpuTotal, peer.cpuTotal),
+          highestPacedRate: ratio(ours.highestPacedRate, peer.highestPacedRate),
+        }
+      : undefined;
+  const round = (_: string, value: unknown) =>
+    typeof value === 'number' ? (Number.isFinite(value) ? Math.round(value * 10) / 10 : null) : value;
+  return `BENCH_SUMMARY ${JSON.stringify({ ours, peer, oursPerPeer: ratios }, round)}`;
 }
 
 /** The printed lines: a header, then one row per figure with ours, the peer's and ours ÷ peer. */
@@ -85,6 +116,23 @@ export function sideBySide(ours: PipelineFigures, peer: PipelineFigures): string
       peer.highestPacedRate,
       0,
     ]);
+  if (ours.highestPaced || peer.highestPaced)
+    rows.push(
+      [
+        'at that rate: accepted listings/s',
+        ours.highestPaced?.acceptedPerSecond,
+        peer.highestPaced?.acceptedPerSecond,
+        0,
+      ],
+      [
+        'at that rate: stored listings/s (paced + drain)',
+        ours.highestPaced?.storedPerSecond,
+        peer.highestPaced?.storedPerSecond,
+        0,
+      ],
+      ['at that rate: freshness p50 (ms)', ours.highestPaced?.p50, peer.highestPaced?.p50, 0],
+      ['at that rate: freshness p95 (ms)', ours.highestPaced?.p95, peer.highestPaced?.p95, 0],
+    );
   const width = Math.max(...rows.map(([label]) => label.length));
   const cell = (value: number | undefined, digits: number) =>
     (value === undefined || !Number.isFinite(value) ? '—' : value.toFixed(digits)).padStart(10);

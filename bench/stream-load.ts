@@ -126,3 +126,38 @@ export async function highestPacedRate(
   );
   return best;
 }
+
+/** A paced phase's load: listings/s asked for, accepted (÷ seconds posting) and stored (÷ seconds until all stored). */
+export type PacedLoad = {
+  listingsPerSecond: number;
+  accepted: number;
+  acceptedPerSecond: number;
+  storedPerSecond: number;
+};
+
+/**
+ * `paced` at `listingsPerSecond`, then waits (a minute at most) until `storedCount()` reaches
+ * `storedBefore` plus what it accepted; a backlog left has stored/s NaN and shows in its freshness.
+ */
+export async function pacedAndDrained(
+  post: () => Promise<number>,
+  storedCount: () => Promise<number>,
+  {
+    storedBefore,
+    seconds,
+    listingsPerSecond,
+  }: { storedBefore: number; seconds: number; listingsPerSecond: number },
+): Promise<PacedLoad> {
+  const t1 = Date.now();
+  const accepted = await paced(post, seconds, listingsPerSecond);
+  const postedSeconds = (Date.now() - t1) / 1000;
+  const drainedSeconds = await drained(storedCount, storedBefore + accepted, t1, seconds + 60).catch(
+    () => NaN,
+  );
+  return {
+    listingsPerSecond,
+    accepted,
+    acceptedPerSecond: accepted / postedSeconds,
+    storedPerSecond: accepted / drainedSeconds,
+  };
+}

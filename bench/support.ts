@@ -39,7 +39,13 @@ export function createBenchKey(redis: Redis, name: string) {
   });
 }
 
-export async function startBenchStack(name: string, port: number, serviceEnv: NodeJS.ProcessEnv = {}) {
+/** `images: false` leaves the image process out (bench:guarantees' run without image checks). */
+export async function startBenchStack(
+  name: string,
+  port: number,
+  serviceEnv: NodeJS.ProcessEnv = {},
+  { images = true } = {},
+) {
   const { redis, clickhouse } = await connectBenchStores(name);
   const children: ChildProcess[] = [];
   // What the CPU tables account for: the services started here (none with BENCH_BASE_URL), the
@@ -48,11 +54,12 @@ export async function startBenchStack(name: string, port: number, serviceEnv: No
   let baseUrl = process.env.BENCH_BASE_URL;
   if (!baseUrl) {
     const env = { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', ...serviceEnv };
-    children.push(spawnService('gateway', env), spawnService('stream', env), spawnService('images', env));
+    children.push(spawnService('gateway', env), spawnService('stream', env));
+    if (images) children.push(spawnService('images', env));
     processes.push(
       { name: 'gateway (API)', pid: children[0]!.pid! },
       { name: 'stream worker', pid: children[1]!.pid! },
-      { name: 'image process', pid: children[2]!.pid! },
+      ...(images ? [{ name: 'image process', pid: children[2]!.pid! }] : []),
     );
     // Not healthy (a full Redis, a port taken): stop what was started, or it outlives the benchmark
     // and holds its ports for the next one.

@@ -9,6 +9,7 @@ import {
   listenerEnvSchema,
   tlsEnvSchema,
 } from '../common/env.ts';
+import { checkBenchBuildEnv } from '../common/bench-build.ts';
 import { ingestSettingsSchema } from '../ingest/env.ts';
 
 /** PORT when unset (the contract's base URL). */
@@ -20,5 +21,6 @@ export const gatewayEnvSchema = baseEnvSchema
   .extend(listenerEnvSchema.shape)
   .extend(tlsEnvSchema.shape)
   .superRefine(checkListenerEnv)
-  .superRefine(checkTlsEnv);
+  .superRefine(checkTlsEnv)
+  .superRefine(checkBenchBuildEnv);
 export type GatewayEnv = z.infer<typeof gatewayEnvSchema>;

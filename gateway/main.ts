@@ -2,6 +2,7 @@
 // runs). Deployments that scale the APIs separately run ingest/main.ts and analytics-api/main.ts.
 import { createAnalyticsContext } from '../analytics-api/context.ts';
 import { createAnalyticsRouter } from '../analytics-api/router.ts';
+import { announceBenchBuild } from '../common/bench-build.ts';
 import { serveApi } from '../common/http/serve-api.ts';
 import { startPlatform } from '../common/platform.ts';
 import { runProcess } from '../common/run.ts';
@@ -10,6 +11,7 @@ import { createIngestRouter } from '../ingest/router.ts';
 import { GATEWAY_DEFAULT_PORT, gatewayEnvSchema } from './env.ts';
 
 await runProcess('gateway', gatewayEnvSchema, async (env, logger) => {
+  announceBenchBuild(env, logger);
   const platform = await startPlatform(env, logger, 'rls-gateway');
   const ingest = await createIngestContext(platform, env);
   const analytics = await createAnalyticsContext(platform, env);

@@ -1,6 +1,7 @@
 // Composition root of the ingest API: builds its clients and stores once and hands them to the routes.
 import { keyAuditFlusher, type KeyAuditFlusher } from '../common/auth/key-audit-flush.ts';
 import { batchStore, type BatchStore } from '../common/batches.ts';
+import { keeps } from '../common/bench-build.ts';
 import { createProducer } from '../common/clients/kafka.ts';
 import { outboundPolicy, type AddressPolicy } from '../common/outbound/index.ts';
 import type { Platform } from '../common/platform.ts';
@@ -38,8 +39,11 @@ export async function createIngestContext(
   platform: Platform,
   settings: IngestSettings,
 ): Promise<IngestContext> {
-  const listingProducer = await createProducer(platform.kafka, { idempotent: false });
-  const viewProducer = await createProducer(platform.kafka, { idempotent: true });
+  // Both guarantees are kept but in a benchmark build that measures their cost (common/bench-build.ts).
+  const covered = keeps(settings, 'covered-sends');
+  const dedupe = keeps(settings, 'dedupe');
+  const listingProducer = await createProducer(platform.kafka, { idempotent: false, covered });
+  const viewProducer = await createProducer(platform.kafka, { idempotent: true, covered });
   const idempotentPublisher = coalescingPublisher(viewProducer);
   const prefix = platform.env.REDIS_KEY_PREFIX;
   const keyAudit = keyAuditFlusher({
@@ -55,7 +59,7 @@ export async function createIngestContext(
     viewPublisher: idempotentPublisher,
     statusPublisher: idempotentPublisher,
     batches: batchStore(platform.redis, prefix, platform.env.REDIS_GLOBAL_PARTS),
-    admission: admissionStore(platform.redis, prefix, platform.env.REDIS_GLOBAL_PARTS),
+    admission: admissionStore(platform.redis, prefix, platform.env.REDIS_GLOBAL_PARTS, { dedupe }),
     idempotency: idempotencyStore(platform.redis, prefix),
     keyAudit,
     outboundPolicy: outboundPolicy(settings),

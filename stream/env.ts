@@ -2,6 +2,7 @@
 // boot and handed to its pipelines, webhook worker, scheduled jobs and ops listener.
 import { z } from 'zod';
 import { checkListenerEnv, envFields, sharedEnvSchema, workerEnvSchema } from '../common/env.ts';
+import { benchBuildEnvSchema, checkBenchBuildEnv } from '../common/bench-build.ts';
 import { DEFAULT_BACKTEST_MONTHS } from './estimate/backtest.ts';
 import { cronExpression } from './jobs/schedule.ts';
 import { webhookWorkerEnvSchema } from './webhooks/env.ts';
@@ -25,6 +26,7 @@ export const streamEnvSchema = workerEnvSchema
   .extend(sharedEnvSchema.pick({ FX_USD_TZS: true }).shape)
   .extend(webhookWorkerEnvSchema.shape)
   .extend(jobsEnvSchema.shape)
+  .extend(benchBuildEnvSchema.shape)
   .extend({
     /** Rows per insert (flush on size), the longest a row waits for its insert (flush on time), and the
      * quiet gap after which a partial insert goes (no rows came in meanwhile). */
@@ -62,5 +64,6 @@ export const streamEnvSchema = workerEnvSchema
     /** Test hook: SIGKILL the worker after its first stored listings batch, before the commit. */
     STREAM_CRASH_AFTER_INSERT: z.enum(['0', '1']).default('0'),
   })
-  .superRefine(checkListenerEnv);
+  .superRefine(checkListenerEnv)
+  .superRefine(checkBenchBuildEnv);
 export type StreamEnv = z.infer<typeof streamEnvSchema>;

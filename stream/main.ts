@@ -2,6 +2,7 @@
 // from Kafka in ClickHouse, effectively once (docs/stream.md). Run as many as there are partitions;
 // each reports its partitions and lag to /healthz through Redis.
 import { hostname } from 'node:os';
+import { announceBenchBuild } from '../common/bench-build.ts';
 import { createProducer } from '../common/clients/kafka.ts';
 import { startPlatform } from '../common/platform.ts';
 import { runProcess } from '../common/run.ts';
@@ -17,6 +18,7 @@ import { startWebhookWorker } from './webhooks/worker.ts';
 import { startWorkerReporting } from './worker-reporting.ts';
 
 await runProcess('stream', streamEnvSchema, async (env, logger) => {
+  announceBenchBuild(env, logger);
   const workerId = env.STREAM_WORKER_ID ?? `${hostname()}-${process.pid}`;
   const platform = await startPlatform(env, logger, `rls-stream-${workerId}`);
   const producer = await createProducer(platform.kafka);

@@ -4,6 +4,7 @@
 // dead-letter topic.
 import { randomUUID } from 'node:crypto';
 import type { Producer } from 'kafkajs';
+import { keeps } from '../common/bench-build.ts';
 import { noteAccountsStored } from '../common/account-stored-at.ts';
 import { batchStore } from '../common/batches.ts';
 import type { Logger } from '../common/logger.ts';
@@ -16,7 +17,7 @@ import { viewEventsTable } from '../common/warehouse/view-events.ts';
 import { fxTable } from './enrich/fx.ts';
 import type { StreamEnv } from './env.ts';
 import { createListingsHandler } from './listings/handler.ts';
-import { listingOwners } from './listings/owners.ts';
+import { listingOwners, noOwners } from './listings/owners.ts';
 import { ensureOwnersBuilt } from './listings/owners-rebuild.ts';
 import { createStatusHandler } from './lifecycle/handler.ts';
 import { resendMarks } from '../common/lifecycle/resend-marks.ts';
@@ -74,15 +75,7 @@ export async function startPipelines(
   };
   const quarantine = (name: Sink) => createQuarantine(quarantineWriter, producer, deadLetters, name);
 
-  const owners = listingOwners(platform.redis, env.REDIS_KEY_PREFIX);
-  await ensureOwnersBuilt({
-    redis: platform.redis,
-    clickhouse: platform.clickhouse,
-    owners,
-    prefix: env.REDIS_KEY_PREFIX,
-    lockOwner: randomUUID(),
-    logger,
-  });
+  const owners = await startOwners(env, platform, logger);
   const listings = await startOffsetConsumer({
     ...sink('listings', 'rls.listings.v1'),
     provenanceTables: [listingsTable, quarantineTable],
@@ -132,4 +125,19 @@ export async function startPipelines(
     writers: [changesWriter, statesWriter],
   });
   return { listings, views, status };
+}
+
+/** The listing owners, built from ClickHouse if they are not yet; none in a benchmark build without them. */
+async function startOwners(env: StreamEnv, platform: Platform, logger: Logger) {
+  if (!keeps(env, 'owners')) return noOwners(); // common/bench-build.ts
+  const owners = listingOwners(platform.redis, env.REDIS_KEY_PREFIX);
+  await ensureOwnersBuilt({
+    redis: platform.redis,
+    clickhouse: platform.clickhouse,
+    owners,
+    prefix: env.REDIS_KEY_PREFIX,
+    lockOwner: randomUUID(),
+    logger,
+  });
+  return owners;
 }

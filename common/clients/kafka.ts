@@ -67,9 +67,14 @@ export function crashReporter(logger: Logger, stopProcess: (reason: string) => v
  * duplicate message would be stored twice, e.g. view events); it allows one request in flight, so
  * paths whose messages carry deterministic ids that the stream dedupes (listings) turn it off for
  * throughput (measured ~40 % more listings/s, docs/performance.md, "Ingest API").
- * Its sends resolve only when every partition they wrote to is acknowledged (kafka-covered-send.ts).
+ * Its sends resolve only when every partition they wrote to is acknowledged (kafka-covered-send.ts);
+ * `covered: false` is kafkajs's own producer, for a benchmark build that measures what that costs
+ * (common/bench-build.ts).
  */
-export async function createProducer(kafka: Kafka, { idempotent = true } = {}): Promise<Producer> {
+export async function createProducer(
+  kafka: Kafka,
+  { idempotent = true, covered = true } = {},
+): Promise<Producer> {
   const create = () =>
     kafka.producer({
       idempotent,
@@ -77,5 +82,8 @@ export async function createProducer(kafka: Kafka, { idempotent = true } = {}): 
       allowAutoTopicCreation: false,
       createPartitioner: recordingPartitioner(Partitioners.DefaultPartitioner),
     });
-  return coveredProducer(create, { idempotent });
+  if (covered) return coveredProducer(create, { idempotent });
+  const producer = create();
+  await producer.connect();
+  return producer;
 }

@@ -129,7 +129,19 @@ export type Admission =
 
 type ClaimReply = [string, ...unknown[]];
 
-export function admissionStore(redis: Redis, prefix: string, parts: number) {
+// A benchmark build without duplicate detection (common/bench-build.ts): the quota of every
+// candidate reserved, no claims. KEYS[1] quota hash; ARGV[1] quota field, ARGV[2] amount, ARGV[3] limit.
+const quotaOnlyScript = redisScript(`${reserveQuotaLua}
+local quota = reserve_quota(KEYS[1], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]))
+if quota[1] == 0 then return {'quota', quota[2], tonumber(ARGV[2])} end
+return {'ok'}
+`);
+
+/**
+ * `dedupe: false` (a benchmark build only: common/bench-build.ts) claims nothing and remembers
+ * nothing: every valid listing of a request is created, however often it was sent before.
+ */
+export function admissionStore(redis: Redis, prefix: string, parts: number, { dedupe = true } = {}) {
   const seen = seenStore(redis, prefix);
   const outboxIndex = webhookOutbox(redis, prefix, parts).index;
   const accountKeys = (request: {
@@ -148,6 +160,7 @@ export function admissionStore(redis: Redis, prefix: string, parts: number) {
    */
   async function claim(request: AdmissionRequest): Promise<ClaimReply> {
     if (!request.candidates.length) return ['ok']; // nothing to claim nor to count
+    if (!dedupe) return reserveOnly(redis, accountKeys(request).quota, request);
     const { accountId } = request.owner;
     const keys = accountKeys(request);
     const seenKeys = request.candidates.map((id) => seenKey(prefix, accountId, id));
@@ -241,8 +254,9 @@ export function admissionStore(redis: Redis, prefix: string, parts: number) {
     },
 
     /** The publish succeeded: the batch's claims count for the duplicate window. */
-    confirm: (accountId: string, created: string[], batchId: string) =>
-      seen.confirm(accountId, created, batchId),
+    confirm: async (accountId: string, created: string[], batchId: string) => {
+      if (dedupe) await seen.confirm(accountId, created, batchId);
+    },
 
     /**
      * The publish failed: gives back what admit took. The claims and quota first (a retry may then
@@ -278,3 +292,9 @@ export function admissionStore(redis: Redis, prefix: string, parts: number) {
 }
 
 export type AdmissionStore = ReturnType<typeof admissionStore>;
+
+/** A benchmark build's claim without duplicate detection: the candidates' quota only. */
+async function reserveOnly(redis: Redis, quota: string, request: AdmissionRequest): Promise<ClaimReply> {
+  const args = ['listings', request.candidates.length, request.limit];
+  return (await quotaOnlyScript.run(redis, 1, quota, ...args)) as ClaimReply;
+}

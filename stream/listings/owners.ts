@@ -145,6 +145,17 @@ export function listingOwners(redis: Redis, prefix: string) {
 export type ListingOwners = ReturnType<typeof listingOwners>;
 
 /**
+ * A benchmark build's owners (common/bench-build.ts): every claim wins, nothing is recorded, so an
+ * id sent again from another position is stored again. Never in a service otherwise.
+ */
+export function noOwners(): ListingOwners {
+  return {
+    claim: (claims) => Promise.resolve(claims.map((c) => c.position)),
+    release: () => Promise.resolve(),
+  };
+}
+
+/**
  * The rebuild's marker and the lock one worker rebuilds under: single keys, each its own tag. A
  * layout change ("v2": five hex digits per bucket) needs a rebuild, so the marker names the layout.
  */

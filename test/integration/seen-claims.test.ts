@@ -139,3 +139,29 @@ describe('listing id claims (error)', () => {
     expect(await redis.get(seenKey(prefix, account, id))).toBe(`p:${next}`);
   });
 });
+
+describe('a benchmark build without duplicate detection (happy)', () => {
+  it('creates every listing however often it was sent, reserving its quota, and remembers none', async () => {
+    const redis = await testRedis();
+    const admission = admissionStore(redis, prefix, env.REDIS_GLOBAL_PARTS, { dedupe: false });
+    const account = `acct_${randomUUID()}`;
+    const ids = [randomUUID(), randomUUID()];
+    const [first, second] = [randomUUID(), randomUUID()];
+    for (const batchId of [first, second]) {
+      expect(await admission.admit(request(batchId, ids, account))).toEqual({
+        kind: 'admitted',
+        holders: [null, null],
+        created: ids,
+      });
+      await admission.confirm(account, ids, batchId);
+    }
+    expect(await redis.exists(...ids.map((id) => seenKey(prefix, account, id)))).toBe(0);
+    const quota = quotaKey(prefix, account, 'live', utcDay(new Date()));
+    expect(await redis.hget(quota, 'listings')).toBe('4');
+    await expect(admission.admit({ ...request(randomUUID(), ids, account), limit: 5 })).rejects.toMatchObject(
+      {
+        code: 'quota_exceeded',
+      },
+    );
+  });
+});

@@ -1,7 +1,14 @@
 // bench:stream's side-by-side table of our pipeline and the peer's: which processes each CPU row
 // sums, the ours ÷ peer ratio, and the rows printed.
 import { describe, expect, it } from 'vitest';
-import { cpuOf, ratio, sideBySide, type PipelineFigures } from '../../bench/stream-compare.ts';
+import {
+  cpuOf,
+  pickPaced,
+  ratio,
+  sideBySide,
+  summaryLine,
+  type PipelineFigures,
+} from '../../bench/stream-compare.ts';
 import { highestPacedRate } from '../../bench/stream-load.ts';
 
 const ours: PipelineFigures = {
@@ -133,5 +140,50 @@ describe('bench:stream paced search', () => {
       .split(/\s{2,}/);
     expect(row).toEqual(['highest paced listings/s, freshness p95 ≤ 1 s', '9000', '—', '—']);
     expect(sideBySide(ours, peer).some((l) => l.includes('highest paced'))).toBe(false);
+  });
+});
+
+describe('bench:stream at the highest paced rate, and the run summary', () => {
+  const best = { acceptedPerSecond: 8_950, storedPerSecond: 8_900, p50: 350, p95: 800 };
+  it('prints accepted and stored listings/s and freshness at the highest paced rate of each', () => {
+    const lines = sideBySide(
+      { ...ours, highestPacedRate: 9_000, highestPaced: best },
+      { ...peer, highestPacedRate: Number.NaN },
+    );
+    const row = (label: string) =>
+      lines
+        .find((l) => l.trimStart().startsWith(label))
+        ?.trim()
+        .split(/\s{2,}/);
+    expect(row('at that rate: accepted listings/s')).toEqual([
+      'at that rate: accepted listings/s',
+      '8950',
+      '—',
+      '—',
+    ]);
+    expect(row('at that rate: stored listings/s (paced + drain)')?.slice(1)).toEqual(['8900', '—', '—']);
+    expect(row('at that rate: freshness p95 (ms)')?.slice(1)).toEqual(['800', '—', '—']);
+  });
+
+  it('keeps only the figures of the phase it names', () => {
+    expect(pickPaced({ ...best, ...{ listingsPerSecond: 9_000, max: 1_200 } })).toEqual(best);
+  });
+
+  it('prints one line of JSON with both pipelines and ours ÷ peer, NaN as null', () => {
+    const line = summaryLine({ ours: { ...ours, highestPacedRate: Number.NaN }, peer });
+    expect(line.startsWith('BENCH_SUMMARY {')).toBe(true);
+    expect(line.includes('\n')).toBe(false);
+    const json = JSON.parse(line.slice('BENCH_SUMMARY '.length)) as Record<string, Record<string, unknown>>;
+    expect(json.ours!.storedPerSecond).toBe(12_500);
+    expect(json.ours!.highestPacedRate).toBeNull();
+    expect(json.peer!.cpuTotal).toBe(50);
+    expect(json.oursPerPeer).toEqual({
+      acceptedPerSecond: '0.37',
+      storedPerSecond: '1.79',
+      cpuTotal: '2.11',
+      highestPacedRate: '—',
+    });
+    const alone = JSON.parse(summaryLine({ ours }).slice('BENCH_SUMMARY '.length)) as Record<string, unknown>;
+    expect(Object.keys(alone)).toEqual(['ours']);
   });
 });
