@@ -1,6 +1,6 @@
 // The daily quota of point rent estimates (docs/auth.md, "Quotas"): distinct H3 cells per account,
 // mode and UTC day, by the calling key's tier (common/auth/tiers.ts, estimateCellsPerDay). Each
-// cell's answer is the same for every point in it (geo/search-centre.ts), so asking the same cell
+// cell's answer is the same for every point in it (common/estimate/search-centre.ts), so asking the same cell
 // again is free; what the quota bounds is how many search centres an account can compare in a day,
 // which is what locating another account's listing from distance bands needs.
 //

@@ -11,7 +11,7 @@ import {
   parseEstimateParams,
   parseListingEstimateParams,
 } from './estimate-params.ts';
-import { searchCentre } from './geo/search-centre.ts';
+import { searchCentre } from '../common/estimate/search-centre.ts';
 import { pointEstimateAnswer } from './services/estimate.ts';
 import { listingEstimateAnswer } from './services/listing-estimate.ts';
 

@@ -29,7 +29,7 @@ import {
 import type { EstimateAnswer } from '../answers/estimate.ts';
 import type { EstimateParams } from '../estimate-params.ts';
 import { diskCells } from '../geo/h3-disk.ts';
-import { searchCentre } from '../geo/search-centre.ts';
+import { searchCentre } from '../../common/estimate/search-centre.ts';
 import { nearbyComparables, type ComparableRow } from '../queries/estimate.ts';
 import { round3 } from '../rules.ts';
 import { shownDistance } from './distance-bands.ts';
@@ -282,7 +282,7 @@ function insufficient(
 }
 
 /**
- * GET /analytics/estimate: searched from the centre of the point's H3 cell (geo/search-centre.ts),
+ * GET /analytics/estimate: searched from the centre of the point's H3 cell (common/estimate/search-centre.ts),
  * whose city (as the stream places coordinates) names the segment: the answer is the same for
  * every point of the cell.
  */

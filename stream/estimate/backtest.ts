@@ -1,7 +1,8 @@
 // The rolling-origin backtest of the rent estimate (docs/analytics.md, "Backtest"): for each of the
 // last `months` complete months, every listing first listed that month is estimated from the
 // listings listed before the month began (the origin), leaving out the listing itself and every
-// listing with its fingerprint, by the same method.ts the endpoint runs. Its naive baseline is
+// listing with its fingerprint, by the same method.ts the endpoint runs, searched from the centre of
+// the listing's cell as the endpoint searches. Its naive baseline is
 // the median asking rent of the listing's segment (city × type × bedrooms) over the 90 days
 // before the origin. The figures per segment go into estimate_accuracy as one run, which the
 // endpoint reads. Both modes are backtested, each on its own listings.
@@ -25,6 +26,7 @@ import {
   type Subject,
 } from '../../common/estimate/method.ts';
 import { NearestIndex } from './nearest-index.ts';
+import { searchCentre } from '../../common/estimate/search-centre.ts';
 
 export const DEFAULT_BACKTEST_MONTHS = 6;
 /** Loading one mode and type (millions of listings at scale) takes longer than an API query may. */
@@ -138,9 +140,12 @@ async function backtestType(
         await breathe();
         signal?.throwIfAborted();
       }
+      // Searched from the cell's centre, as the endpoint searches: the accuracy and the interval
+      // published with every answer are measured on the answers it gives.
+      const centre = searchCentre(cols.latitude[r]!, cols.longitude[r]!);
       const subject: Subject = {
-        latitude: cols.latitude[r]!,
-        longitude: cols.longitude[r]!,
+        latitude: centre.latitude,
+        longitude: centre.longitude,
         bedrooms: cols.bedrooms[r]! < 0 ? null : cols.bedrooms[r]!,
         bathrooms: cols.bathrooms[r]! < 0 ? null : cols.bathrooms[r]!,
         areaSqm: Number.isNaN(cols.areaSqm[r]!) ? null : cols.areaSqm[r]!,

@@ -1,12 +1,14 @@
 // The rent estimate's backtest (stream/estimate/backtest.ts) on a hand-made market in two years of
 // its own (claimYear): every figure is recomputed here from the endpoint's own search
-// (estimatePoint: ClickHouse, not the backtest's in-memory index) and by hand for the baseline,
+// (estimatePoint from the point's cell centre, as GET /analytics/estimate searches: ClickHouse, not
+// the backtest's in-memory index) and by hand for the baseline,
 // then read back through GET /analytics/estimate; last, the stream worker's schedule and its lock.
 // One file: the endpoint reads the latest run, so the tests that write runs take turns.
 import { randomUUID } from 'node:crypto';
 import type { Platform } from '../../common/platform.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimatePoint } from '../../analytics-api/services/estimate.ts';
+import { searchCentre } from '../../common/estimate/search-centre.ts';
 import { runBacktest, type BacktestReport } from '../../stream/estimate/backtest.ts';
 import { createLogger } from '../../common/logger.ts';
 import { AppError } from '../../common/errors.ts';
@@ -20,6 +22,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Deterministic uniforms and standard normals (Irwin–Hall of four), so failures repeat. */
 const fraction = (i: number, k: number) => (Math.abs(Math.sin(i * 12.9898 + k * 78.233)) * 43_758.5453) % 1;
+/** Where the endpoint searches from for a point: its cell's centre. */
+const centreOf = (at: { latitude: number; longitude: number }) => {
+  const { latitude, longitude } = searchCentre(at.latitude, at.longitude);
+  return { latitude, longitude };
+};
 const normal = (i: number) =>
   (fraction(i, 3) + fraction(i, 4) + fraction(i, 5) + fraction(i, 6) - 2) * Math.sqrt(3);
 
@@ -111,7 +118,7 @@ describe('rent estimate backtest', () => {
         try {
           const { point } = await estimatePoint(
             testClickHouse(),
-            { ...l.at, type: 'house', city: '', bedrooms: 3, bathrooms: 1, areaSqm: null },
+            { ...centreOf(l.at), type: 'house', city: '', bedrooms: 3, bathrooms: 1, areaSqm: null },
             {
               isTest: false,
               now: new Date(origin),

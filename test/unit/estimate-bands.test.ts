@@ -1,8 +1,8 @@
-// The estimate's search centre (geo/search-centre.ts) and the distance bands of other accounts'
+// The estimate's search centre (common/estimate/search-centre.ts) and the distance bands of other accounts'
 // comparables (services/distance-bands.ts): pure functions, no services.
 import { cellToBoundary, cellToLatLng, latLngToCell } from 'h3-js';
 import { describe, expect, it } from 'vitest';
-import { SEARCH_CELL_RESOLUTION, searchCentre } from '../../analytics-api/geo/search-centre.ts';
+import { SEARCH_CELL_RESOLUTION, searchCentre } from '../../common/estimate/search-centre.ts';
 import {
   DISTANCE_BAND_LABELS,
   distanceBand,
