@@ -37,6 +37,19 @@ export async function startPipelines(
   producer: Producer,
   logger: Logger,
 ): Promise<Record<'listings' | 'views' | 'status', RunningConsumer>> {
+  const shared = sharedParts(env, platform, producer, logger);
+  const listings = await startListings(shared);
+  const views = await startViews(shared);
+  const status = await startStatus(shared);
+  return { listings, views, status };
+}
+
+/** A sink is named after what it stores: its consumer group, its log lines and the source of its
+ * quarantined messages all carry that name. */
+type Sink = 'listings' | 'views' | 'status';
+
+/** What the three consumers share: the platform, writers made alike, one quarantine writer. */
+function sharedParts(env: StreamEnv, platform: Platform, producer: Producer, logger: Logger) {
   const writerOptions = {
     maxRows: env.SINK_MAX_ROWS,
     maxDelayMs: env.SINK_MAX_DELAY_MS,
@@ -46,43 +59,54 @@ export async function startPipelines(
   };
   const writer = <Row extends object>(table: WarehouseTable<Row>) =>
     createClickHouseWriter(platform.clickhouse, { ...writerOptions, table });
-  const listingsWriter = writer(listingsTable);
-  const viewsWriter = writer(viewEventsTable);
   const quarantineWriter = writer(quarantineTable);
   const deadLetters = platform.topic('rls.deadletter.v1');
-  const batches = batchStore(platform.redis, env.REDIS_KEY_PREFIX, env.REDIS_GLOBAL_PARTS);
-  // A sink is named after what it stores: its consumer group, its log lines and the source of its
-  // quarantined messages all carry that name.
-  type Sink = 'listings' | 'views' | 'status';
-  const sink = (name: Sink, topic: TopicName) => {
-    const groupId = `${env.STREAM_GROUP_PREFIX}${env.KAFKA_TOPIC_PREFIX}.${name}-sink`;
-    return {
-      kafka: platform.kafka,
-      clickhouse: platform.clickhouse,
-      partitionsConsumedConcurrently: env.STREAM_PARTITIONS_CONCURRENTLY,
-      maxBytesPerPartition: env.STREAM_FETCH_MAX_BYTES_PER_PARTITION,
-      groupId,
-      topic: platform.topic(topic),
-      logger: logger.child({ consumer: name }),
-      // Not the status sink: its batch reads the listing states the partition's previous batch stores.
-      ...(name !== 'status' && {
-        pipeline: {
-          depth: env.STREAM_PIPELINE_DEPTH,
-          marks: inflightMarks(platform.redis, env.REDIS_KEY_PREFIX, groupId, platform.topic(topic)),
-        },
-      }),
-    };
+  return {
+    env,
+    platform,
+    producer,
+    logger,
+    writer,
+    quarantineWriter,
+    quarantine: (name: Sink) => createQuarantine(quarantineWriter, producer, deadLetters, name),
   };
-  const quarantine = (name: Sink) => createQuarantine(quarantineWriter, producer, deadLetters, name);
+}
 
+type Shared = ReturnType<typeof sharedParts>;
+
+/** The consumer options every sink has: its group, topic, logger and (listings, views) pipelining. */
+function sinkOptions({ env, platform, logger }: Shared, name: Sink, topic: TopicName) {
+  const groupId = `${env.STREAM_GROUP_PREFIX}${env.KAFKA_TOPIC_PREFIX}.${name}-sink`;
+  return {
+    kafka: platform.kafka,
+    clickhouse: platform.clickhouse,
+    partitionsConsumedConcurrently: env.STREAM_PARTITIONS_CONCURRENTLY,
+    maxBytesPerPartition: env.STREAM_FETCH_MAX_BYTES_PER_PARTITION,
+    groupId,
+    topic: platform.topic(topic),
+    logger: logger.child({ consumer: name }),
+    // Not the status sink: its batch reads the listing states the partition's previous batch stores.
+    ...(name !== 'status' && {
+      pipeline: {
+        depth: env.STREAM_PIPELINE_DEPTH,
+        marks: inflightMarks(platform.redis, env.REDIS_KEY_PREFIX, groupId, platform.topic(topic)),
+      },
+    }),
+  };
+}
+
+async function startListings(shared: Shared): Promise<RunningConsumer> {
+  const { env, platform, producer, logger } = shared;
+  const listingsWriter = shared.writer(listingsTable);
+  const batches = batchStore(platform.redis, env.REDIS_KEY_PREFIX, env.REDIS_GLOBAL_PARTS);
   const owners = await startOwners(env, platform, logger);
-  const listings = await startOffsetConsumer({
-    ...sink('listings', 'rls.listings.v1'),
+  return startOffsetConsumer({
+    ...sinkOptions(shared, 'listings', 'rls.listings.v1'),
     provenanceTables: [listingsTable, quarantineTable],
     handler: createListingsHandler({
       owners,
       writer: listingsWriter,
-      quarantine: quarantine('listings'),
+      quarantine: shared.quarantine('listings'),
       fx: fxTable(env.FX_USD_TZS),
       markStored: (accountId, batchId, ids) => batches.markStored(accountId, batchId, ids),
       reportRepushed: (repushed) =>
@@ -93,28 +117,37 @@ export async function startPipelines(
     crashAfterInsert: env.STREAM_CRASH_AFTER_INSERT === '1',
     members: env.STREAM_LISTINGS_MEMBERS,
   });
-  const views = await startOffsetConsumer({
-    ...sink('views', 'rls.views.v1'),
+}
+
+async function startViews(shared: Shared): Promise<RunningConsumer> {
+  const { env, platform } = shared;
+  const viewsWriter = shared.writer(viewEventsTable);
+  return startOffsetConsumer({
+    ...sinkOptions(shared, 'views', 'rls.views.v1'),
     provenanceTables: [viewEventsTable, quarantineTable],
     handler: createViewsHandler({
       writer: viewsWriter,
-      quarantine: quarantine('views'),
+      quarantine: shared.quarantine('views'),
       listings: createListingCache(platform.clickhouse, env.STREAM_LISTING_CACHE_SIZE),
     }),
-    writers: [viewsWriter, quarantineWriter],
+    writers: [viewsWriter, shared.quarantineWriter],
   });
-  // Status changes: small volumes, one writer per table; keyed by account, so each account's
-  // changes are applied in order (stream/lifecycle/handler.ts).
-  const changesWriter = writer(listingStatusChangesTable);
-  const statesWriter = writer(listingStatesTable);
-  const status = await startOffsetConsumer({
-    ...sink('status', 'rls.listing-status.v1'),
+}
+
+/** Status changes: small volumes, one writer per table; keyed by account, so each account's
+ * changes are applied in order (stream/lifecycle/handler.ts). */
+async function startStatus(shared: Shared): Promise<RunningConsumer> {
+  const { env, platform, logger } = shared;
+  const changesWriter = shared.writer(listingStatusChangesTable);
+  const statesWriter = shared.writer(listingStatesTable);
+  return startOffsetConsumer({
+    ...sinkOptions(shared, 'status', 'rls.listing-status.v1'),
     provenanceTables: [listingStatusChangesTable, quarantineTable],
     handler: createStatusHandler({
       readStates: (ids) => readListingStates(platform.clickhouse, ids),
       changes: changesWriter,
       states: statesWriter,
-      quarantine: quarantine('status'),
+      quarantine: shared.quarantine('status'),
       fx: fxTable(env.FX_USD_TZS),
       logger,
       // A listing that left the market is news again when re-sent today (common/lifecycle/resend-marks.ts).
@@ -124,7 +157,6 @@ export async function startPipelines(
     }),
     writers: [changesWriter, statesWriter],
   });
-  return { listings, views, status };
 }
 
 /** The listing owners, built from ClickHouse if they are not yet; none in a benchmark build without them. */

@@ -42,15 +42,53 @@ const IMAGE_COMMIT_INTERVAL_MS = 1_000;
 const IMAGE_FETCH_MIN_BYTES = 1024 * 1024;
 const IMAGE_FETCH_WAIT_MS = 250;
 
+type CheckerEnv = ImageCheckerEnv &
+  OutboundEnv &
+  Pick<SharedEnv, 'KAFKA_TOPIC_PREFIX' | 'STREAM_GROUP_PREFIX' | 'REDIS_KEY_PREFIX'>;
+
 export async function startImageChecker(
   platform: Platform,
-  env: ImageCheckerEnv &
-    OutboundEnv &
-    Pick<SharedEnv, 'KAFKA_TOPIC_PREFIX' | 'STREAM_GROUP_PREFIX' | 'REDIS_KEY_PREFIX'>,
+  env: CheckerEnv,
   photoEnv: PhotoEnv,
   logger: Logger,
   fetchLimits: { maxBytesPerPartition?: number } = {},
 ) {
+  const parts = await checkerParts(platform, env, photoEnv, logger);
+  const { pools, photos, writer, photoWriter } = parts;
+  const consumer = await startOffsetConsumer({
+    kafka: platform.kafka,
+    clickhouse: platform.clickhouse,
+    groupId: imageCheckerGroupId(env),
+    topic: platform.topic('rls.listings.v1'),
+    provenanceTables: [imageChecksTable],
+    maxBytesPerPartition: fetchLimits.maxBytesPerPartition,
+    // Most of its batches are listings without images, skipped unread: committing each cost Kafka
+    // more than reading them. What it stores, the replay guard recognises after a crash.
+    commitIntervalMs: IMAGE_COMMIT_INTERVAL_MS,
+    fetchMinBytes: IMAGE_FETCH_MIN_BYTES,
+    fetchWaitMs: IMAGE_FETCH_WAIT_MS,
+    handler: imageCheckHandler(parts, env),
+    writers: [writer, photoWriter],
+    logger: logger.child({ consumer: 'image-checker' }),
+  });
+  return {
+    ...consumer,
+    /**
+     * Checks still waiting for a slot are dropped at once, so the running batch fails fast and is
+     * not committed (the next owner of the partition checks it again) instead of holding shutdown
+     * for as long as a large single-host queue takes.
+     */
+    async stop() {
+      pools.abort(new Error('image checker stopping'));
+      photos.abort(new Error('image checker stopping'));
+      await consumer.stop();
+      await photos.close();
+    },
+  };
+}
+
+/** The checker's pools, SSRF-safe client, batch summary, photo analyser and its two writers. */
+async function checkerParts(platform: Platform, env: CheckerEnv, photoEnv: PhotoEnv, logger: Logger) {
   // Fair shares per account, and a limit per resolved address (pools.ts).
   const pools = createImagePools(env);
   const outbound = createOutboundClient({
@@ -78,105 +116,93 @@ export async function startImageChecker(
     maxDelayMs: 500,
     logger,
   });
+  return { pools, outbound, summary, writer, photos, photoWriter };
+}
 
-  async function checkListing(
-    message: ListingMessage,
-    provenance: Provenance,
-    context: BatchContext,
-  ): Promise<{ check: ImageCheckRow; photo: ListingImageRow }[]> {
-    const images = message.listing.images ?? [];
-    if (!images.length) return [];
-    await context.retry('image summary', () =>
-      summary.started(message.account_id, message.batch_id, message.listing_id, images.length),
-    );
-    return Promise.all(
-      images.map(async (url, index) => {
-        const result = await pools.accounts.run(message.account_id, () =>
-          checkImage(outbound, url, env.IMAGE_CHECK_TIMEOUT_MS),
-        );
-        const photo = await photos.analyse({
-          message,
-          index,
-          url,
-          checkOk: result.is_ok === 1,
-          schedule: (task) => pools.accounts.run(message.account_id, task),
-          timeoutMs: env.IMAGE_CHECK_TIMEOUT_MS,
-          retry: context.retry,
-        });
-        // Redis before ClickHouse: a crash in between replays the message, and the counters are idempotent.
-        await context.retry('image summary', () =>
-          summary.checked(
-            message.account_id,
-            message.batch_id,
-            message.listing_id,
-            index,
-            result.is_ok === 1,
-          ),
-        );
-        const check: ImageCheckRow = {
-          ...imageKeyOf(message, index, url),
-          checked_at: new Date().toISOString(),
-          ...result,
-          ...provenance,
-        };
-        return { check, photo: { ...photo, ...provenance } };
-      }),
-    );
-  }
+type CheckerParts = Awaited<ReturnType<typeof checkerParts>>;
 
-  const handler: BatchHandler = {
+type CheckedImage = { check: ImageCheckRow; photo: ListingImageRow };
+
+function imageCheckHandler(parts: CheckerParts, env: CheckerEnv): BatchHandler {
+  return {
     async handle(messages, context) {
-      const checks: Promise<{ check: ImageCheckRow; photo: ListingImageRow }[]>[] = [];
+      const checks: Promise<CheckedImage[]>[] = [];
       for (const message of messages) {
         if (!mayHaveImages(message)) continue;
         for (const decoded of decodeListings(message, hasImages)) {
           // Bad listings are the listings sink's to quarantine; stored ones were checked before.
           if (!decoded.ok || context.isStored(message, decoded.item)) continue;
-          checks.push(checkListing(decoded.value, context.provenance(message, decoded.item), context));
+          checks.push(
+            checkListing(parts, env, decoded.value, context.provenance(message, decoded.item), context),
+          );
         }
       }
       const results = (await Promise.all(checks)).flat();
       // Photos first: the replay guard reads image_checks, so a crash between the two inserts
       // replays the listing and writes its photos again (collapsed by FINAL) instead of losing them.
-      await photoWriter.write(
+      await parts.photoWriter.write(
         results.map((r) => r.photo),
         context.fence,
       );
-      await writer.write(
+      await parts.writer.write(
         results.map((r) => r.check),
         context.fence,
       );
     },
   };
+}
 
-  const consumer = await startOffsetConsumer({
-    kafka: platform.kafka,
-    clickhouse: platform.clickhouse,
-    groupId: imageCheckerGroupId(env),
-    topic: platform.topic('rls.listings.v1'),
-    provenanceTables: [imageChecksTable],
-    maxBytesPerPartition: fetchLimits.maxBytesPerPartition,
-    // Most of its batches are listings without images, skipped unread: committing each cost Kafka
-    // more than reading them. What it stores, the replay guard recognises after a crash.
-    commitIntervalMs: IMAGE_COMMIT_INTERVAL_MS,
-    fetchMinBytes: IMAGE_FETCH_MIN_BYTES,
-    fetchWaitMs: IMAGE_FETCH_WAIT_MS,
-    handler,
-    writers: [writer, photoWriter],
-    logger: logger.child({ consumer: 'image-checker' }),
+async function checkListing(
+  parts: CheckerParts,
+  env: CheckerEnv,
+  message: ListingMessage,
+  provenance: Provenance,
+  context: BatchContext,
+): Promise<CheckedImage[]> {
+  const images = message.listing.images ?? [];
+  if (!images.length) return [];
+  await context.retry('image summary', () =>
+    parts.summary.started(message.account_id, message.batch_id, message.listing_id, images.length),
+  );
+  return Promise.all(
+    images.map((url, index) => checkOneImage(parts, env, { message, provenance, context, url, index })),
+  );
+}
+
+/** Checks one image URL, analyses the photo, counts it in the batch summary; returns its rows. */
+async function checkOneImage(
+  { pools, outbound, photos, summary }: CheckerParts,
+  env: CheckerEnv,
+  image: {
+    message: ListingMessage;
+    provenance: Provenance;
+    context: BatchContext;
+    url: string;
+    index: number;
+  },
+): Promise<CheckedImage> {
+  const { message, provenance, context, url, index } = image;
+  const result = await pools.accounts.run(message.account_id, () =>
+    checkImage(outbound, url, env.IMAGE_CHECK_TIMEOUT_MS),
+  );
+  const photo = await photos.analyse({
+    message,
+    index,
+    url,
+    checkOk: result.is_ok === 1,
+    schedule: (task) => pools.accounts.run(message.account_id, task),
+    timeoutMs: env.IMAGE_CHECK_TIMEOUT_MS,
+    retry: context.retry,
   });
-  return {
-    ...consumer,
-    /**
-     * Checks still waiting for a slot are dropped at once, so the running batch fails fast and is
-     * not committed (the next owner of the partition checks it again) instead of holding shutdown
-     * for as long as a large single-host queue takes.
-     */
-    async stop() {
-      pools.abort(new Error('image checker stopping'));
-      photos.abort(new Error('image checker stopping'));
-      await consumer.stop();
-      await photos.close();
-    },
+  // Redis before ClickHouse: a crash in between replays the message, and the counters are idempotent.
+  await context.retry('image summary', () =>
+    summary.checked(message.account_id, message.batch_id, message.listing_id, index, result.is_ok === 1),
+  );
+  const check: ImageCheckRow = {
+    ...imageKeyOf(message, index, url),
+    checked_at: new Date().toISOString(),
+    ...result,
+    ...provenance,
   };
+  return { check, photo: { ...photo, ...provenance } };
 }

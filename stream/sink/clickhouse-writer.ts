@@ -57,74 +57,25 @@ export function createClickHouseWriter<Row extends object>(
   options: WriterOptions<Row>,
 ) {
   const table = options.table.name;
-  const columns = columnList(options.table);
-  let pending: Pending<Row> | undefined;
-  let inFlight = Promise.resolve();
-  /** Inserts handed to `inFlight` and not finished. */
-  let inserting = 0;
-  let closed = false;
-  let abandoned = false;
   const stats = { rows: 0, inserts: 0, retries: 0, rejected: 0, dropped: 0 };
-
-  const inserter = createIsolatingInserter<Row>({
-    client,
+  const state: WriterState<Row> = {
+    options,
     table,
-    columns,
-    logger: options.logger,
     stats,
-    abandoned: () => abandoned,
-    retryDelayMs: options.retryDelayMs,
-  });
-
-  /**
-   * Hands the pending rows to an insert. Inserts run one after another, so rows land in the order
-   * their offsets were read; a batch due while one runs could not start sooner anyway, so it stays
-   * open and takes the rows that arrive until then (group commit: under load, fewer and larger
-   * inserts, whose cost is mostly per insert — docs/performance.md). `now` closes it at once
-   * (`maxRows`, drain).
-   */
-  function flush(now = false): void {
-    const batch = pending;
-    if (!batch) return;
-    clearTimeout(batch.timer);
-    clearTimeout(batch.quietTimer);
-    if (inserting > 0 && !now) {
-      batch.due = true;
-      return;
-    }
-    pending = undefined;
-    batch.flushed = true;
-    inserting++;
-    inFlight = inFlight.then(async () => {
-      try {
-        await inserter.insertAndSettle(batch);
-      } finally {
-        inserting--;
-        if (inserting === 0 && pending?.due) flush();
-      }
-    });
-  }
-
-  /** The fence dropped a write (its batch was revoked before any of it was stored): out it goes. */
-  function drop(batch: Pending<Row>, waiter: Waiter<Row>, error: Error): void {
-    waiter.reject(error);
-    stats.dropped += waiter.rows.length;
-    if (leaveBatch(batch, waiter) && pending === batch) {
-      clearTimeout(batch.timer);
-      clearTimeout(batch.quietTimer);
-      pending = undefined;
-    }
-  }
-
-  /** A flush once no rows arrived for `quietMs`, when enough are pending (WriterOptions). */
-  function flushWhenQuiet(batch: Pending<Row>): void {
-    const { quietMs, maxDelayMs, quietMinRows = 1 } = options;
-    if (batch.due || quietMs === undefined || quietMs >= maxDelayMs || batch.rows.length < quietMinRows)
-      return;
-    clearTimeout(batch.quietTimer);
-    batch.quietTimer = setTimeout(flush, quietMs);
-  }
-
+    inFlight: Promise.resolve(),
+    inserting: 0,
+    closed: false,
+    abandoned: false,
+    inserter: createIsolatingInserter<Row>({
+      client,
+      table,
+      columns: columnList(options.table),
+      logger: options.logger,
+      stats,
+      abandoned: () => state.abandoned,
+      retryDelayMs: options.retryDelayMs,
+    }),
+  };
   return {
     table,
     stats,
@@ -134,33 +85,110 @@ export function createClickHouseWriter<Row extends object>(
      * null outside a batch) drops the write because its batch was revoked before anything of it
      * was stored.
      */
-    write(rows: Row[], fence: BatchFence | null): Promise<WriteResult<Row>> {
-      if (rows.length === 0) return Promise.resolve({ rejected: [] });
-      if (closed) return Promise.reject(new WriterClosedError(`writer for ${table} is closed`));
-      if (fence?.refusesWrites) return Promise.reject(fence.reason());
-      return new Promise<WriteResult<Row>>((resolve, reject) => {
-        if (!pending) {
-          pending = { rows: [], waiters: [], dropped: new Set(), fences: new Map() };
-          pending.timer = setTimeout(flush, options.maxDelayMs);
-        }
-        const batch = pending;
-        joinBatch(batch, { rows, resolve, reject }, fence, (waiter) => drop(batch, waiter, fence!.reason()));
-        if (batch.rows.length >= options.maxRows) flush(true);
-        else flushWhenQuiet(batch);
-      });
-    },
+    write: (rows: Row[], fence: BatchFence | null): Promise<WriteResult<Row>> => write(state, rows, fence),
     /** Flushes what is buffered and waits for every insert (up to `timeoutMs`); later writes fail. */
-    async drain(timeoutMs = 20_000): Promise<void> {
-      flush(true);
-      closed = true;
-      const timer = setTimeout(() => (abandoned = true), timeoutMs);
-      try {
-        await inFlight;
-      } finally {
-        clearTimeout(timer);
-      }
-    },
+    drain: (timeoutMs = 20_000): Promise<void> => drain(state, timeoutMs),
   };
+}
+
+/** One writer's rows being gathered, its inserts, and whether it still takes writes. */
+interface WriterState<Row extends object> {
+  readonly options: WriterOptions<Row>;
+  readonly table: string;
+  readonly stats: { rows: number; inserts: number; retries: number; rejected: number; dropped: number };
+  readonly inserter: ReturnType<typeof createIsolatingInserter<Row>>;
+  pending?: Pending<Row>;
+  inFlight: Promise<void>;
+  /** Inserts handed to `inFlight` and not finished. */
+  inserting: number;
+  closed: boolean;
+  abandoned: boolean;
+}
+
+function write<Row extends object>(
+  state: WriterState<Row>,
+  rows: Row[],
+  fence: BatchFence | null,
+): Promise<WriteResult<Row>> {
+  if (rows.length === 0) return Promise.resolve({ rejected: [] });
+  if (state.closed) return Promise.reject(new WriterClosedError(`writer for ${state.table} is closed`));
+  if (fence?.refusesWrites) return Promise.reject(fence.reason());
+  return new Promise<WriteResult<Row>>((resolve, reject) => {
+    if (!state.pending) {
+      state.pending = { rows: [], waiters: [], dropped: new Set(), fences: new Map() };
+      state.pending.timer = setTimeout(() => flush(state), state.options.maxDelayMs);
+    }
+    const batch = state.pending;
+    joinBatch(batch, { rows, resolve, reject }, fence, (waiter) =>
+      drop(state, batch, waiter, fence!.reason()),
+    );
+    if (batch.rows.length >= state.options.maxRows) flush(state, true);
+    else flushWhenQuiet(state, batch);
+  });
+}
+
+async function drain<Row extends object>(state: WriterState<Row>, timeoutMs: number): Promise<void> {
+  flush(state, true);
+  state.closed = true;
+  const timer = setTimeout(() => (state.abandoned = true), timeoutMs);
+  try {
+    await state.inFlight;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Hands the pending rows to an insert. Inserts run one after another, so rows land in the order
+ * their offsets were read; a batch due while one runs could not start sooner anyway, so it stays
+ * open and takes the rows that arrive until then (group commit: under load, fewer and larger
+ * inserts, whose cost is mostly per insert — docs/performance.md). `now` closes it at once
+ * (`maxRows`, drain).
+ */
+function flush<Row extends object>(state: WriterState<Row>, now = false): void {
+  const batch = state.pending;
+  if (!batch) return;
+  clearTimeout(batch.timer);
+  clearTimeout(batch.quietTimer);
+  if (state.inserting > 0 && !now) {
+    batch.due = true;
+    return;
+  }
+  state.pending = undefined;
+  batch.flushed = true;
+  state.inserting++;
+  state.inFlight = state.inFlight.then(async () => {
+    try {
+      await state.inserter.insertAndSettle(batch);
+    } finally {
+      state.inserting--;
+      if (state.inserting === 0 && state.pending?.due) flush(state);
+    }
+  });
+}
+
+/** The fence dropped a write (its batch was revoked before any of it was stored): out it goes. */
+function drop<Row extends object>(
+  state: WriterState<Row>,
+  batch: Pending<Row>,
+  waiter: Waiter<Row>,
+  error: Error,
+): void {
+  waiter.reject(error);
+  state.stats.dropped += waiter.rows.length;
+  if (leaveBatch(batch, waiter) && state.pending === batch) {
+    clearTimeout(batch.timer);
+    clearTimeout(batch.quietTimer);
+    state.pending = undefined;
+  }
+}
+
+/** A flush once no rows arrived for `quietMs`, when enough are pending (WriterOptions). */
+function flushWhenQuiet<Row extends object>(state: WriterState<Row>, batch: Pending<Row>): void {
+  const { quietMs, maxDelayMs, quietMinRows = 1 } = state.options;
+  if (batch.due || quietMs === undefined || quietMs >= maxDelayMs || batch.rows.length < quietMinRows) return;
+  clearTimeout(batch.quietTimer);
+  batch.quietTimer = setTimeout(() => flush(state), quietMs);
 }
 
 /** A writer of the rows of one table (`Row`: its module's row type). */

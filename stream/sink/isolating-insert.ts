@@ -75,131 +75,143 @@ export interface InserterDeps {
 export const DEFAULT_RETRY_DELAY_MS = { first: 200, max: 5_000 };
 
 export function createIsolatingInserter<Row extends object>(deps: InserterDeps) {
-  const { client, table, columns, stats } = deps;
+  return { insertAndSettle: (batch: Pending<Row>) => insertAndSettle(deps, batch) };
+}
 
-  const settingsFor = (rows: Row[]) => insertSettings(table, rows);
-  /**
-   * True when the server answers: a refusal seen while it is going down (a fatal signal, a restart)
-   * is the server's state, not the rows', so rows are only bisected once it answers again.
-   */
-  async function serverAnswers(client: ClickHouseClient): Promise<boolean> {
-    const ping = await client.ping().catch((error: unknown) => ({ success: false as const, error }));
-    return ping.success;
+/** Inserts `batch` and settles its waiters: stored, partly refused, or failed. */
+async function insertAndSettle<Row extends object>(deps: InserterDeps, batch: Pending<Row>): Promise<void> {
+  const rejected: WriteResult<Row>['rejected'] = [];
+  const labels = { table: deps.table };
+  writerFlushRows.observe(labels, batch.rows.length);
+  const timer = writerFlushDuration.startTimer(labels);
+  try {
+    await insertIsolating(deps, batch, batch.rows, rejected);
+  } catch (error) {
+    timer({ outcome: 'abandoned' });
+    for (const waiter of batch.waiters) waiter.reject(error);
+    return;
   }
-
-  /**
-   * Inserts once, retrying for as long as it runs; throws only a refusal of the rows, once it
-   * happened `attempts` times and the server answers after it (the rows are then bisected). Rows of
-   * dropped writes are left out as long as no attempt of this insert may have been stored (its token
-   * must not change after that).
-   */
-  async function insertWithRetry(batch: Pending<Row>, allRows: Row[], attempts: number): Promise<void> {
-    let refusals = 0;
-    let rows = allRows;
-    let settings = settingsFor(rows);
-    /** An attempt failed in a way that may have stored it: the rows must not change any more. */
-    let mayBeStored = false;
-    for (let attempt = 0; ; attempt++) {
-      if (batch.dropped.size && !mayBeStored) {
-        const left = rows.filter((row) => !batch.dropped.has(row));
-        if (left.length === 0) return; // every write of it was dropped: nothing to store
-        if (left.length !== rows.length) [rows, settings] = [left, settingsFor(left)];
-      }
-      const fences = fencesOf(batch, rows);
-      for (const fence of fences) fence.attemptStarted();
-      try {
-        await client.insert({
-          table,
-          ...insertBody(rows, columns),
-          columns,
-          clickhouse_settings: settings,
-        });
-        stats.rows += rows.length;
-        stats.inserts++;
-        for (const fence of fences) fence.attemptEnded(true);
-        return;
-      } catch (error) {
-        if (!insertCertainlyNotStored(error)) mayBeStored = true;
-        // May drop writes of revoked batches (their rows leave the next attempt, above).
-        for (const fence of fences) fence.attemptEnded(mayBeStored);
-        const refused = isRowRefusal(error);
-        if (refused && ++refusals >= attempts) {
-          if (await serverAnswers(deps.client)) throw error;
-          refusals = attempts - 1; // not answering: wait, then one more try decides
-        }
-        // Shutting down with ClickHouse unreachable: give up; nothing is committed, so it replays.
-        if (deps.abandoned()) throw new WriterClosedError(`writer for ${table} abandoned`);
-        stats.retries++;
-        const { first, max } = deps.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
-        const delay = Math.min(first * 2 ** attempt, max);
-        deps.logger.warn(
-          refused ? 'insert refused, trying again before bisecting' : 'insert failed, retrying',
-          {
-            table,
-            rows: rows.length,
-            attempt,
-            delay_ms: delay,
-            ...errorFields(error),
-            error: describeClickHouseError(error),
-          },
-        );
-        await sleep(delay);
-      }
-    }
+  timer({ outcome: rejected.length ? 'partly_refused' : 'stored' });
+  const refused = new Map(rejected.map((r) => [r.row, r.error]));
+  for (const waiter of batch.waiters) {
+    const mine = refused.size
+      ? waiter.rows.filter((row) => refused.has(row)).map((row) => ({ row, error: refused.get(row)! }))
+      : [];
+    waiter.resolve({ rejected: mine });
   }
+}
 
-  /** Stores what ClickHouse accepts; bisects a refused insert to find the refused rows. */
-  async function insertIsolating(
-    batch: Pending<Row>,
-    rows: Row[],
-    rejected: WriteResult<Row>['rejected'],
-    attempts = REFUSED_ATTEMPTS,
-  ): Promise<void> {
-    try {
-      await insertWithRetry(batch, rows, attempts);
-    } catch (error) {
-      if (error instanceof WriterClosedError) throw error;
-      const message = describeClickHouseError(error);
-      if (rows.length === 1) {
-        stats.rejected++;
-        rejected.push({ row: rows[0]!, error: message.slice(0, 2_000) });
-        return;
-      }
-      deps.logger.warn('insert refused; bisecting to isolate the bad rows', {
-        table,
-        rows: rows.length,
-        error: message.slice(0, 300),
-      });
-      const half = Math.ceil(rows.length / 2);
-      await insertIsolating(batch, rows.slice(0, half), rejected, 1);
-      await insertIsolating(batch, rows.slice(half), rejected, 1);
-    }
-  }
-
-  /** Inserts `batch` and settles its waiters: stored, partly refused, or failed. */
-  async function insertAndSettle(batch: Pending<Row>): Promise<void> {
-    const rejected: WriteResult<Row>['rejected'] = [];
-    const labels = { table };
-    writerFlushRows.observe(labels, batch.rows.length);
-    const timer = writerFlushDuration.startTimer(labels);
-    try {
-      await insertIsolating(batch, batch.rows, rejected);
-    } catch (error) {
-      timer({ outcome: 'abandoned' });
-      for (const waiter of batch.waiters) waiter.reject(error);
+/** Stores what ClickHouse accepts; bisects a refused insert to find the refused rows. */
+async function insertIsolating<Row extends object>(
+  deps: InserterDeps,
+  batch: Pending<Row>,
+  rows: Row[],
+  rejected: WriteResult<Row>['rejected'],
+  attempts = REFUSED_ATTEMPTS,
+): Promise<void> {
+  try {
+    await insertWithRetry(deps, batch, rows, attempts);
+  } catch (error) {
+    if (error instanceof WriterClosedError) throw error;
+    const message = describeClickHouseError(error);
+    if (rows.length === 1) {
+      deps.stats.rejected++;
+      rejected.push({ row: rows[0]!, error: message.slice(0, 2_000) });
       return;
     }
-    timer({ outcome: rejected.length ? 'partly_refused' : 'stored' });
-    const refused = new Map(rejected.map((r) => [r.row, r.error]));
-    for (const waiter of batch.waiters) {
-      const mine = refused.size
-        ? waiter.rows.filter((row) => refused.has(row)).map((row) => ({ row, error: refused.get(row)! }))
-        : [];
-      waiter.resolve({ rejected: mine });
+    deps.logger.warn('insert refused; bisecting to isolate the bad rows', {
+      table: deps.table,
+      rows: rows.length,
+      error: message.slice(0, 300),
+    });
+    const half = Math.ceil(rows.length / 2);
+    await insertIsolating(deps, batch, rows.slice(0, half), rejected, 1);
+    await insertIsolating(deps, batch, rows.slice(half), rejected, 1);
+  }
+}
+
+/**
+ * Inserts once, retrying for as long as it runs; throws only a refusal of the rows, once it
+ * happened `attempts` times and the server answers after it (the rows are then bisected). Rows of
+ * dropped writes are left out as long as no attempt of this insert may have been stored (its token
+ * must not change after that).
+ */
+async function insertWithRetry<Row extends object>(
+  deps: InserterDeps,
+  batch: Pending<Row>,
+  allRows: Row[],
+  attempts: number,
+): Promise<void> {
+  const { client, table, columns, stats } = deps;
+  let refusals = 0;
+  let rows = allRows;
+  let settings = insertSettings(table, rows);
+  /** An attempt failed in a way that may have stored it: the rows must not change any more. */
+  let mayBeStored = false;
+  for (let attempt = 0; ; attempt++) {
+    if (batch.dropped.size && !mayBeStored) {
+      const left = rows.filter((row) => !batch.dropped.has(row));
+      if (left.length === 0) return; // every write of it was dropped: nothing to store
+      if (left.length !== rows.length) [rows, settings] = [left, insertSettings(table, left)];
+    }
+    const fences = fencesOf(batch, rows);
+    for (const fence of fences) fence.attemptStarted();
+    try {
+      await client.insert({
+        table,
+        ...insertBody(rows, columns),
+        columns,
+        clickhouse_settings: settings,
+      });
+      stats.rows += rows.length;
+      stats.inserts++;
+      for (const fence of fences) fence.attemptEnded(true);
+      return;
+    } catch (error) {
+      if (!insertCertainlyNotStored(error)) mayBeStored = true;
+      // May drop writes of revoked batches (their rows leave the next attempt, above).
+      for (const fence of fences) fence.attemptEnded(mayBeStored);
+      const refused = isRowRefusal(error);
+      if (refused && ++refusals >= attempts) {
+        if (await serverAnswers(client)) throw error;
+        refusals = attempts - 1; // not answering: wait, then one more try decides
+      }
+      // Shutting down with ClickHouse unreachable: give up; nothing is committed, so it replays.
+      if (deps.abandoned()) throw new WriterClosedError(`writer for ${table} abandoned`);
+      stats.retries++;
+      await pauseBeforeRetry(deps, { rows: rows.length, attempt, refused, error });
     }
   }
+}
 
-  return { insertAndSettle };
+/** Logs a failed attempt and waits before the next: capped doubling (InserterDeps.retryDelayMs). */
+async function pauseBeforeRetry(
+  deps: InserterDeps,
+  failed: { rows: number; attempt: number; refused: boolean; error: unknown },
+): Promise<void> {
+  const { first, max } = deps.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
+  const delay = Math.min(first * 2 ** failed.attempt, max);
+  deps.logger.warn(
+    failed.refused ? 'insert refused, trying again before bisecting' : 'insert failed, retrying',
+    {
+      table: deps.table,
+      rows: failed.rows,
+      attempt: failed.attempt,
+      delay_ms: delay,
+      ...errorFields(failed.error),
+      error: describeClickHouseError(failed.error),
+    },
+  );
+  await sleep(delay);
+}
+
+/**
+ * True when the server answers: a refusal seen while it is going down (a fatal signal, a restart)
+ * is the server's state, not the rows', so rows are only bisected once it answers again.
+ */
+async function serverAnswers(client: ClickHouseClient): Promise<boolean> {
+  const ping = await client.ping().catch((error: unknown) => ({ success: false as const, error }));
+  return ping.success;
 }
 
 /**

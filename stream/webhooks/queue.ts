@@ -137,136 +137,170 @@ function shares(rooms: number[], limit: number): number[] {
 }
 
 export function deliveryQueue(redis: Redis, prefix: string, parts: number) {
-  const { due: dueKey, leases: leasesKey, delivery: deliveryKey } = deliveryQueueKeys(prefix);
+  const keys = deliveryQueueKeys(prefix);
   const index = dueIndex(redis, prefix, parts);
+  const queue: QueueDeps = { redis, keys, index };
 
   return {
     index,
-    dueKey,
+    dueKey: keys.due,
     /** Adds a delivery due at `dueAt` (ms); false when this id was already enqueued. */
-    async enqueue(delivery: NewDelivery, dueAt: number): Promise<boolean> {
-      const fields = {
-        ...delivery,
-        is_test: delivery.is_test ? '1' : '0',
-        attempt: '0',
-        state: 'pending',
-      };
-      const account = delivery.account_id;
-      // The index first, the delivery, the index again (account-index.ts).
-      const result = await index.produce(account, dueAt, async (stamp) => {
-        const reply = await enqueueScript.run(
-          redis,
-          2,
-          dueKey(account),
-          deliveryKey(account, delivery.id),
-          String(dueAt),
-          delivery.id,
-          String(DELIVERY_TTL_SECONDS),
-          stamp,
-          ...Object.entries(fields).flat(),
-        );
-        return reply === STALE ? STALE : reply;
-      });
-      return result === 1;
-    },
-
+    enqueue: (delivery: NewDelivery, dueAt: number): Promise<boolean> => enqueue(queue, delivery, dueAt),
     /**
      * Claims up to `limit` due deliveries, at most `roomFor(account)` of each account, accounts with
      * the fewest deliveries in flight (`inFlight`) first; returns them and the lease token.
      */
-    async claim(
+    claim: (
       limit: number,
       roomFor: (account: string) => number,
       inFlight: (account: string) => number = () => 0,
       now = Date.now(),
-    ): Promise<{ claimed: Claimed[]; token: string }> {
-      const token = randomBytes(8).toString('hex');
-      const due = (await index.due(now, CANDIDATE_ACCOUNTS)).slice(0, CANDIDATE_ACCOUNTS);
-      // Stable sort: equal in-flight counts keep the index order (earliest due first).
-      const candidates = due
-        .map((found) => ({ found, room: Math.min(roomFor(found.account), limit) }))
-        .filter((c) => c.room > 0)
-        .sort((x, y) => inFlight(x.found.account) - inFlight(y.found.account));
-      const given = shares(
-        candidates.map((c) => c.room),
-        limit,
-      );
-      const claimed: Claimed[] = [];
-      await Promise.all(
-        candidates.map(async ({ found }, i) => {
-          const { account } = found;
-          const max = given[i]!;
-          // An account without a share this round is looked at again next time.
-          if (max === 0) return;
-          const reply = (await claimScript.run(
-            redis,
-            2,
-            dueKey(account),
-            leasesKey(account),
-            String(now),
-            String(now + LEASE_MS),
-            token,
-            String(max),
-          )) as string[];
-          const next = reply[reply.length - 1]!;
-          for (const id of reply.slice(0, -1)) claimed.push({ id, account });
-          await index.settle(found, next === '' ? null : Number(next), now);
-        }),
-      );
-      return { claimed, token };
-    },
-
-    async get(account: string, id: string): Promise<Delivery | null> {
-      const f = await redis.hgetall(deliveryKey(account, id));
-      if (!f.id) return null;
-      return {
-        id: f.id,
-        webhook_id: f.webhook_id!,
-        account_id: f.account_id!,
-        is_test: f.is_test === '1',
-        event_type: f.event_type!,
-        event_id: f.event_id ?? '',
-        payload: f.payload ?? '',
-        attempt: Number(f.attempt ?? 0),
-        first_attempt_at: f.first_attempt_at ?? null,
-        state: f.state === 'done' ? 'done' : 'pending',
-      };
-    },
-
+    ): Promise<{ claimed: Claimed[]; token: string }> => claim(queue, limit, roomFor, inFlight, now),
+    get: (account: string, id: string): Promise<Delivery | null> => getDelivery(queue, account, id),
     /** Ends a claimed delivery (`done`) or schedules its next attempt; false if the lease was lost. */
-    async finish(
+    finish: (
       claimed: Claimed,
       token: string,
       outcome: { done: true } | { done: false; nextDueAt: number },
       attempts: number,
       firstAttemptAt: string,
-    ): Promise<boolean> {
-      const step = async (stamp: string) => {
-        const reply = await finishScript.run(
-          redis,
-          3,
-          dueKey(claimed.account),
-          leasesKey(claimed.account),
-          deliveryKey(claimed.account, claimed.id),
-          claimed.id,
-          token,
-          outcome.done ? 'done' : 'retry',
-          String(outcome.done ? 0 : outcome.nextDueAt),
-          String(attempts),
-          firstAttemptAt,
-          String(DELIVERY_TTL_SECONDS),
-          stamp,
-        );
-        return reply === STALE ? STALE : reply;
-      };
-      // A retry may be due before the account's time in the index: the index first, then the
-      // reschedule, then the index again (account-index.ts). Done only removes: no index step.
-      const result = outcome.done
-        ? await step('')
-        : await index.produce(claimed.account, outcome.nextDueAt, step);
-      return result === 1;
-    },
+    ): Promise<boolean> => finish(queue, claimed, token, outcome, attempts, firstAttemptAt),
   };
+}
+
+/** What the queue's operations work on: Redis, its keys, and the index of accounts with due deliveries. */
+interface QueueDeps {
+  redis: Redis;
+  keys: ReturnType<typeof deliveryQueueKeys>;
+  index: ReturnType<typeof dueIndex>;
+}
+
+async function enqueue(
+  { redis, keys, index }: QueueDeps,
+  delivery: NewDelivery,
+  dueAt: number,
+): Promise<boolean> {
+  const fields = {
+    ...delivery,
+    is_test: delivery.is_test ? '1' : '0',
+    attempt: '0',
+    state: 'pending',
+  };
+  const account = delivery.account_id;
+  // The index first, the delivery, the index again (account-index.ts).
+  const result = await index.produce(account, dueAt, async (stamp) => {
+    const reply = await enqueueScript.run(
+      redis,
+      2,
+      keys.due(account),
+      keys.delivery(account, delivery.id),
+      String(dueAt),
+      delivery.id,
+      String(DELIVERY_TTL_SECONDS),
+      stamp,
+      ...Object.entries(fields).flat(),
+    );
+    return reply === STALE ? STALE : reply;
+  });
+  return result === 1;
+}
+
+async function claim(
+  { redis, keys, index }: QueueDeps,
+  limit: number,
+  roomFor: (account: string) => number,
+  inFlight: (account: string) => number,
+  now: number,
+): Promise<{ claimed: Claimed[]; token: string }> {
+  const token = randomBytes(8).toString('hex');
+  const due = (await index.due(now, CANDIDATE_ACCOUNTS)).slice(0, CANDIDATE_ACCOUNTS);
+  // Stable sort: equal in-flight counts keep the index order (earliest due first).
+  const candidates = due
+    .map((found) => ({ found, room: Math.min(roomFor(found.account), limit) }))
+    .filter((c) => c.room > 0)
+    .sort((x, y) => inFlight(x.found.account) - inFlight(y.found.account));
+  const given = shares(
+    candidates.map((c) => c.room),
+    limit,
+  );
+  const claimed: Claimed[] = [];
+  await Promise.all(
+    candidates.map(async ({ found }, i) => {
+      const { account } = found;
+      const max = given[i]!;
+      // An account without a share this round is looked at again next time.
+      if (max === 0) return;
+      const reply = (await claimScript.run(
+        redis,
+        2,
+        keys.due(account),
+        keys.leases(account),
+        String(now),
+        String(now + LEASE_MS),
+        token,
+        String(max),
+      )) as string[];
+      const next = reply[reply.length - 1]!;
+      for (const id of reply.slice(0, -1)) claimed.push({ id, account });
+      await index.settle(found, next === '' ? null : Number(next), now);
+    }),
+  );
+  return { claimed, token };
+}
+
+async function getDelivery(
+  { redis, keys }: QueueDeps,
+  account: string,
+  id: string,
+): Promise<Delivery | null> {
+  const f = await redis.hgetall(keys.delivery(account, id));
+  if (!f.id) return null;
+  return {
+    id: f.id,
+    webhook_id: f.webhook_id!,
+    account_id: f.account_id!,
+    is_test: f.is_test === '1',
+    event_type: f.event_type!,
+    event_id: f.event_id ?? '',
+    payload: f.payload ?? '',
+    attempt: Number(f.attempt ?? 0),
+    first_attempt_at: f.first_attempt_at ?? null,
+    state: f.state === 'done' ? 'done' : 'pending',
+  };
+}
+
+async function finish(
+  { redis, keys, index }: QueueDeps,
+  claimed: Claimed,
+  token: string,
+  outcome: { done: true } | { done: false; nextDueAt: number },
+  attempts: number,
+  firstAttemptAt: string,
+): Promise<boolean> {
+  const step = async (stamp: string) => {
+    const reply = await finishScript.run(
+      redis,
+      3,
+      keys.due(claimed.account),
+      keys.leases(claimed.account),
+      keys.delivery(claimed.account, claimed.id),
+      claimed.id,
+      token,
+      outcome.done ? 'done' : 'retry',
+      String(outcome.done ? 0 : outcome.nextDueAt),
+      String(attempts),
+      firstAttemptAt,
+      String(DELIVERY_TTL_SECONDS),
+      stamp,
+    );
+    return reply === STALE ? STALE : reply;
+  };
+  // A retry may be due before the account's time in the index: the index first, then the
+  // reschedule, then the index again (account-index.ts). Done only removes: no index step.
+  const result = outcome.done
+    ? await step('')
+    : await index.produce(claimed.account, outcome.nextDueAt, step);
+  return result === 1;
 }
 
 export type DeliveryQueue = ReturnType<typeof deliveryQueue>;

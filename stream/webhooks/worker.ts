@@ -27,6 +27,38 @@ export async function startWebhookWorker(
   parentLogger: Logger,
 ) {
   const logger = parentLogger.child({ component: 'webhooks' });
+  const parts = webhookParts(platform, env, workerId, logger);
+  const running: Running = {
+    stopped: false,
+    inFlight: new Set(),
+    inFlightPer: new Map(),
+    // Per account: the worker's slots are shared fairly (queue.ts), WEBHOOK_PER_ACCOUNT_CONCURRENCY each.
+    perAccount: Math.min(env.WEBHOOK_PER_ACCOUNT_CONCURRENCY, env.WEBHOOK_CONCURRENCY),
+  };
+  const fanoutLoop = loop(running, logger, 'outbox fan-out', fanoutRound(parts, env, logger));
+  const deliveryLoop = loop(running, logger, 'delivery', () => deliveryRound(running, parts, env, logger));
+  logger.info('webhook delivery running', {
+    schedule_ms: env.WEBHOOK_RETRY_SCHEDULE_MS,
+    per_account: running.perAccount,
+  });
+
+  return {
+    async stop() {
+      running.stopped = true;
+      await Promise.all([fanoutLoop, deliveryLoop]);
+      await Promise.all(running.inFlight);
+      await parts.log.drain();
+    },
+  };
+}
+
+/** The stores, the fan-out, the delivery log and the deliverer the loops use. */
+function webhookParts(
+  platform: Platform,
+  env: WebhookWorkerEnv & OutboundEnv,
+  workerId: string,
+  logger: Logger,
+) {
   const prefix = platform.env.REDIS_KEY_PREFIX;
   const parts = platform.env.REDIS_GLOBAL_PARTS;
   const batches = batchStore(platform.redis, prefix, parts);
@@ -56,73 +88,82 @@ export async function startWebhookWorker(
     workerId,
     logger,
   });
+  return { batches, queue, fanout, log, attempt };
+}
 
-  let stopped = false;
-  const inFlight = new Set<Promise<unknown>>();
-  // Per account: the worker's slots are shared fairly (queue.ts), WEBHOOK_PER_ACCOUNT_CONCURRENCY each.
-  const inFlightPer = new Map<string, number>();
-  const perAccount = Math.min(env.WEBHOOK_PER_ACCOUNT_CONCURRENCY, env.WEBHOOK_CONCURRENCY);
+type WebhookParts = ReturnType<typeof webhookParts>;
 
-  async function loop(name: string, step: () => Promise<boolean>) {
-    while (!stopped) {
-      let busy = false;
-      try {
-        busy = await step();
-      } catch (error) {
-        logger.warn(`${name} round failed`, errorFields(error));
-        await sleep(1_000);
-      }
-      if (!busy) await sleep(IDLE_POLL_MS);
+/** The loops' shared state: whether they stop, and the delivery attempts running (in all, per account). */
+interface Running {
+  stopped: boolean;
+  inFlight: Set<Promise<unknown>>;
+  inFlightPer: Map<string, number>;
+  perAccount: number;
+}
+
+/** Runs `step` until stopped; a round that found nothing to do (or failed) is followed by a pause. */
+async function loop(running: Running, logger: Logger, name: string, step: () => Promise<boolean>) {
+  while (!running.stopped) {
+    let busy = false;
+    try {
+      busy = await step();
+    } catch (error) {
+      logger.warn(`${name} round failed`, errorFields(error));
+      await sleep(1_000);
     }
+    if (!busy) await sleep(IDLE_POLL_MS);
   }
+}
 
+/** One fan-out round (busy when the outbox gave something), with the outbox watched every OUTBOX_WATCH_MS. */
+function fanoutRound(parts: WebhookParts, env: WebhookWorkerEnv, logger: Logger): () => Promise<boolean> {
   const outboxWatch = createOutboxWatch({
-    outbox: batches.outbox,
+    outbox: parts.batches.outbox,
     warnAtBacklog: env.WEBHOOK_OUTBOX_WARN_BACKLOG,
     logger,
   });
   let watchedAt = 0;
-  const fanoutLoop = loop('outbox fan-out', async () => {
+  return async () => {
     if (Date.now() - watchedAt >= OUTBOX_WATCH_MS) {
       watchedAt = Date.now();
       await outboxWatch.tick();
     }
-    return (await fanout.poll()) >= 0;
-  });
-  const deliveryLoop = loop('delivery', async () => {
-    const room = env.WEBHOOK_CONCURRENCY - inFlight.size;
-    if (room <= 0) return false;
-    const running = (account: string) => inFlightPer.get(account) ?? 0;
-    const { claimed, token } = await queue.claim(room, (account) => perAccount - running(account), running);
-    for (const delivery of claimed) {
-      inFlightPer.set(delivery.account, running(delivery.account) + 1);
-      const task = attempt(delivery, token)
-        .then((outcome) => webhookDeliveries.inc({ outcome }))
-        .catch((error) => {
-          webhookDeliveries.inc({ outcome: 'error' });
-          logger.warn('delivery attempt failed', { delivery_id: delivery.id, ...errorFields(error) });
-        })
-        .finally(() => {
-          inFlight.delete(task);
-          const left = running(delivery.account) - 1;
-          if (left > 0) inFlightPer.set(delivery.account, left);
-          else inFlightPer.delete(delivery.account);
-        });
-      inFlight.add(task);
-    }
-    return claimed.length > 0;
-  });
-  logger.info('webhook delivery running', {
-    schedule_ms: env.WEBHOOK_RETRY_SCHEDULE_MS,
-    per_account: perAccount,
-  });
-
-  return {
-    async stop() {
-      stopped = true;
-      await Promise.all([fanoutLoop, deliveryLoop]);
-      await Promise.all(inFlight);
-      await log.drain();
-    },
+    return (await parts.fanout.poll()) >= 0;
   };
+}
+
+/** Claims what the free slots allow and starts an attempt for each; busy when something was claimed. */
+async function deliveryRound(
+  running: Running,
+  parts: WebhookParts,
+  env: WebhookWorkerEnv,
+  logger: Logger,
+): Promise<boolean> {
+  const { inFlight, inFlightPer, perAccount } = running;
+  const room = env.WEBHOOK_CONCURRENCY - inFlight.size;
+  if (room <= 0) return false;
+  const runningFor = (account: string) => inFlightPer.get(account) ?? 0;
+  const { claimed, token } = await parts.queue.claim(
+    room,
+    (account) => perAccount - runningFor(account),
+    runningFor,
+  );
+  for (const delivery of claimed) {
+    inFlightPer.set(delivery.account, runningFor(delivery.account) + 1);
+    const task = parts
+      .attempt(delivery, token)
+      .then((outcome) => webhookDeliveries.inc({ outcome }))
+      .catch((error) => {
+        webhookDeliveries.inc({ outcome: 'error' });
+        logger.warn('delivery attempt failed', { delivery_id: delivery.id, ...errorFields(error) });
+      })
+      .finally(() => {
+        inFlight.delete(task);
+        const left = runningFor(delivery.account) - 1;
+        if (left > 0) inFlightPer.set(delivery.account, left);
+        else inFlightPer.delete(delivery.account);
+      });
+    inFlight.add(task);
+  }
+  return claimed.length > 0;
 }
