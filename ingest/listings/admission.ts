@@ -129,6 +129,14 @@ export type Admission =
 
 type ClaimReply = [string, ...unknown[]];
 
+// A benchmark build without duplicate detection (common/bench-build.ts): the quota of every
+// candidate reserved, no claims. KEYS[1] quota hash; ARGV[1] quota field, ARGV[2] amount, ARGV[3] limit.
+const quotaOnlyScript = redisScript(`${reserveQuotaLua}
+local quota = reserve_quota(KEYS[1], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]))
+if quota[1] == 0 then return {'quota', quota[2], tonumber(ARGV[2])} end
+return {'ok'}
+`);
+
 /** The batch and account an admission is about (what giving it back needs). */
 type AdmittedBatch = { batch: { batch_id: string }; owner: AdmissionRequest['owner']; at: Date };
 
@@ -138,20 +146,27 @@ interface AdmissionContext {
   prefix: string;
   seen: ReturnType<typeof seenStore>;
   outboxIndex: ReturnType<typeof webhookOutbox>['index'];
+  dedupe: boolean;
 }
 
-export function admissionStore(redis: Redis, prefix: string, parts: number) {
+/**
+ * `dedupe: false` (a benchmark build only: common/bench-build.ts) claims nothing and remembers
+ * nothing: every valid listing of a request is created, however often it was sent before.
+ */
+export function admissionStore(redis: Redis, prefix: string, parts: number, { dedupe = true } = {}) {
   const context: AdmissionContext = {
     redis,
     prefix,
+    dedupe,
     seen: seenStore(redis, prefix),
     outboxIndex: webhookOutbox(redis, prefix, parts).index,
   };
   return {
     admit: (request: AdmissionRequest) => admit(context, request),
     /** The publish succeeded: the batch's claims count for the duplicate window. */
-    confirm: (accountId: string, created: string[], batchId: string) =>
-      context.seen.confirm(accountId, created, batchId),
+    confirm: async (accountId: string, created: string[], batchId: string) => {
+      if (dedupe) await context.seen.confirm(accountId, created, batchId);
+    },
     abandon: (request: AdmittedBatch, created: string[]) => abandon(context, request, created),
   };
 }
@@ -196,8 +211,12 @@ async function admit(context: AdmissionContext, request: AdmissionRequest): Prom
  * them are found by trying: a call meeting a holder it was not given the key of changes nothing
  * and names it, and the next call is given it too (a request that meets no held id: one call).
  */
-async function claim({ redis, prefix }: AdmissionContext, request: AdmissionRequest): Promise<ClaimReply> {
+async function claim(
+  { redis, prefix, dedupe }: AdmissionContext,
+  request: AdmissionRequest,
+): Promise<ClaimReply> {
   if (!request.candidates.length) return ['ok']; // nothing to claim nor to count
+  if (!dedupe) return reserveOnly(redis, accountKeys(prefix, request).quota, request);
   const { accountId } = request.owner;
   const keys = accountKeys(prefix, request);
   const seenKeys = request.candidates.map((id) => seenKey(prefix, accountId, id));
@@ -292,4 +311,10 @@ async function giveBackClaims(
     'listings',
     created.length,
   );
+}
+
+/** A benchmark build's claim without duplicate detection: the candidates' quota only. */
+async function reserveOnly(redis: Redis, quota: string, request: AdmissionRequest): Promise<ClaimReply> {
+  const args = ['listings', request.candidates.length, request.limit];
+  return (await quotaOnlyScript.run(redis, 1, quota, ...args)) as ClaimReply;
 }
