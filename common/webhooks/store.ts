@@ -91,112 +91,121 @@ export const webhookKeys = (prefix: string) => ({
   accountWebhooks: (account: string) => `${accountSpace(prefix, account)}account:${account}:webhooks`,
 });
 
+type WebhookKeys = ReturnType<typeof webhookKeys>;
+
 export function webhookStore(redis: Redis, prefix: string) {
-  const { webhook: hashKey, accountWebhooks: accountKey } = webhookKeys(prefix);
-
-  async function update(
-    account: string,
-    id: string,
-    fields: Record<string, string>,
-    setIfMissing?: [string, string],
-  ) {
-    const flat = Object.entries(fields).flat();
-    await updateScript.run(
-      redis,
-      1,
-      hashKey(account, id),
-      setIfMissing?.[0] ?? '',
-      setIfMissing?.[1] ?? '',
-      ...flat,
-    );
-  }
-
+  const keys = webhookKeys(prefix);
+  const get = (accountId: string, id: string) => getWebhook(redis, keys, accountId, id);
   return {
-    /** Creates a webhook unless the account already has MAX_WEBHOOKS_PER_ACCOUNT; null then. */
-    async create(input: NewWebhook): Promise<StoredWebhook | null> {
-      const now = new Date();
-      const record: StoredWebhook = {
-        id: `wh_${randomBytes(12).toString('hex')}`,
-        ...input,
-        status: 'enabled',
-        disabled_reason: null,
-        disabled_at: null,
-        created_at: now.toISOString(),
-        failing_since: null,
-        last_success_at: null,
-        last_failure_at: null,
-        last_failure_reason: null,
-        secret: newSigningSecret(),
-      };
-      const fields = toHash(record);
-      const created = await createScript.run(
-        redis,
-        2,
-        accountKey(input.account_id),
-        hashKey(input.account_id, record.id),
-        String(MAX_WEBHOOKS_PER_ACCOUNT),
-        record.id,
-        String(now.getTime()),
-        ...Object.entries(fields).flat(),
-      );
-      return created === 1 ? record : null;
-    },
-
+    create: (input: NewWebhook) => createWebhook(redis, keys, input),
     /** The account's webhook (another account's looks exactly like an unknown id). */
-    async get(accountId: string, id: string): Promise<StoredWebhook | null> {
-      const fields = await redis.hgetall(hashKey(accountId, id));
-      return fields.id && fields.account_id === accountId ? fromHash(fields) : null;
-    },
-
+    get,
     /** The webhook if it belongs to this account and mode (others' look exactly like unknown ids). */
     async getOwned(accountId: string, mode: KeyMode, id: string): Promise<StoredWebhook | null> {
-      const found = await this.get(accountId, id);
+      const found = await get(accountId, id);
       return found && found.account_id === accountId && found.mode === mode ? found : null;
     },
-
     /** The account's webhooks of one mode, oldest first. */
     async list(accountId: string, mode?: KeyMode): Promise<StoredWebhook[]> {
-      const ids = await redis.zrange(accountKey(accountId), 0, -1);
-      const found = await Promise.all(ids.map((id) => this.get(accountId, id)));
+      const ids = await redis.zrange(keys.accountWebhooks(accountId), 0, -1);
+      const found = await Promise.all(ids.map((id) => get(accountId, id)));
       return found.filter((w): w is StoredWebhook => w !== null && (mode === undefined || w.mode === mode));
     },
-
     async delete(accountId: string, mode: KeyMode, id: string): Promise<boolean> {
       const result = await deleteScript.run(
         redis,
         2,
-        accountKey(accountId),
-        hashKey(accountId, id),
+        keys.accountWebhooks(accountId),
+        keys.webhook(accountId, id),
         accountId,
         mode,
         id,
       );
       return result === 1;
     },
-
-    async recordSuccess(accountId: string, id: string, at: string): Promise<void> {
-      const key = hashKey(accountId, id);
-      await redis
-        .multi()
-        .eval(updateScript.source, 1, key, '', '', 'last_success_at', at)
-        .hdel(key, 'failing_since')
-        .exec();
-    },
-
+    recordSuccess: (accountId: string, id: string, at: string) =>
+      recordSuccess(redis, keys, accountId, id, at),
     async recordFailure(accountId: string, id: string, at: string, reason: string): Promise<void> {
-      await update(accountId, id, { last_failure_at: at, last_failure_reason: reason }, [
+      await update(redis, keys.webhook(accountId, id), { last_failure_at: at, last_failure_reason: reason }, [
         'failing_since',
         at,
       ]);
     },
-
     async disable(accountId: string, id: string, reason: string, at: string): Promise<void> {
-      await update(accountId, id, { status: 'disabled', disabled_reason: reason, disabled_at: at });
+      await update(redis, keys.webhook(accountId, id), {
+        status: 'disabled',
+        disabled_reason: reason,
+        disabled_at: at,
+      });
     },
   };
 }
 
 export type WebhookStore = ReturnType<typeof webhookStore>;
+
+/** Creates a webhook unless the account already has MAX_WEBHOOKS_PER_ACCOUNT; null then. */
+async function createWebhook(
+  redis: Redis,
+  keys: WebhookKeys,
+  input: NewWebhook,
+): Promise<StoredWebhook | null> {
+  const now = new Date();
+  const record: StoredWebhook = {
+    id: `wh_${randomBytes(12).toString('hex')}`,
+    ...input,
+    status: 'enabled',
+    disabled_reason: null,
+    disabled_at: null,
+    created_at: now.toISOString(),
+    failing_since: null,
+    last_success_at: null,
+    last_failure_at: null,
+    last_failure_reason: null,
+    secret: newSigningSecret(),
+  };
+  const fields = toHash(record);
+  const created = await createScript.run(
+    redis,
+    2,
+    keys.accountWebhooks(input.account_id),
+    keys.webhook(input.account_id, record.id),
+    String(MAX_WEBHOOKS_PER_ACCOUNT),
+    record.id,
+    String(now.getTime()),
+    ...Object.entries(fields).flat(),
+  );
+  return created === 1 ? record : null;
+}
+
+async function getWebhook(
+  redis: Redis,
+  keys: WebhookKeys,
+  accountId: string,
+  id: string,
+): Promise<StoredWebhook | null> {
+  const fields = await redis.hgetall(keys.webhook(accountId, id));
+  return fields.id && fields.account_id === accountId ? fromHash(fields) : null;
+}
+
+async function recordSuccess(redis: Redis, keys: WebhookKeys, accountId: string, id: string, at: string) {
+  const key = keys.webhook(accountId, id);
+  await redis
+    .multi()
+    .eval(updateScript.source, 1, key, '', '', 'last_success_at', at)
+    .hdel(key, 'failing_since')
+    .exec();
+}
+
+/** Sets `fields` (and `setIfMissing` unless set) on an existing webhook hash only (updateScript). */
+async function update(
+  redis: Redis,
+  key: string,
+  fields: Record<string, string>,
+  setIfMissing?: [string, string],
+) {
+  const flat = Object.entries(fields).flat();
+  await updateScript.run(redis, 1, key, setIfMissing?.[0] ?? '', setIfMissing?.[1] ?? '', ...flat);
+}
 
 /** The public view: everything but the secret. */
 export function publicRecord(webhook: StoredWebhook): WebhookRecord {

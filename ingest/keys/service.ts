@@ -10,7 +10,6 @@
 // A rolled key (expires_at set, in its grace period) may still read but changes no key: its
 // secret is the one being replaced, possibly because it leaked, and it must not be able to mint a
 // permanent key or revoke its own replacement.
-import type { KeyMode } from '../../common/auth/api-key-format.ts';
 import type { KeyActor } from '../../common/auth/key-audit.ts';
 import type { Logger } from '../../common/logger.ts';
 import {
@@ -20,12 +19,11 @@ import {
   type ApiKeyRecord,
   type KeyStore,
 } from '../../common/auth/key-store.ts';
-import { grantableRoles, type Role } from '../../common/auth/roles.ts';
-import { tiers, type Tier } from '../../common/auth/tiers.ts';
 import { AppError, dependencyUnavailable } from '../../common/errors.ts';
 import type { QuotaStore } from '../quota.ts';
 import { fieldErrors } from '../validation/field-errors.ts';
 import { publicKey } from './public-key.ts';
+import { checkScope, inScope, managersOf, refuseRolled, tiersUpTo } from './scope.ts';
 import {
   createKeyBodySchema,
   KEY_PAGE_MAX,
@@ -34,6 +32,8 @@ import {
   rollKeyBodySchema,
   type KeyRecordBody,
 } from './schemas.ts';
+
+export { managedModes } from './scope.ts';
 
 /** Active keys an account may hold before creating more over the API is refused (CLI: no cap). */
 export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 100;
@@ -54,217 +54,174 @@ export interface KeyAdminDeps {
 }
 
 export function keyAdminService(deps: KeyAdminDeps) {
-  const { keys } = deps;
-
-  /** The key `id` if `admin` may manage it, else 404. */
-  async function manageable(admin: ApiKeyRecord, id: string): Promise<ApiKeyRecord> {
-    const target = await redisCall(() => keys.findById(id));
-    if (!target || !inScope(admin, target)) {
-      throw new AppError('not_found', `No key ${id} in this account that this key may manage`);
-    }
-    return target;
-  }
-
-  /** Runs a create or roll against the account's daily count; given back when it changes nothing. */
-  async function counted<T>(admin: ApiKeyRecord, change: () => Promise<T>): Promise<T> {
-    const owner = { accountId: admin.account_id, mode: admin.mode };
-    const at = new Date();
-    await deps.quota.reserve(owner, 'key_changes', 1, MAX_KEY_CHANGES_PER_DAY, at).catch((error: unknown) => {
-      throw error instanceof AppError ? error : dependencyUnavailable('redis', error);
-    });
-    // A refund that fails leaves the day's count one too high (the account can make one change
-    // fewer today): logged, never turned into a failure of the request it compensates.
-    const refund = () =>
-      deps.quota.refund(owner, 'key_changes', 1, at).catch((error: unknown) =>
-        deps.logger.warn('key change not given back to the daily count', {
-          account_id: owner.accountId,
-          mode: owner.mode,
-          error: String(error),
-        }),
-      );
-    try {
-      const result = await change();
-      if (result === null) await refund();
-      return result;
-    } catch (error) {
-      await refund();
-      throw error;
-    }
-  }
-
   return {
-    async create(admin: ApiKeyRecord, actor: KeyActor, body: unknown) {
-      refuseRolled(admin);
-      const parsed = createKeyBodySchema.safeParse(body);
-      if (!parsed.success) {
-        throw new AppError('validation_failed', 'Body must be {"mode", "name"?, "tier"?, "role"?}', {
-          details: fieldErrors(parsed.error.issues, body),
-        });
-      }
-      const { mode, name, tier = admin.tier, role = 'standard' } = parsed.data;
-      checkScope(admin, { mode, tier, role });
-      const current = await redisCall(() => keys.listAccount(admin.account_id));
-      // Keys revoked long ago leave the account's set here, all of them (the list is read anyway);
-      // revoke and roll prune a bounded part of it each (key-store-scripts.ts).
-      await redisCall(() => keys.pruneRevoked(admin.account_id, current));
-      const active = current.filter((key) => key.status === 'active').length;
-      if (active >= MAX_ACTIVE_KEYS_PER_ACCOUNT) {
-        throw new AppError(
-          'limit_exceeded',
-          `An account may have at most ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys; revoke one first`,
-          { details: { limit: MAX_ACTIVE_KEYS_PER_ACCOUNT }, retriable: false },
-        );
-      }
-      const created = await counted(admin, () =>
-        redisCall(() => keys.create({ mode, tier, role, name, accountId: admin.account_id }, actor)),
-      );
-      deps.audit.soon();
-      return { ...publicKey(created), key: created.key };
-    },
-
-    /** One page of the keys `admin` manages, oldest first, after the key `after` (a cursor). */
-    async list(
-      admin: ApiKeyRecord,
-      query: unknown,
-    ): Promise<{ keys: KeyRecordBody[]; next_after: string | null }> {
-      const parsed = keyListQuerySchema.safeParse(query);
-      if (!parsed.success) {
-        throw new AppError('invalid_parameter', 'limit must be 1–1000 and after a key id', {
-          details: parsed.error.issues.map((issue) => ({
-            parameter: String(issue.path[0]),
-            message: issue.message,
-          })),
-        });
-      }
-      const { limit = KEY_PAGE_MAX, after } = parsed.data;
-      const all = (await redisCall(() => keys.listAccount(admin.account_id))).filter((key) =>
-        inScope(admin, key),
-      );
-      const start = after === undefined ? 0 : all.findIndex((key) => key.id === after) + 1;
-      if (start === 0 && after !== undefined) {
-        throw new AppError('invalid_parameter', `after: no key ${after} in this list`, {
-          details: [{ parameter: 'after', message: 'not a key of this list' }],
-        });
-      }
-      const page = all.slice(start, start + limit);
-      const more = start + limit < all.length;
-      return { keys: page.map(publicKey), next_after: more ? page.at(-1)!.id : null };
-    },
-
-    async revoke(admin: ApiKeyRecord, actor: KeyActor, id: string) {
-      refuseRolled(admin);
-      const target = await manageable(admin, id);
-      // The tier ceiling of create and roll holds for revoke too: a lower-tier admin key must not
-      // switch off the account's higher-tier keys.
-      const tiersAllowed = tiersUpTo(admin.tier);
-      if (!tiersAllowed.includes(target.tier)) {
-        throw new AppError('scope_exceeded', `A ${admin.tier} admin key cannot revoke a ${target.tier} key`, {
-          details: { field: 'tier', requested: target.tier, allowed: tiersAllowed },
-          retriable: false,
-        });
-      }
-      let revoked: ApiKeyRecord | null;
-      try {
-        revoked = await redisCall(() =>
-          keys.revoke(id, {
-            actor,
-            // No lock-out: an admin key goes only while another one that can manage its keys stays.
-            ...(target.role === 'admin' ? { keepAdminOfModes: managersOf(target.mode) } : {}),
-          }),
-        );
-      } catch (error) {
-        if (!(error instanceof LastAdminKeyError)) throw error;
-        throw new AppError(
-          'last_admin_key',
-          `${id} is the account's last active admin key for its ${target.mode} keys (rolled keys do ` +
-            'not count); create or keep another admin key first',
-          { retriable: false },
-        );
-      }
-      if (!revoked) throw new AppError('not_found', `No key ${id}`);
-      deps.audit.soon();
-      return { id, status: 'revoked' as const };
-    },
-
-    async roll(admin: ApiKeyRecord, actor: KeyActor, id: string, body: unknown) {
-      refuseRolled(admin);
-      const parsed = rollKeyBodySchema.safeParse(body);
-      if (!parsed.success) {
-        throw new AppError('validation_failed', 'Body must be {} or {"expires_in_hours"}', {
-          details: fieldErrors(parsed.error.issues, body),
-        });
-      }
-      const target = await manageable(admin, id);
-      checkScope(admin, target);
-      const hours = parsed.data.expires_in_hours ?? ROLL_DEFAULT_HOURS;
-      const expiresAt = new Date(Date.now() + Math.round(hours * 3_600_000));
-      let rolled: Awaited<ReturnType<KeyStore['roll']>>;
-      try {
-        rolled = await counted(admin, () => redisCall(() => keys.roll(id, { expiresAt, actor })));
-      } catch (error) {
-        if (!(error instanceof KeyNotRollableError)) throw error;
-        throw new AppError('key_not_rollable', error.message, { retriable: false });
-      }
-      if (!rolled) throw new AppError('not_found', `No key ${id}`);
-      deps.audit.soon();
-      return {
-        ...publicKey(rolled.created),
-        key: rolled.created.key,
-        replaces: { id: rolled.previous.id, expires_at: rolled.previous.expires_at! },
-      };
-    },
+    create: (admin: ApiKeyRecord, actor: KeyActor, body: unknown) => createKey(deps, admin, actor, body),
+    list: (admin: ApiKeyRecord, query: unknown) => listKeys(deps, admin, query),
+    revoke: (admin: ApiKeyRecord, actor: KeyActor, id: string) => revokeKey(deps, admin, actor, id),
+    roll: (admin: ApiKeyRecord, actor: KeyActor, id: string, body: unknown) =>
+      rollKey(deps, admin, actor, id, body),
   };
 }
 
 export type KeyAdminService = ReturnType<typeof keyAdminService>;
 
-/** 403 key_rolled for a key that was rolled (it works until expires_at, but changes no key). */
-function refuseRolled(admin: ApiKeyRecord): void {
-  if (!admin.expires_at) return;
-  throw new AppError(
-    'key_rolled',
-    `This key was rolled and stops working at ${admin.expires_at}; only its replacement ` +
-      `(${admin.replaced_by ?? 'the new key'}) may create, roll or revoke keys`,
-    { details: { expires_at: admin.expires_at, replaced_by: admin.replaced_by }, retriable: false },
-  );
-}
-
-function inScope(admin: ApiKeyRecord, key: ApiKeyRecord): boolean {
-  return key.account_id === admin.account_id && managersOf(key.mode).includes(admin.mode);
-}
-
-/** Modes of the keys `admin` manages: live and test for a live admin key, test for a test one. */
-export function managedModes(admin: ApiKeyRecord): KeyMode[] {
-  return admin.mode === 'live' ? ['live', 'test'] : ['test'];
-}
-
-/** Modes of the admin keys that can manage keys of `mode`. */
-function managersOf(mode: KeyMode): KeyMode[] {
-  return mode === 'live' ? ['live'] : ['live', 'test'];
-}
-
-/** `tier` and the tiers below it (tiers.ts lists them ascending). */
-function tiersUpTo(tier: Tier): Tier[] {
-  return tiers.slice(0, tiers.indexOf(tier) + 1);
-}
-
-/** 403 scope_exceeded unless `admin` may hand out a key with these powers. */
-function checkScope(admin: ApiKeyRecord, wanted: { mode: KeyMode; tier: Tier; role: Role }): void {
-  const refuse = (field: string, requested: string, allowed: readonly string[]) =>
-    new AppError(
-      'scope_exceeded',
-      `A ${admin.mode} ${admin.tier} admin key cannot give ${field} ${requested}`,
-      {
-        details: { field, requested, allowed },
-        retriable: false,
-      },
+async function createKey(deps: KeyAdminDeps, admin: ApiKeyRecord, actor: KeyActor, body: unknown) {
+  const { keys } = deps;
+  refuseRolled(admin);
+  const parsed = createKeyBodySchema.safeParse(body);
+  if (!parsed.success) {
+    throw new AppError('validation_failed', 'Body must be {"mode", "name"?, "tier"?, "role"?}', {
+      details: fieldErrors(parsed.error.issues, body),
+    });
+  }
+  const { mode, name, tier = admin.tier, role = 'standard' } = parsed.data;
+  checkScope(admin, { mode, tier, role });
+  const current = await redisCall(() => keys.listAccount(admin.account_id));
+  // Keys revoked long ago leave the account's set here, all of them (the list is read anyway);
+  // revoke and roll prune a bounded part of it each (key-store-scripts.ts).
+  await redisCall(() => keys.pruneRevoked(admin.account_id, current));
+  const active = current.filter((key) => key.status === 'active').length;
+  if (active >= MAX_ACTIVE_KEYS_PER_ACCOUNT) {
+    throw new AppError(
+      'limit_exceeded',
+      `An account may have at most ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys; revoke one first`,
+      { details: { limit: MAX_ACTIVE_KEYS_PER_ACCOUNT }, retriable: false },
     );
-  const modes = managedModes(admin);
-  if (!modes.includes(wanted.mode)) throw refuse('mode', wanted.mode, modes);
+  }
+  const created = await counted(deps, admin, () =>
+    redisCall(() => keys.create({ mode, tier, role, name, accountId: admin.account_id }, actor)),
+  );
+  deps.audit.soon();
+  return { ...publicKey(created), key: created.key };
+}
+
+/** One page of the keys `admin` manages, oldest first, after the key `after` (a cursor). */
+async function listKeys(
+  deps: KeyAdminDeps,
+  admin: ApiKeyRecord,
+  query: unknown,
+): Promise<{ keys: KeyRecordBody[]; next_after: string | null }> {
+  const parsed = keyListQuerySchema.safeParse(query);
+  if (!parsed.success) {
+    throw new AppError('invalid_parameter', 'limit must be 1–1000 and after a key id', {
+      details: parsed.error.issues.map((issue) => ({
+        parameter: String(issue.path[0]),
+        message: issue.message,
+      })),
+    });
+  }
+  const { limit = KEY_PAGE_MAX, after } = parsed.data;
+  const all = (await redisCall(() => deps.keys.listAccount(admin.account_id))).filter((key) =>
+    inScope(admin, key),
+  );
+  const start = after === undefined ? 0 : all.findIndex((key) => key.id === after) + 1;
+  if (start === 0 && after !== undefined) {
+    throw new AppError('invalid_parameter', `after: no key ${after} in this list`, {
+      details: [{ parameter: 'after', message: 'not a key of this list' }],
+    });
+  }
+  const page = all.slice(start, start + limit);
+  const more = start + limit < all.length;
+  return { keys: page.map(publicKey), next_after: more ? page.at(-1)!.id : null };
+}
+
+async function revokeKey(deps: KeyAdminDeps, admin: ApiKeyRecord, actor: KeyActor, id: string) {
+  refuseRolled(admin);
+  const target = await manageable(deps, admin, id);
+  // The tier ceiling of create and roll holds for revoke too: a lower-tier admin key must not
+  // switch off the account's higher-tier keys.
   const tiersAllowed = tiersUpTo(admin.tier);
-  if (!tiersAllowed.includes(wanted.tier)) throw refuse('tier', wanted.tier, tiersAllowed);
-  const rolesAllowed = grantableRoles[admin.role];
-  if (!rolesAllowed.includes(wanted.role)) throw refuse('role', wanted.role, rolesAllowed);
+  if (!tiersAllowed.includes(target.tier)) {
+    throw new AppError('scope_exceeded', `A ${admin.tier} admin key cannot revoke a ${target.tier} key`, {
+      details: { field: 'tier', requested: target.tier, allowed: tiersAllowed },
+      retriable: false,
+    });
+  }
+  let revoked: ApiKeyRecord | null;
+  try {
+    revoked = await redisCall(() =>
+      deps.keys.revoke(id, {
+        actor,
+        // No lock-out: an admin key goes only while another one that can manage its keys stays.
+        ...(target.role === 'admin' ? { keepAdminOfModes: managersOf(target.mode) } : {}),
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof LastAdminKeyError)) throw error;
+    throw new AppError(
+      'last_admin_key',
+      `${id} is the account's last active admin key for its ${target.mode} keys (rolled keys do ` +
+        'not count); create or keep another admin key first',
+      { retriable: false },
+    );
+  }
+  if (!revoked) throw new AppError('not_found', `No key ${id}`);
+  deps.audit.soon();
+  return { id, status: 'revoked' as const };
+}
+
+async function rollKey(deps: KeyAdminDeps, admin: ApiKeyRecord, actor: KeyActor, id: string, body: unknown) {
+  refuseRolled(admin);
+  const parsed = rollKeyBodySchema.safeParse(body);
+  if (!parsed.success) {
+    throw new AppError('validation_failed', 'Body must be {} or {"expires_in_hours"}', {
+      details: fieldErrors(parsed.error.issues, body),
+    });
+  }
+  const target = await manageable(deps, admin, id);
+  checkScope(admin, target);
+  const hours = parsed.data.expires_in_hours ?? ROLL_DEFAULT_HOURS;
+  const expiresAt = new Date(Date.now() + Math.round(hours * 3_600_000));
+  let rolled: Awaited<ReturnType<KeyStore['roll']>>;
+  try {
+    rolled = await counted(deps, admin, () => redisCall(() => deps.keys.roll(id, { expiresAt, actor })));
+  } catch (error) {
+    if (!(error instanceof KeyNotRollableError)) throw error;
+    throw new AppError('key_not_rollable', error.message, { retriable: false });
+  }
+  if (!rolled) throw new AppError('not_found', `No key ${id}`);
+  deps.audit.soon();
+  return {
+    ...publicKey(rolled.created),
+    key: rolled.created.key,
+    replaces: { id: rolled.previous.id, expires_at: rolled.previous.expires_at! },
+  };
+}
+
+/** The key `id` if `admin` may manage it, else 404. */
+async function manageable(deps: KeyAdminDeps, admin: ApiKeyRecord, id: string): Promise<ApiKeyRecord> {
+  const target = await redisCall(() => deps.keys.findById(id));
+  if (!target || !inScope(admin, target)) {
+    throw new AppError('not_found', `No key ${id} in this account that this key may manage`);
+  }
+  return target;
+}
+
+/** Runs a create or roll against the account's daily count; given back when it changes nothing. */
+async function counted<T>(deps: KeyAdminDeps, admin: ApiKeyRecord, change: () => Promise<T>): Promise<T> {
+  const owner = { accountId: admin.account_id, mode: admin.mode };
+  const at = new Date();
+  await deps.quota.reserve(owner, 'key_changes', 1, MAX_KEY_CHANGES_PER_DAY, at).catch((error: unknown) => {
+    throw error instanceof AppError ? error : dependencyUnavailable('redis', error);
+  });
+  // A refund that fails leaves the day's count one too high (the account can make one change
+  // fewer today): logged, never turned into a failure of the request it compensates.
+  const refund = () =>
+    deps.quota.refund(owner, 'key_changes', 1, at).catch((error: unknown) =>
+      deps.logger.warn('key change not given back to the daily count', {
+        account_id: owner.accountId,
+        mode: owner.mode,
+        error: String(error),
+      }),
+    );
+  try {
+    const result = await change();
+    if (result === null) await refund();
+    return result;
+  } catch (error) {
+    await refund();
+    throw error;
+  }
 }
 
 async function redisCall<T>(fn: () => Promise<T>): Promise<T> {

@@ -77,105 +77,28 @@ export function snapshotKeys(prefix: string, account: string, isTest: boolean, i
   return { record: base, parts: `${base}:parts`, ids: `${base}:ids`, withdraw: `${base}:withdraw` };
 }
 
+type SnapshotKeys = ReturnType<typeof snapshotKeys>;
+
 export function snapshotStore(redis: Redis, prefix: string) {
   const keys = (account: string, isTest: boolean, id: string) => snapshotKeys(prefix, account, isTest, id);
   return {
     keys,
-    async addPart(
-      account: string,
-      isTest: boolean,
-      id: string,
-      part: { part: number; parts: number; externalIds: string[]; now: string; maxIds: number },
-    ): Promise<{ state: AddPartState; received: number; stored: boolean }> {
-      const k = keys(account, isTest, id);
-      const [state, received, stored] = (await addPartScript.run(
-        redis,
-        3,
-        k.record,
-        k.parts,
-        k.ids,
-        part.parts,
-        part.part,
-        COLLECTING_TTL_SECONDS,
-        part.now,
-        part.maxIds,
-        ...part.externalIds,
-      )) as [string, number, number];
-      return { state: state as AddPartState, received: Number(received), stored: stored === 1 };
-    },
+    addPart: (account: string, isTest: boolean, id: string, part: SnapshotPart) =>
+      addPart(redis, keys(account, isTest, id), part),
     /** Whether this part was received already (its ids are held: sending it again adds none). */
-    async hasPart(account: string, isTest: boolean, id: string, part: number): Promise<boolean> {
-      return (await redis.sismember(keys(account, isTest, id).parts, part)) === 1;
-    },
-    /** Which of `externalIds` the snapshot declared. */
-    async declared(account: string, isTest: boolean, id: string, externalIds: string[]): Promise<boolean[]> {
-      const out: boolean[] = [];
-      for (let i = 0; i < externalIds.length; i += 1_000) {
-        const chunk = externalIds.slice(i, i + 1_000);
-        const flags = await redis.smismember(keys(account, isTest, id).ids, ...chunk);
-        out.push(...flags.map((f) => f === 1));
-      }
-      return out;
-    },
-    async read(account: string, isTest: boolean, id: string): Promise<SnapshotRecord | null> {
-      const k = keys(account, isTest, id);
-      const [fields, parts, ids] = await Promise.all([
-        redis.hgetall(k.record),
-        redis.smembers(k.parts),
-        redis.scard(k.ids),
-      ]);
-      if (!fields.parts) return null;
-      const number = (v: string | undefined) => (v === undefined ? undefined : Number(v));
-      return {
-        snapshot_id: id,
-        status: fields.status as SnapshotStatus,
-        parts: Number(fields.parts),
-        parts_received: parts.map(Number).sort((a, b) => a - b),
-        external_ids: fields.external_ids !== undefined ? Number(fields.external_ids) : ids,
-        created_at: fields.created_at!,
-        ...(fields.completed_at ? { completed_at: fields.completed_at } : {}),
-        ...(fields.active !== undefined
-          ? { active: number(fields.active), withdrawn: number(fields.withdrawn) }
-          : {}),
-        ...(fields.confirmed_at ? { confirmed_at: fields.confirmed_at } : {}),
-      };
-    },
-    /** Records the outcome; a held snapshot keeps its withdrawals for the confirmation. */
-    async finish(
-      account: string,
-      isTest: boolean,
-      id: string,
-      outcome: { status: 'applied' | 'held'; completedAt: string; active: number; withdraw: string[] },
-    ): Promise<void> {
-      const k = keys(account, isTest, id);
-      assertOneSlot([k.record, k.ids, k.parts, k.withdraw], 'finishing a snapshot');
-      const multi = redis.multi();
-      multi.hset(k.record, {
-        status: outcome.status,
-        completed_at: outcome.completedAt,
-        active: outcome.active,
-        withdrawn: outcome.withdraw.length,
-        external_ids: await redis.scard(k.ids),
-      });
-      if (outcome.status === 'held' && outcome.withdraw.length) multi.rpush(k.withdraw, ...outcome.withdraw);
-      multi.del(k.ids);
-      for (const key of [k.record, k.parts, k.withdraw]) multi.expire(key, FINISHED_TTL_SECONDS);
-      await multi.exec();
-    },
-    /** Back to collecting after a failed computation, so the final part can be sent again. */
-    async reopen(account: string, isTest: boolean, id: string, part: number): Promise<void> {
-      const k = keys(account, isTest, id);
-      assertOneSlot([k.record, k.parts], 'reopening a snapshot');
-      await redis.multi().hset(k.record, 'status', 'collecting').srem(k.parts, part).exec();
-    },
-    /** A held snapshot's withdrawals (null when it is not held). */
-    async pendingWithdrawals(account: string, isTest: boolean, id: string): Promise<string[] | null> {
-      const k = keys(account, isTest, id);
-      if ((await redis.hget(k.record, 'status')) !== 'held') return null;
-      return redis.lrange(k.withdraw, 0, -1);
-    },
+    hasPart: async (account: string, isTest: boolean, id: string, part: number): Promise<boolean> =>
+      (await redis.sismember(keys(account, isTest, id).parts, part)) === 1,
+    declared: (account: string, isTest: boolean, id: string, externalIds: string[]) =>
+      declared(redis, keys(account, isTest, id), externalIds),
+    read: (account: string, isTest: boolean, id: string) => read(redis, keys(account, isTest, id), id),
+    finish: (account: string, isTest: boolean, id: string, outcome: SnapshotOutcome) =>
+      finish(redis, keys(account, isTest, id), outcome),
+    reopen: (account: string, isTest: boolean, id: string, part: number) =>
+      reopen(redis, keys(account, isTest, id), part),
+    pendingWithdrawals: (account: string, isTest: boolean, id: string) =>
+      pendingWithdrawals(redis, keys(account, isTest, id)),
     /** Held → applied, once its withdrawals are published. */
-    async markConfirmed(account: string, isTest: boolean, id: string, now: string): Promise<void> {
+    markConfirmed: async (account: string, isTest: boolean, id: string, now: string): Promise<void> => {
       const k = keys(account, isTest, id);
       await confirmScript.run(redis, 2, k.record, k.withdraw, now);
     },
@@ -183,3 +106,102 @@ export function snapshotStore(redis: Redis, prefix: string) {
 }
 
 export type SnapshotStore = ReturnType<typeof snapshotStore>;
+
+interface SnapshotPart {
+  part: number;
+  parts: number;
+  externalIds: string[];
+  now: string;
+  maxIds: number;
+}
+
+interface SnapshotOutcome {
+  status: 'applied' | 'held';
+  completedAt: string;
+  active: number;
+  withdraw: string[];
+}
+
+async function addPart(
+  redis: Redis,
+  k: SnapshotKeys,
+  part: SnapshotPart,
+): Promise<{ state: AddPartState; received: number; stored: boolean }> {
+  const [state, received, stored] = (await addPartScript.run(
+    redis,
+    3,
+    k.record,
+    k.parts,
+    k.ids,
+    part.parts,
+    part.part,
+    COLLECTING_TTL_SECONDS,
+    part.now,
+    part.maxIds,
+    ...part.externalIds,
+  )) as [string, number, number];
+  return { state: state as AddPartState, received: Number(received), stored: stored === 1 };
+}
+
+/** Which of `externalIds` the snapshot declared. */
+async function declared(redis: Redis, k: SnapshotKeys, externalIds: string[]): Promise<boolean[]> {
+  const out: boolean[] = [];
+  for (let i = 0; i < externalIds.length; i += 1_000) {
+    const chunk = externalIds.slice(i, i + 1_000);
+    const flags = await redis.smismember(k.ids, ...chunk);
+    out.push(...flags.map((f) => f === 1));
+  }
+  return out;
+}
+
+async function read(redis: Redis, k: SnapshotKeys, id: string): Promise<SnapshotRecord | null> {
+  const [fields, parts, ids] = await Promise.all([
+    redis.hgetall(k.record),
+    redis.smembers(k.parts),
+    redis.scard(k.ids),
+  ]);
+  if (!fields.parts) return null;
+  const number = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+  return {
+    snapshot_id: id,
+    status: fields.status as SnapshotStatus,
+    parts: Number(fields.parts),
+    parts_received: parts.map(Number).sort((a, b) => a - b),
+    external_ids: fields.external_ids !== undefined ? Number(fields.external_ids) : ids,
+    created_at: fields.created_at!,
+    ...(fields.completed_at ? { completed_at: fields.completed_at } : {}),
+    ...(fields.active !== undefined
+      ? { active: number(fields.active), withdrawn: number(fields.withdrawn) }
+      : {}),
+    ...(fields.confirmed_at ? { confirmed_at: fields.confirmed_at } : {}),
+  };
+}
+
+/** Records the outcome; a held snapshot keeps its withdrawals for the confirmation. */
+async function finish(redis: Redis, k: SnapshotKeys, outcome: SnapshotOutcome): Promise<void> {
+  assertOneSlot([k.record, k.ids, k.parts, k.withdraw], 'finishing a snapshot');
+  const multi = redis.multi();
+  multi.hset(k.record, {
+    status: outcome.status,
+    completed_at: outcome.completedAt,
+    active: outcome.active,
+    withdrawn: outcome.withdraw.length,
+    external_ids: await redis.scard(k.ids),
+  });
+  if (outcome.status === 'held' && outcome.withdraw.length) multi.rpush(k.withdraw, ...outcome.withdraw);
+  multi.del(k.ids);
+  for (const key of [k.record, k.parts, k.withdraw]) multi.expire(key, FINISHED_TTL_SECONDS);
+  await multi.exec();
+}
+
+/** Back to collecting after a failed computation, so the final part can be sent again. */
+async function reopen(redis: Redis, k: SnapshotKeys, part: number): Promise<void> {
+  assertOneSlot([k.record, k.parts], 'reopening a snapshot');
+  await redis.multi().hset(k.record, 'status', 'collecting').srem(k.parts, part).exec();
+}
+
+/** A held snapshot's withdrawals (null when it is not held). */
+async function pendingWithdrawals(redis: Redis, k: SnapshotKeys): Promise<string[] | null> {
+  if ((await redis.hget(k.record, 'status')) !== 'held') return null;
+  return redis.lrange(k.withdraw, 0, -1);
+}

@@ -137,161 +137,181 @@ if quota[1] == 0 then return {'quota', quota[2], tonumber(ARGV[2])} end
 return {'ok'}
 `);
 
+/** The batch and account an admission is about (what giving it back needs). */
+type AdmittedBatch = { batch: { batch_id: string }; owner: AdmissionRequest['owner']; at: Date };
+
+/** What the admission's steps share. */
+interface AdmissionContext {
+  redis: Redis;
+  prefix: string;
+  seen: ReturnType<typeof seenStore>;
+  outboxIndex: ReturnType<typeof webhookOutbox>['index'];
+  dedupe: boolean;
+}
+
 /**
  * `dedupe: false` (a benchmark build only: common/bench-build.ts) claims nothing and remembers
  * nothing: every valid listing of a request is created, however often it was sent before.
  */
 export function admissionStore(redis: Redis, prefix: string, parts: number, { dedupe = true } = {}) {
-  const seen = seenStore(redis, prefix);
-  const outboxIndex = webhookOutbox(redis, prefix, parts).index;
-  const accountKeys = (request: {
-    batch: { batch_id: string };
-    owner: AdmissionRequest['owner'];
-    at: Date;
-  }) => ({
-    quota: quotaKey(prefix, request.owner.accountId, request.owner.mode, utcDay(request.at)),
-    claims: claimsKey(prefix, request.owner.accountId, request.batch.batch_id),
-  });
-
-  /**
-   * Claims the candidates. A claim names its batch only, so the claims keys of the batches holding
-   * them are found by trying: a call meeting a holder it was not given the key of changes nothing
-   * and names it, and the next call is given it too (a request that meets no held id: one call).
-   */
-  async function claim(request: AdmissionRequest): Promise<ClaimReply> {
-    if (!request.candidates.length) return ['ok']; // nothing to claim nor to count
-    if (!dedupe) return reserveOnly(redis, accountKeys(request).quota, request);
-    const { accountId } = request.owner;
-    const keys = accountKeys(request);
-    const seenKeys = request.candidates.map((id) => seenKey(prefix, accountId, id));
-    const holders = new Set<string>();
-    for (let attempt = 1; ; attempt++) {
-      const reply = (await claimScript.run(
-        redis,
-        FIXED_KEYS + seenKeys.length + holders.size,
-        keys.quota,
-        keys.claims,
-        ...seenKeys,
-        ...[...holders].map((batchId) => claimsKey(prefix, accountId, batchId)),
-        pendingClaim(request.batch.batch_id),
-        SEEN_TTL_SECONDS,
-        'listings',
-        request.limit,
-        CLAIM_TTL_SECONDS,
-        seenKeys.length,
-        [...holders].join(','),
-      )) as ClaimReply;
-      if (reply[0] !== 'retry') return reply;
-      const unknown = reply[1] as string[];
-      for (const holder of unknown) holders.add(holder);
-      if (attempt >= TRIES) {
-        // Claims that kept changing hands: in flight elsewhere, for the client to retry shortly.
-        const values = await redis.mget(seenKeys);
-        const positions = values.flatMap((v, i) =>
-          v !== null && unknown.some((holder) => v === pendingClaim(holder)) ? [i + 1] : [],
-        );
-        return ['in_flight', positions.length ? positions : [1]];
-      }
-    }
-  }
-
-  /** Records the batch (step 2): its new ids pending, or completed at once with its event. */
-  async function recordBatch(request: AdmissionRequest, created: string[]): Promise<void> {
-    const batch = batchKeys(prefix, request.owner.accountId, request.batch.batch_id);
-    const header = Object.entries(batchHeaderFields(request.batch, request.at.toISOString())).flat();
-    const run = (tail: string[]) =>
-      recordBatchScript.run(
-        redis,
-        3,
-        batch.record,
-        batch.pending,
-        batch.outbox,
-        BATCH_TTL_SECONDS,
-        created.length,
-        request.batch.duplicates + request.candidates.length - created.length,
-        request.at.toISOString(),
-        header.length,
-        ...header,
-        ...tail,
-      );
-    if (created.length) {
-      await run(created);
-      return;
-    }
-    await outboxIndex.produce(request.owner.accountId, Date.now(), async (stamp) => {
-      const reply = await run([stamp]);
-      return reply === STALE ? STALE : reply;
-    });
-  }
-
+  const context: AdmissionContext = {
+    redis,
+    prefix,
+    dedupe,
+    seen: seenStore(redis, prefix),
+    outboxIndex: webhookOutbox(redis, prefix, parts).index,
+  };
   return {
-    /**
-     * For each candidate: null when this request claimed it (it is new), else who holds it; the
-     * quota of the new ones is reserved and the batch recorded. Nothing is written when a candidate
-     * is in flight elsewhere (its positions in `candidates` are returned) or on quota_exceeded (thrown).
-     */
-    async admit(request: AdmissionRequest): Promise<Admission> {
-      const reply = await claim(request);
-      if (reply[0] === 'in_flight') {
-        return { kind: 'in_flight', positions: (reply[1] as number[]).map((p) => p - 1) };
-      }
-      if (reply[0] === 'quota') {
-        const [, used, requested] = reply as [string, number, number];
-        throw quotaExceeded('listings', { limit: request.limit, used, requested, at: request.at });
-      }
-      const holders = request.candidates.map((_, i): SeenHolder | null => {
-        const value = reply[i + 1];
-        return typeof value === 'string' ? seenHolder(value) : null;
-      });
-      const created = request.candidates.filter((_, i) => !holders[i]);
-      try {
-        await recordBatch(request, created);
-      } catch (error) {
-        await giveBackClaims(request, created).catch(() => undefined); // they expire unconfirmed anyway
-        throw error;
-      }
-      return { kind: 'admitted', holders, created };
-    },
-
+    admit: (request: AdmissionRequest) => admit(context, request),
     /** The publish succeeded: the batch's claims count for the duplicate window. */
     confirm: async (accountId: string, created: string[], batchId: string) => {
-      if (dedupe) await seen.confirm(accountId, created, batchId);
+      if (dedupe) await context.seen.confirm(accountId, created, batchId);
     },
-
-    /**
-     * The publish failed: gives back what admit took. The claims and quota first (a retry may then
-     * claim the ids at once), the batch record second: a process dying in between leaves a record
-     * nobody was told of, which expires.
-     */
-    async abandon(
-      request: { batch: { batch_id: string }; owner: AdmissionRequest['owner']; at: Date },
-      created: string[],
-    ) {
-      await giveBackClaims(request, created);
-      const batch = batchKeys(prefix, request.owner.accountId, request.batch.batch_id);
-      assertOneSlot([batch.record, batch.pending], 'abandoning a batch');
-      await redis.del(batch.record, batch.pending);
-    },
+    abandon: (request: AdmittedBatch, created: string[]) => abandon(context, request, created),
   };
-
-  async function giveBackClaims(
-    request: { batch: { batch_id: string }; owner: AdmissionRequest['owner']; at: Date },
-    created: string[],
-  ) {
-    const keys = accountKeys(request);
-    await unclaimScript.run(
-      redis,
-      2 + created.length,
-      keys.quota,
-      keys.claims,
-      ...created.map((id) => seenKey(prefix, request.owner.accountId, id)),
-      'listings',
-      created.length,
-    );
-  }
 }
 
 export type AdmissionStore = ReturnType<typeof admissionStore>;
+
+const accountKeys = (prefix: string, request: AdmittedBatch) => ({
+  quota: quotaKey(prefix, request.owner.accountId, request.owner.mode, utcDay(request.at)),
+  claims: claimsKey(prefix, request.owner.accountId, request.batch.batch_id),
+});
+
+/**
+ * For each candidate: null when this request claimed it (it is new), else who holds it; the
+ * quota of the new ones is reserved and the batch recorded. Nothing is written when a candidate
+ * is in flight elsewhere (its positions in `candidates` are returned) or on quota_exceeded (thrown).
+ */
+async function admit(context: AdmissionContext, request: AdmissionRequest): Promise<Admission> {
+  const reply = await claim(context, request);
+  if (reply[0] === 'in_flight') {
+    return { kind: 'in_flight', positions: (reply[1] as number[]).map((p) => p - 1) };
+  }
+  if (reply[0] === 'quota') {
+    const [, used, requested] = reply as [string, number, number];
+    throw quotaExceeded('listings', { limit: request.limit, used, requested, at: request.at });
+  }
+  const holders = request.candidates.map((_, i): SeenHolder | null => {
+    const value = reply[i + 1];
+    return typeof value === 'string' ? seenHolder(value) : null;
+  });
+  const created = request.candidates.filter((_, i) => !holders[i]);
+  try {
+    await recordBatch(context, request, created);
+  } catch (error) {
+    await giveBackClaims(context, request, created).catch(() => undefined); // they expire unconfirmed anyway
+    throw error;
+  }
+  return { kind: 'admitted', holders, created };
+}
+
+/**
+ * Claims the candidates. A claim names its batch only, so the claims keys of the batches holding
+ * them are found by trying: a call meeting a holder it was not given the key of changes nothing
+ * and names it, and the next call is given it too (a request that meets no held id: one call).
+ */
+async function claim(
+  { redis, prefix, dedupe }: AdmissionContext,
+  request: AdmissionRequest,
+): Promise<ClaimReply> {
+  if (!request.candidates.length) return ['ok']; // nothing to claim nor to count
+  if (!dedupe) return reserveOnly(redis, accountKeys(prefix, request).quota, request);
+  const { accountId } = request.owner;
+  const keys = accountKeys(prefix, request);
+  const seenKeys = request.candidates.map((id) => seenKey(prefix, accountId, id));
+  const holders = new Set<string>();
+  for (let attempt = 1; ; attempt++) {
+    const reply = (await claimScript.run(
+      redis,
+      FIXED_KEYS + seenKeys.length + holders.size,
+      keys.quota,
+      keys.claims,
+      ...seenKeys,
+      ...[...holders].map((batchId) => claimsKey(prefix, accountId, batchId)),
+      pendingClaim(request.batch.batch_id),
+      SEEN_TTL_SECONDS,
+      'listings',
+      request.limit,
+      CLAIM_TTL_SECONDS,
+      seenKeys.length,
+      [...holders].join(','),
+    )) as ClaimReply;
+    if (reply[0] !== 'retry') return reply;
+    const unknown = reply[1] as string[];
+    for (const holder of unknown) holders.add(holder);
+    if (attempt >= TRIES) {
+      // Claims that kept changing hands: in flight elsewhere, for the client to retry shortly.
+      const values = await redis.mget(seenKeys);
+      const positions = values.flatMap((v, i) =>
+        v !== null && unknown.some((holder) => v === pendingClaim(holder)) ? [i + 1] : [],
+      );
+      return ['in_flight', positions.length ? positions : [1]];
+    }
+  }
+}
+
+/** Records the batch (step 2): its new ids pending, or completed at once with its event. */
+async function recordBatch(
+  { redis, prefix, outboxIndex }: AdmissionContext,
+  request: AdmissionRequest,
+  created: string[],
+): Promise<void> {
+  const batch = batchKeys(prefix, request.owner.accountId, request.batch.batch_id);
+  const header = Object.entries(batchHeaderFields(request.batch, request.at.toISOString())).flat();
+  const run = (tail: string[]) =>
+    recordBatchScript.run(
+      redis,
+      3,
+      batch.record,
+      batch.pending,
+      batch.outbox,
+      BATCH_TTL_SECONDS,
+      created.length,
+      request.batch.duplicates + request.candidates.length - created.length,
+      request.at.toISOString(),
+      header.length,
+      ...header,
+      ...tail,
+    );
+  if (created.length) {
+    await run(created);
+    return;
+  }
+  await outboxIndex.produce(request.owner.accountId, Date.now(), async (stamp) => {
+    const reply = await run([stamp]);
+    return reply === STALE ? STALE : reply;
+  });
+}
+
+/**
+ * The publish failed: gives back what admit took. The claims and quota first (a retry may then
+ * claim the ids at once), the batch record second: a process dying in between leaves a record
+ * nobody was told of, which expires.
+ */
+async function abandon(context: AdmissionContext, request: AdmittedBatch, created: string[]) {
+  await giveBackClaims(context, request, created);
+  const batch = batchKeys(context.prefix, request.owner.accountId, request.batch.batch_id);
+  assertOneSlot([batch.record, batch.pending], 'abandoning a batch');
+  await context.redis.del(batch.record, batch.pending);
+}
+
+async function giveBackClaims(
+  { redis, prefix }: AdmissionContext,
+  request: AdmittedBatch,
+  created: string[],
+) {
+  const keys = accountKeys(prefix, request);
+  await unclaimScript.run(
+    redis,
+    2 + created.length,
+    keys.quota,
+    keys.claims,
+    ...created.map((id) => seenKey(prefix, request.owner.accountId, id)),
+    'listings',
+    created.length,
+  );
+}
 
 /** A benchmark build's claim without duplicate detection: the candidates' quota only. */
 async function reserveOnly(redis: Redis, quota: string, request: AdmissionRequest): Promise<ClaimReply> {

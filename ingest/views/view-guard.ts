@@ -238,123 +238,144 @@ const TRIES = 5;
 /** Days whose bucket count is remembered (fixed for the day once set): bounds the process' memory. */
 const REMEMBERED_DAYS = 10_000;
 
-export function viewGuard(redis: Redis, prefix: string) {
+/** What a guard keeps between requests. */
+interface GuardContext {
+  redis: Redis;
+  prefix: string;
   /**
    * Quota hash → its day's bucket count, once fixed (it never changes afterwards; yesterday's 0 is
    * kept too, as the day is over). A wrong one costs a retry only: the script checks it.
    */
-  const fixed = new Map<string, number>();
-  const remember = (quotaHash: string, count: number) => {
-    if (fixed.size >= REMEMBERED_DAYS) fixed.clear();
-    fixed.set(quotaHash, count);
-  };
+  fixed: Map<string, number>;
+}
 
-  /** The bucket counts of today and yesterday, and the count today gets if not fixed yet. */
-  async function counts(today: string, yesterday: string, limit: number) {
-    let [nbT, nbY] = [fixed.get(today) ?? 0, fixed.get(yesterday)];
-    let before = 0;
-    if (!nbT || nbY === undefined) {
-      // Both quota hashes are under the account's tag: one slot, so one pipeline on a cluster too.
-      const replies = (await redis
-        .pipeline()
-        .hget(today, 'view_buckets')
-        .hmget(yesterday, 'view_buckets', 'views')
-        .exec()) as [Error | null, unknown][] | null;
-      const failed = replies?.find(([error]) => error)?.[0];
-      if (!replies || failed) throw failed ?? new Error('pipeline discarded');
-      const [bucketsT, [bucketsY, viewsY]] = [replies[0]![1], replies[1]![1]] as [
-        string | null,
-        (string | null)[],
-      ];
-      [nbT, nbY, before] = [Number(bucketsT ?? 0), Number(bucketsY ?? 0), Number(viewsY ?? 0)];
-      if (nbT) remember(today, nbT);
-      remember(yesterday, nbY);
-    }
-    const most = Math.max(MIN_BUCKETS, Math.ceil(limit / EVENTS_PER_BUCKET));
-    const fresh = Math.min(most, Math.max(MIN_BUCKETS, Math.ceil(before / EVENTS_PER_BUCKET)));
-    return { nbT, nbY, fresh };
-  }
-
-  /**
-   * Runs `script` with the buckets its events need (of today, and of yesterday when `days` is 2);
-   * reads the days' counts again while the script finds them changed.
-   */
-  async function run(
-    script: typeof admitScript,
-    owner: GuardOwner,
-    events: GuardedEvent[],
-    limit: number,
-    at: Date,
-    days: 1 | 2,
-  ): Promise<unknown> {
-    const [today, yesterday] = [utcDay(at), utcDay(new Date(at.getTime() - 86_400_000))];
-    const quota = [today, yesterday].map((day) => quotaKey(prefix, owner.accountId, owner.mode, day)) as [
-      string,
-      string,
-    ];
-    const { blob, hashes } = eventBlob(events);
-    for (let attempt = 1; ; attempt++) {
-      const { nbT, nbY, fresh } = await counts(quota[0], quota[1], limit);
-      const numbers = (count: number) => (count ? [...new Set(hashes.map((h) => h % count))] : []);
-      const bucketsT = numbers(nbT || fresh);
-      const bucketsY = days === 2 ? numbers(nbY) : [];
-      const keys = [
-        ...quota,
-        ...bucketsT.map((b) => viewGuardBucketKey(prefix, owner, today, b)),
-        ...bucketsY.map((b) => viewGuardBucketKey(prefix, owner, yesterday, b)),
-      ];
-      const reply = await script.run(
-        redis,
-        keys.length,
-        ...keys,
-        nbT,
-        nbY,
-        fresh,
-        VIEWS_PER_VIEWER_DAY,
-        limit,
-        QUOTA_TTL_SECONDS,
-        blob,
-        bucketsT.join(','),
-        bucketsY.join(','),
-      );
-      const stale = Array.isArray(reply) ? reply[0] === -2 : reply === -2;
-      if (!stale) return reply;
-      fixed.delete(quota[0]);
-      fixed.delete(quota[1]);
-      if (attempt >= TRIES) throw new Error('view guard: the bucket counts kept changing');
-    }
-  }
-
+export function viewGuard(redis: Redis, prefix: string) {
+  const context: GuardContext = { redis, prefix, fixed: new Map() };
   return {
-    /**
-     * The status of each event; accepted ones are recorded (and counted against `limit`). Throws
-     * 429 quota_exceeded, recording nothing, when the accepted ones do not fit into today's quota.
-     */
-    async admit(
-      owner: GuardOwner,
-      events: GuardedEvent[],
-      limit: number,
-      at = new Date(),
-    ): Promise<GuardStatus[]> {
-      if (!events.length) return [];
-      const [accepted, used, codes] = (await run(admitScript, owner, events, limit, at, 2)) as [
-        number,
-        number,
-        number[],
-      ];
-      if (accepted < 0) {
-        const requested = codes.filter((c) => c === 0).length;
-        throw quotaExceeded('views', { limit, used, requested, at });
-      }
-      return codes.map((code) => statuses[code] ?? 'accepted');
-    },
-
-    /** Forgets accepted events that could not be published, so a retry is not a duplicate. */
-    async release(owner: GuardOwner, events: GuardedEvent[], limit: number, at: Date): Promise<void> {
-      if (!events.length) return;
-      await run(releaseScript, owner, events, limit, at, 1);
-    },
+    admit: (owner: GuardOwner, events: GuardedEvent[], limit: number, at?: Date) =>
+      admit(context, owner, events, limit, at),
+    release: (owner: GuardOwner, events: GuardedEvent[], limit: number, at: Date) =>
+      release(context, owner, events, limit, at),
   };
 }
 
 export type ViewGuard = ReturnType<typeof viewGuard>;
+
+/**
+ * The status of each event; accepted ones are recorded (and counted against `limit`). Throws
+ * 429 quota_exceeded, recording nothing, when the accepted ones do not fit into today's quota.
+ */
+async function admit(
+  context: GuardContext,
+  owner: GuardOwner,
+  events: GuardedEvent[],
+  limit: number,
+  at = new Date(),
+): Promise<GuardStatus[]> {
+  if (!events.length) return [];
+  const [accepted, used, codes] = (await run(context, admitScript, owner, events, limit, at, 2)) as [
+    number,
+    number,
+    number[],
+  ];
+  if (accepted < 0) {
+    const requested = codes.filter((c) => c === 0).length;
+    throw quotaExceeded('views', { limit, used, requested, at });
+  }
+  return codes.map((code) => statuses[code] ?? 'accepted');
+}
+
+/** Forgets accepted events that could not be published, so a retry is not a duplicate. */
+async function release(
+  context: GuardContext,
+  owner: GuardOwner,
+  events: GuardedEvent[],
+  limit: number,
+  at: Date,
+): Promise<void> {
+  if (!events.length) return;
+  await run(context, releaseScript, owner, events, limit, at, 1);
+}
+
+function remember(fixed: Map<string, number>, quotaHash: string, count: number) {
+  if (fixed.size >= REMEMBERED_DAYS) fixed.clear();
+  fixed.set(quotaHash, count);
+}
+
+/** The bucket counts of today and yesterday, and the count today gets if not fixed yet. */
+async function counts({ redis, fixed }: GuardContext, today: string, yesterday: string, limit: number) {
+  let [nbT, nbY] = [fixed.get(today) ?? 0, fixed.get(yesterday)];
+  let before = 0;
+  if (!nbT || nbY === undefined) {
+    // Both quota hashes are under the account's tag: one slot, so one pipeline on a cluster too.
+    const replies = (await redis
+      .pipeline()
+      .hget(today, 'view_buckets')
+      .hmget(yesterday, 'view_buckets', 'views')
+      .exec()) as [Error | null, unknown][] | null;
+    const failed = replies?.find(([error]) => error)?.[0];
+    if (!replies || failed) throw failed ?? new Error('pipeline discarded');
+    const [bucketsT, [bucketsY, viewsY]] = [replies[0]![1], replies[1]![1]] as [
+      string | null,
+      (string | null)[],
+    ];
+    [nbT, nbY, before] = [Number(bucketsT ?? 0), Number(bucketsY ?? 0), Number(viewsY ?? 0)];
+    if (nbT) remember(fixed, today, nbT);
+    remember(fixed, yesterday, nbY);
+  }
+  const most = Math.max(MIN_BUCKETS, Math.ceil(limit / EVENTS_PER_BUCKET));
+  const fresh = Math.min(most, Math.max(MIN_BUCKETS, Math.ceil(before / EVENTS_PER_BUCKET)));
+  return { nbT, nbY, fresh };
+}
+
+/**
+ * Runs `script` with the buckets its events need (of today, and of yesterday when `days` is 2);
+ * reads the days' counts again while the script finds them changed.
+ */
+async function run(
+  context: GuardContext,
+  script: typeof admitScript,
+  owner: GuardOwner,
+  events: GuardedEvent[],
+  limit: number,
+  at: Date,
+  days: 1 | 2,
+): Promise<unknown> {
+  const { redis, prefix, fixed } = context;
+  const [today, yesterday] = [utcDay(at), utcDay(new Date(at.getTime() - 86_400_000))];
+  const quota = [today, yesterday].map((day) => quotaKey(prefix, owner.accountId, owner.mode, day)) as [
+    string,
+    string,
+  ];
+  const { blob, hashes } = eventBlob(events);
+  for (let attempt = 1; ; attempt++) {
+    const { nbT, nbY, fresh } = await counts(context, quota[0], quota[1], limit);
+    const numbers = (count: number) => (count ? [...new Set(hashes.map((h) => h % count))] : []);
+    const bucketsT = numbers(nbT || fresh);
+    const bucketsY = days === 2 ? numbers(nbY) : [];
+    const keys = [
+      ...quota,
+      ...bucketsT.map((b) => viewGuardBucketKey(prefix, owner, today, b)),
+      ...bucketsY.map((b) => viewGuardBucketKey(prefix, owner, yesterday, b)),
+    ];
+    const reply = await script.run(
+      redis,
+      keys.length,
+      ...keys,
+      nbT,
+      nbY,
+      fresh,
+      VIEWS_PER_VIEWER_DAY,
+      limit,
+      QUOTA_TTL_SECONDS,
+      blob,
+      bucketsT.join(','),
+      bucketsY.join(','),
+    );
+    const stale = Array.isArray(reply) ? reply[0] === -2 : reply === -2;
+    if (!stale) return reply;
+    fixed.delete(quota[0]);
+    fixed.delete(quota[1]);
+    if (attempt >= TRIES) throw new Error('view guard: the bucket counts kept changing');
+  }
+}
