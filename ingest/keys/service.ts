@@ -24,15 +24,14 @@ import { grantableRoles, type Role } from '../../common/auth/roles.ts';
 import { tiers, type Tier } from '../../common/auth/tiers.ts';
 import { AppError, dependencyUnavailable } from '../../common/errors.ts';
 import type { QuotaStore } from '../quota.ts';
-import { fieldErrors } from '../validation/field-errors.ts';
 import { publicKey } from './public-key.ts';
 import {
-  createKeyBodySchema,
   KEY_PAGE_MAX,
-  keyListQuerySchema,
   ROLL_DEFAULT_HOURS,
-  rollKeyBodySchema,
+  type CreateKeyBody,
+  type KeyListQuery,
   type KeyRecordBody,
+  type RollKeyBody,
 } from './schemas.ts';
 
 /** Active keys an account may hold before creating more over the API is refused (CLI: no cap). */
@@ -93,15 +92,9 @@ export function keyAdminService(deps: KeyAdminDeps) {
   }
 
   return {
-    async create(admin: ApiKeyRecord, actor: KeyActor, body: unknown) {
+    async create(admin: ApiKeyRecord, actor: KeyActor, body: CreateKeyBody) {
       refuseRolled(admin);
-      const parsed = createKeyBodySchema.safeParse(body);
-      if (!parsed.success) {
-        throw new AppError('validation_failed', 'Body must be {"mode", "name"?, "tier"?, "role"?}', {
-          details: fieldErrors(parsed.error.issues, body),
-        });
-      }
-      const { mode, name, tier = admin.tier, role = 'standard' } = parsed.data;
+      const { mode, name, tier = admin.tier, role = 'standard' } = body;
       checkScope(admin, { mode, tier, role });
       const current = await redisCall(() => keys.listAccount(admin.account_id));
       // Keys revoked long ago leave the account's set here, all of them (the list is read anyway);
@@ -125,18 +118,9 @@ export function keyAdminService(deps: KeyAdminDeps) {
     /** One page of the keys `admin` manages, oldest first, after the key `after` (a cursor). */
     async list(
       admin: ApiKeyRecord,
-      query: unknown,
+      query: KeyListQuery,
     ): Promise<{ keys: KeyRecordBody[]; next_after: string | null }> {
-      const parsed = keyListQuerySchema.safeParse(query);
-      if (!parsed.success) {
-        throw new AppError('invalid_parameter', 'limit must be 1–1000 and after a key id', {
-          details: parsed.error.issues.map((issue) => ({
-            parameter: String(issue.path[0]),
-            message: issue.message,
-          })),
-        });
-      }
-      const { limit = KEY_PAGE_MAX, after } = parsed.data;
+      const { limit = KEY_PAGE_MAX, after } = query;
       const all = (await redisCall(() => keys.listAccount(admin.account_id))).filter((key) =>
         inScope(admin, key),
       );
@@ -186,17 +170,11 @@ export function keyAdminService(deps: KeyAdminDeps) {
       return { id, status: 'revoked' as const };
     },
 
-    async roll(admin: ApiKeyRecord, actor: KeyActor, id: string, body: unknown) {
+    async roll(admin: ApiKeyRecord, actor: KeyActor, id: string, body: RollKeyBody) {
       refuseRolled(admin);
-      const parsed = rollKeyBodySchema.safeParse(body);
-      if (!parsed.success) {
-        throw new AppError('validation_failed', 'Body must be {} or {"expires_in_hours"}', {
-          details: fieldErrors(parsed.error.issues, body),
-        });
-      }
       const target = await manageable(admin, id);
       checkScope(admin, target);
-      const hours = parsed.data.expires_in_hours ?? ROLL_DEFAULT_HOURS;
+      const hours = body.expires_in_hours ?? ROLL_DEFAULT_HOURS;
       const expiresAt = new Date(Date.now() + Math.round(hours * 3_600_000));
       let rolled: Awaited<ReturnType<KeyStore['roll']>>;
       try {
@@ -219,7 +197,7 @@ export function keyAdminService(deps: KeyAdminDeps) {
 export type KeyAdminService = ReturnType<typeof keyAdminService>;
 
 /** 403 key_rolled for a key that was rolled (it works until expires_at, but changes no key). */
-function refuseRolled(admin: ApiKeyRecord): void {
+export function refuseRolled(admin: ApiKeyRecord): void {
   if (!admin.expires_at) return;
   throw new AppError(
     'key_rolled',
