@@ -33,34 +33,70 @@ const clickhouseProcesses = () => componentProcesses(settings.stateDir, 'clickho
 
 const body = () => nextListingsBody('Soak');
 
+type Stack = Awaited<ReturnType<typeof startBenchStack>>;
+/** What the posting loop counts and the sampler reports. */
+interface Counts {
+  accepted: number;
+  refused: number;
+  inFlight: number;
+  /** Requests sent more than a second after they were due. */
+  behind: number;
+}
+interface Sample {
+  minute: number;
+  server: number;
+  worker: number;
+  stored: number;
+}
+
 async function main() {
-  const { redis, clickhouse, baseUrl, key, close } = await startBenchStack('bench-soak', port);
-  const account = key.account_id;
-  const storedCount = async () =>
+  const stack = await startBenchStack('bench-soak', port);
+  const storedCount = storedCounter(stack);
+  const serverAtStart = clickhouseProcesses();
+  log(`ClickHouse ${identity(serverAtStart)}, ${residentMb(serverAtStart)} MB resident at the start`);
+  log(`posting ${rate} listings/s for ${minutes} min (${rate / 100} requests/s of 100 listings)`);
+
+  const counts: Counts = { accepted: 0, refused: 0, inFlight: 0, behind: 0 };
+  const samples: Sample[] = [];
+  const t0 = Date.now();
+  const sampler = startSampler(stack, storedCount, counts, t0, samples);
+  await postAtRate(stack, counts, t0, t0 + minutes * 60_000);
+  const postSeconds = (Date.now() - t0) / 1000;
+  log(
+    `posting done: ${counts.accepted} accepted in ${postSeconds.toFixed(0)} s (${(counts.accepted / postSeconds).toFixed(0)}/s)`,
+  );
+
+  const drainStart = Date.now();
+  while ((await storedCount()) < counts.accepted && Date.now() - drainStart < 300_000) await sleep(500);
+  clearInterval(sampler);
+  await reportStored(stack, counts.accepted, drainStart);
+  reportMemory(samples, serverAtStart);
+  await stack.close();
+}
+
+/** How many listings of the benchmark's account are stored. */
+function storedCounter({ clickhouse, key }: Stack): () => Promise<number> {
+  return async () =>
     Number(
       (
         await queryRows<{ c: string }>(
           clickhouse,
           'SELECT count() AS c FROM listings WHERE account_id = {account:String}',
-          {
-            account,
-          },
+          { account: key.account_id },
         )
       )[0]?.c ?? 0,
     );
+}
 
-  const serverAtStart = clickhouseProcesses();
-  log(`ClickHouse ${identity(serverAtStart)}, ${residentMb(serverAtStart)} MB resident at the start`);
-  log(`posting ${rate} listings/s for ${minutes} min (${rate / 100} requests/s of 100 listings)`);
-
-  let accepted = 0;
-  let refused = 0;
-  let inFlight = 0;
-  let behind = 0;
-  const samples: { minute: number; server: number; worker: number; stored: number }[] = [];
-  const t0 = Date.now();
-  const end = t0 + minutes * 60_000;
-  const sampler = setInterval(() => {
+/** Every 30 s: ClickHouse's and the worker's resident memory and the stored count, logged and kept. */
+function startSampler(
+  { redis }: Stack,
+  storedCount: () => Promise<number>,
+  counts: Counts,
+  t0: number,
+  samples: Sample[],
+): NodeJS.Timeout {
+  return setInterval(() => {
     void (async () => {
       const server = residentMb(clickhouseProcesses());
       const beats = await workerRegistry(redis, env.REDIS_KEY_PREFIX).live();
@@ -69,14 +105,17 @@ async function main() {
       const minute = (Date.now() - t0) / 60_000;
       samples.push({ minute, server, worker, stored });
       log(
-        `${minute.toFixed(1)} min: accepted ${accepted}, stored ${stored} (behind ${accepted - stored}), ` +
-          `refused ${refused}, ClickHouse ${server} MB, worker ${worker} MB, requests late ${behind}`,
+        `${minute.toFixed(1)} min: accepted ${counts.accepted}, stored ${stored} (behind ${counts.accepted - stored}), ` +
+          `refused ${counts.refused}, ClickHouse ${server} MB, worker ${worker} MB, requests late ${counts.behind}`,
       );
     })().catch((error: unknown) => log(`sample failed: ${String(error)}`));
   }, 30_000);
+}
 
+/** Posts 100-listing requests at `rate` listings/s until `end`, at most maxInFlight at once. */
+async function postAtRate({ baseUrl, key }: Stack, counts: Counts, t0: number, end: number): Promise<void> {
   const post = async () => {
-    inFlight++;
+    counts.inFlight++;
     try {
       const response = await fetch(`${baseUrl}/api/v1/listings/bulk`, {
         method: 'POST',
@@ -84,12 +123,12 @@ async function main() {
         body: body(),
       });
       const json = (await response.json()) as { summary?: { succeeded: number } };
-      if (response.status === 201) accepted += json.summary!.succeeded;
-      else refused++;
+      if (response.status === 201) counts.accepted += json.summary!.succeeded;
+      else counts.refused++;
     } catch {
-      refused++;
+      counts.refused++;
     } finally {
-      inFlight--;
+      counts.inFlight--;
     }
   };
   const interval = 100_000 / rate; // ms between 100-listing requests
@@ -98,34 +137,34 @@ async function main() {
     const due = t0 + i * interval;
     if (due >= end) break;
     if (due > Date.now()) await sleep(due - Date.now());
-    else if (Date.now() - due > 1_000) behind++; // more than a second late: the stack can't keep up
-    while (inFlight >= maxInFlight) await sleep(1);
+    else if (Date.now() - due > 1_000) counts.behind++; // more than a second late: the stack can't keep up
+    while (counts.inFlight >= maxInFlight) await sleep(1);
     const request = post();
     inflight.add(request);
     void request.finally(() => inflight.delete(request));
   }
   await Promise.all(inflight);
-  const postSeconds = (Date.now() - t0) / 1000;
-  log(
-    `posting done: ${accepted} accepted in ${postSeconds.toFixed(0)} s (${(accepted / postSeconds).toFixed(0)}/s)`,
-  );
+}
 
-  const drainStart = Date.now();
-  while ((await storedCount()) < accepted && Date.now() - drainStart < 300_000) await sleep(500);
-  clearInterval(sampler);
+/** Whether every accepted listing is stored exactly once, and how long after posting the last one was. */
+async function reportStored({ clickhouse, key }: Stack, accepted: number, drainStart: number): Promise<void> {
   const [check] = await queryRows<{ rows: string; ids: string }>(
     clickhouse,
     'SELECT count() AS rows, uniqExact(listing_id) AS ids FROM listings WHERE account_id = {account:String}',
-    { account },
+    { account: key.account_id },
   );
-  const serverAtEnd = clickhouseProcesses();
-  const half = Math.floor(samples.length / 2);
-  const avg = (list: number[]) => Math.round(list.reduce((a, b) => a + b, 0) / Math.max(1, list.length));
   log(
     `stored ${check!.rows} rows for ${check!.ids} distinct ids of ${accepted} accepted ` +
       `(${Number(check!.rows) === accepted && check!.rows === check!.ids ? 'nothing lost, nothing twice' : 'MISMATCH'}), ` +
       `last stored ${((Date.now() - drainStart) / 1000).toFixed(1)} s after posting ended`,
   );
+}
+
+/** ClickHouse's (and whether it restarted) and the worker's resident memory over the two halves. */
+function reportMemory(samples: Sample[], serverAtStart: TrackedProcess[]): void {
+  const serverAtEnd = clickhouseProcesses();
+  const half = Math.floor(samples.length / 2);
+  const avg = (list: number[]) => Math.round(list.reduce((a, b) => a + b, 0) / Math.max(1, list.length));
   log(
     `ClickHouse ${identity(serverAtEnd) === identity(serverAtStart) ? 'same process throughout (no restart)' : 'RESTARTED'}; ` +
       `resident MB first half avg ${avg(samples.slice(0, half).map((s) => s.server))}, second half avg ` +
@@ -135,7 +174,6 @@ async function main() {
     `worker resident MB first half avg ${avg(samples.slice(0, half).map((s) => s.worker))}, second half avg ` +
       `${avg(samples.slice(half).map((s) => s.worker))}, max ${Math.max(...samples.map((s) => s.worker))}`,
   );
-  await close();
 }
 
 await main();

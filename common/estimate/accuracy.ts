@@ -82,16 +82,36 @@ const percentile = (sorted: Float64Array, p: number) =>
 const LOW_P = (1 - INTERVAL_TARGET) / 2;
 const HIGH_P = 1 - LOW_P;
 
-function factors(residuals: number[]): { low: number; high: number } {
+type Factors = { low: number; high: number };
+/** Residuals, ln(actual / estimate), by chain key and month. */
+type Residuals = Map<string, Map<number, number[]>>;
+
+function factors(residuals: number[]): Factors {
   const sorted = Float64Array.from(residuals).sort();
   return { low: Math.exp(percentile(sorted, LOW_P)), high: Math.exp(percentile(sorted, HIGH_P)) };
 }
 
 export function accuracyFigures(log: ResultLog): AccuracyFigures[] {
-  // Residuals per key and month, and the listings of every key.
-  const members = new Map<string, number[]>();
-  const residuals = new Map<string, Map<number, number[]>>();
   const chains = log.segments.map(chainOf);
+  const { members, residuals } = indexByKey(log, chains);
+  const calibration = calibrationOf(residuals);
+  const covered = coverage(log, chains, calibration.beforeMonth);
+  const figures = [...members].map(([key, list]) =>
+    keyFigures(key, list, log, covered, calibration.published),
+  );
+  // A run always has its 'all' row, so the endpoint can tell "measured, nothing to measure" from
+  // "never measured".
+  if (!figures.length) figures.push(emptyFigures());
+  return figures;
+}
+
+/** The listings of every chain key, and the residuals of those with an estimate, by key and month. */
+function indexByKey(
+  log: ResultLog,
+  chains: string[][],
+): { members: Map<string, number[]>; residuals: Residuals } {
+  const members = new Map<string, number[]>();
+  const residuals: Residuals = new Map();
   for (let i = 0; i < log.length; i++) {
     const estimated = !Number.isNaN(log.estimate[i]!);
     for (const key of chains[log.segment[i]!]!) {
@@ -106,97 +126,122 @@ export function accuracyFigures(log: ResultLog): AccuracyFigures[] {
       month.push(Math.log(log.actual[i]! / log.estimate[i]!));
     }
   }
-  const all = (key: string) => [...(residuals.get(key)?.values() ?? [])].flat();
-  const published = new Map<string, { low: number; high: number } | null>();
-  const publishedOf = (key: string) => {
-    if (!published.has(key)) {
-      const values = all(key);
-      published.set(key, values.length >= MIN_CALIBRATION ? factors(values) : null);
-    }
-    return published.get(key)!;
+  return { members, residuals };
+}
+
+/**
+ * A key's interval factors (null under MIN_CALIBRATION residuals), each computed once: `published`
+ * from every month, `beforeMonth` from the months before `month` only.
+ */
+function calibrationOf(residuals: Residuals) {
+  const fit = (values: number[]) => (values.length >= MIN_CALIBRATION ? factors(values) : null);
+  const published = new Map<string, Factors | null>();
+  const beforeMonth = new Map<string, Factors | null>();
+  return {
+    published(key: string): Factors | null {
+      if (!published.has(key)) published.set(key, fit([...(residuals.get(key)?.values() ?? [])].flat()));
+      return published.get(key)!;
+    },
+    beforeMonth(key: string, month: number): Factors | null {
+      const memo = `${key}#${month}`;
+      if (!beforeMonth.has(memo)) {
+        const values = [...(residuals.get(key) ?? new Map<number, number[]>()).entries()]
+          .filter(([m]) => m < month)
+          .flatMap(([, v]) => v);
+        beforeMonth.set(memo, fit(values));
+      }
+      return beforeMonth.get(memo)!;
+    },
   };
-  const beforeMonth = new Map<string, { low: number; high: number } | null>();
-  const beforeMonthOf = (key: string, month: number) => {
-    const memo = `${key}#${month}`;
-    if (!beforeMonth.has(memo)) {
-      const values = [...(residuals.get(key) ?? new Map<number, number[]>()).entries()]
-        .filter(([m]) => m < month)
-        .flatMap(([, v]) => v);
-      beforeMonth.set(memo, values.length >= MIN_CALIBRATION ? factors(values) : null);
-    }
-    return beforeMonth.get(memo)!;
-  };
-  // Per estimated listing: inside the interval of the months before its own (1), outside (0), none (-1).
+}
+
+/** Per estimated listing: inside the interval of the months before its own (1), outside (0), none (-1). */
+function coverage(
+  log: ResultLog,
+  chains: string[][],
+  beforeMonth: (key: string, month: number) => Factors | null,
+): Int8Array {
   const covered = new Int8Array(log.length).fill(-1);
   for (let i = 0; i < log.length; i++) {
     if (Number.isNaN(log.estimate[i]!)) continue;
     for (const key of chains[log.segment[i]!]!) {
-      const f = beforeMonthOf(key, log.month[i]!);
+      const f = beforeMonth(key, log.month[i]!);
       if (!f) continue;
       const ratio = log.actual[i]! / log.estimate[i]!;
       covered[i] = ratio >= f.low && ratio <= f.high ? 1 : 0;
       break;
     }
   }
+  return covered;
+}
 
-  const figures: AccuracyFigures[] = [];
-  for (const [key, list] of members) {
-    const [city, type, bedrooms] = key.split('|') as [string, string, string];
-    const level: Level =
-      bedrooms !== '*' ? 'segment' : city !== '*' ? 'city_type' : type !== '*' ? 'type' : 'all';
-    const estimateApes: number[] = [];
-    const baselineApes: number[] = [];
-    const pairedEstimate: number[] = [];
-    const pairedBaseline: number[] = [];
-    let coveredCount = 0;
-    let calibrated = 0;
-    for (const i of list) {
-      const actual = log.actual[i]!;
-      const e = log.estimate[i]!;
-      const b = log.baseline[i]!;
-      if (!Number.isNaN(e)) estimateApes.push(ape(actual, e));
-      if (!Number.isNaN(b)) baselineApes.push(ape(actual, b));
-      if (!Number.isNaN(e) && !Number.isNaN(b)) {
-        pairedEstimate.push(ape(actual, e));
-        pairedBaseline.push(ape(actual, b));
-      }
-      if (covered[i]! >= 0) {
-        calibrated++;
-        coveredCount += covered[i]!;
-      }
+/** The errors of one key's listings: the method's, the baseline's, both where both estimated. */
+function errorsOf(list: number[], log: ResultLog, covered: Int8Array) {
+  const errors = {
+    estimate: [] as number[],
+    baseline: [] as number[],
+    pairedEstimate: [] as number[],
+    pairedBaseline: [] as number[],
+    covered: 0,
+    calibrated: 0,
+  };
+  for (const i of list) {
+    const actual = log.actual[i]!;
+    const e = log.estimate[i]!;
+    const b = log.baseline[i]!;
+    if (!Number.isNaN(e)) errors.estimate.push(ape(actual, e));
+    if (!Number.isNaN(b)) errors.baseline.push(ape(actual, b));
+    if (!Number.isNaN(e) && !Number.isNaN(b)) {
+      errors.pairedEstimate.push(ape(actual, e));
+      errors.pairedBaseline.push(ape(actual, b));
     }
-    // This row's published interval: its own key or the first coarser one with enough estimates.
-    const chain = chainOf({ city, type, bedrooms }).slice(levels.indexOf(level));
-    const source = chain.find((k) => publishedOf(k) !== null);
-    const interval = source ? publishedOf(source)! : null;
-    figures.push({
-      city,
-      property_type: type,
-      bedrooms,
-      level,
-      subjects: list.length,
-      n: estimateApes.length,
-      median_ape: median(estimateApes),
-      within_10pct: share(estimateApes, 0.1),
-      within_20pct: share(estimateApes, 0.2),
-      interval_target: INTERVAL_TARGET,
-      interval_coverage: calibrated ? coveredCount / calibrated : null,
-      interval_low: interval?.low ?? 1,
-      interval_high: interval?.high ?? 1,
-      interval_level: source ? levels[levels.indexOf(level) + chain.indexOf(source)]! : 'none',
-      baseline_n: baselineApes.length,
-      baseline_median_ape: median(baselineApes),
-      baseline_within_10pct: share(baselineApes, 0.1),
-      baseline_within_20pct: share(baselineApes, 0.2),
-      paired_n: pairedEstimate.length,
-      paired_median_ape: median(pairedEstimate),
-      paired_baseline_median_ape: median(pairedBaseline),
-    });
+    if (covered[i]! >= 0) {
+      errors.calibrated++;
+      errors.covered += covered[i]!;
+    }
   }
-  // A run always has its 'all' row, so the endpoint can tell "measured, nothing to measure" from
-  // "never measured".
-  if (!figures.length) figures.push(emptyFigures());
-  return figures;
+  return errors;
+}
+
+/** One row: a chain key's accuracy, its baseline's, and its published interval. */
+function keyFigures(
+  key: string,
+  list: number[],
+  log: ResultLog,
+  covered: Int8Array,
+  published: (key: string) => Factors | null,
+): AccuracyFigures {
+  const [city, type, bedrooms] = key.split('|') as [string, string, string];
+  const level: Level =
+    bedrooms !== '*' ? 'segment' : city !== '*' ? 'city_type' : type !== '*' ? 'type' : 'all';
+  const errors = errorsOf(list, log, covered);
+  // This row's published interval: its own key or the first coarser one with enough estimates.
+  const chain = chainOf({ city, type, bedrooms }).slice(levels.indexOf(level));
+  const source = chain.find((k) => published(k) !== null);
+  const interval = source ? published(source)! : null;
+  return {
+    city,
+    property_type: type,
+    bedrooms,
+    level,
+    subjects: list.length,
+    n: errors.estimate.length,
+    median_ape: median(errors.estimate),
+    within_10pct: share(errors.estimate, 0.1),
+    within_20pct: share(errors.estimate, 0.2),
+    interval_target: INTERVAL_TARGET,
+    interval_coverage: errors.calibrated ? errors.covered / errors.calibrated : null,
+    interval_low: interval?.low ?? 1,
+    interval_high: interval?.high ?? 1,
+    interval_level: source ? levels[levels.indexOf(level) + chain.indexOf(source)]! : 'none',
+    baseline_n: errors.baseline.length,
+    baseline_median_ape: median(errors.baseline),
+    baseline_within_10pct: share(errors.baseline, 0.1),
+    baseline_within_20pct: share(errors.baseline, 0.2),
+    paired_n: errors.pairedEstimate.length,
+    paired_median_ape: median(errors.pairedEstimate),
+    paired_baseline_median_ape: median(errors.pairedBaseline),
+  };
 }
 
 function emptyFigures(): AccuracyFigures {

@@ -44,6 +44,11 @@ export interface RouteDeclaration<D, Q, B> extends Omit<
    * handlers whose service checks it item by item). `read: false`: documented but not read.
    */
   body?: { schema: z.ZodType; parse?: (raw: unknown) => B; read?: false };
+  /**
+   * A rule on the calling key checked before the query and body are judged (after the body is
+   * read): a key that may not do this at all is told so whatever it sent.
+   */
+  keyCheck?: (auth: ApiKeyRecord) => void;
   handler: (input: RouteInput<Q, B>, deps: D) => Promise<RouteAnswer>;
 }
 
@@ -55,7 +60,7 @@ export interface Route<D> {
 }
 
 export function defineRoute<D, Q = undefined, B = unknown>(declaration: RouteDeclaration<D, Q, B>): Route<D> {
-  const { access, query, body, handler, ...documented } = declaration;
+  const { access, query, body, keyCheck, handler, ...documented } = declaration;
   const operation: OperationSpec = {
     ...documented,
     ...(access === 'public' ? { auth: false } : {}),
@@ -71,6 +76,7 @@ export function defineRoute<D, Q = undefined, B = unknown>(declaration: RouteDec
       }
       if (body && body.read !== false) checks.push(jsonBody());
       const call: RequestHandler = async (req, res) => {
+        keyCheck?.(authOf(req));
         const input: RouteInput<Q, B> = {
           auth: access === 'public' ? (undefined as never) : authOf(req),
           params: Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, String(v)])),
@@ -87,8 +93,11 @@ export function defineRoute<D, Q = undefined, B = unknown>(declaration: RouteDec
   };
 }
 
-/** A query parser from the schema alone: any mismatch is a 400 invalid_parameter naming the keys. */
-export function parseQueryWith<S extends z.ZodObject>(schema: S) {
+/**
+ * A query parser from the schema alone: any mismatch is a 400 invalid_parameter naming the keys,
+ * with `message` (default: "Invalid query parameter" and the first key).
+ */
+export function parseQueryWith<S extends z.ZodObject>(schema: S, message?: string) {
   return (raw: Record<string, unknown>): z.output<S> => {
     const parsed = schema.safeParse(raw);
     if (parsed.success) return parsed.data;
@@ -96,7 +105,9 @@ export function parseQueryWith<S extends z.ZodObject>(schema: S) {
       parameter: issue.path.join('.'),
       message: issue.message,
     }));
-    throw new AppError('invalid_parameter', `Invalid query parameter ${details[0]?.parameter}`, { details });
+    throw new AppError('invalid_parameter', message ?? `Invalid query parameter ${details[0]?.parameter}`, {
+      details,
+    });
   };
 }
 

@@ -62,118 +62,135 @@ const errorDescriptions: Record<number, string> = {
   503: 'A dependency is unavailable; retry later',
 };
 
+/** A zod schema as JSON Schema, inlined (no $defs: local refs would resolve against the whole document). */
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): unknown {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+    io,
+    target: 'draft-2020-12',
+    unrepresentable: 'any',
+    reused: 'inline',
+  });
+  return rest;
+}
+
+function parameter(p: ParameterSpec): Record<string, unknown> {
+  return {
+    name: p.name,
+    in: p.in,
+    required: p.in === 'path' ? true : (p.required ?? false),
+    ...(p.description ? { description: p.description } : {}),
+    schema: jsonSchema(p.schema, 'input'),
+  };
+}
+
+function queryParameters(query: z.ZodObject | undefined): Record<string, unknown>[] {
+  return Object.entries(query?.shape ?? {}).map(([name, field]) => {
+    const { description, ...schema } = jsonSchema(field, 'input') as { description?: string };
+    return {
+      name,
+      in: 'query',
+      required: !field.safeParse(undefined).success,
+      ...(description ? { description } : {}),
+      schema,
+    };
+  });
+}
+
+/** The body of one success response: JSON (with its alternatives), another media type, or none. */
+function successContent(response: OperationSpec['responses'][number]): Record<string, unknown> {
+  if (response.schema) {
+    return {
+      content: {
+        'application/json': { schema: jsonSchema(response.schema, 'output') },
+        ...Object.fromEntries(
+          Object.entries(response.alternatives ?? {}).map(([type, schema]) => [
+            type,
+            { schema: jsonSchema(schema, 'output') },
+          ]),
+        ),
+      },
+    };
+  }
+  return response.mediaType ? { content: { [response.mediaType]: { schema: { type: 'string' } } } } : {};
+}
+
+/** Success responses as declared, then the error statuses (by reference), in ascending order. */
+function responsesOf(op: OperationSpec): Record<string, unknown> {
+  const responses: Record<string, unknown> = {};
+  for (const [status, response] of Object.entries(op.responses)) {
+    responses[status] = {
+      description: response.description,
+      ...(response.headers
+        ? {
+            headers: Object.fromEntries(
+              Object.entries(response.headers).map(([name, description]) => [
+                name,
+                { description, schema: { type: 'string' } },
+              ]),
+            ),
+          }
+        : {}),
+      ...successContent(response),
+    };
+  }
+  const errorStatuses = new Set([...(op.auth === false ? [] : [401, 403, 429]), ...(op.errors ?? [])]);
+  for (const status of [...errorStatuses].sort()) {
+    responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
+  }
+  return responses;
+}
+
+/** One operation of the document's paths. */
+function operationObject(op: OperationSpec): Record<string, unknown> {
+  return {
+    operationId: op.operationId,
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    ...(op.tags ? { tags: op.tags } : {}),
+    ...(op.auth === false ? { security: [] } : {}),
+    ...(op.outsideApiPrefix ? { servers: [{ url: '/', description: 'outside /api/v1' }] } : {}),
+    ...(op.parameters?.length || op.query
+      ? { parameters: [...(op.parameters ?? []).map(parameter), ...queryParameters(op.query)] }
+      : {}),
+    ...(op.requestBody
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: jsonSchema(op.requestBody, 'input') } },
+          },
+        }
+      : {}),
+    responses: responsesOf(op),
+  };
+}
+
+/** The key scheme and the shared error responses every operation refers to. */
+function components(): Record<string, unknown> {
+  const errorSchema = jsonSchema(errorResponseSchema, 'output');
+  return {
+    securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+    responses: Object.fromEntries(
+      Object.entries(errorDescriptions).map(([status, description]) => [
+        `Error${status}`,
+        { description, content: { 'application/json': { schema: errorSchema } } },
+      ]),
+    ),
+  };
+}
+
 export function createOpenApiRegistry(info: { title: string; version: string; description?: string }) {
   const operations: OperationSpec[] = [];
 
-  function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): unknown {
-    // Every schema is inlined (no $defs): local refs would resolve against the whole document.
-    const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
-      io,
-      target: 'draft-2020-12',
-      unrepresentable: 'any',
-      reused: 'inline',
-    });
-    return rest;
-  }
-
-  function parameter(p: ParameterSpec): Record<string, unknown> {
-    return {
-      name: p.name,
-      in: p.in,
-      required: p.in === 'path' ? true : (p.required ?? false),
-      ...(p.description ? { description: p.description } : {}),
-      schema: jsonSchema(p.schema, 'input'),
-    };
-  }
-
-  function queryParameters(query: z.ZodObject | undefined): Record<string, unknown>[] {
-    return Object.entries(query?.shape ?? {}).map(([name, field]) => {
-      const { description, ...schema } = jsonSchema(field, 'input') as { description?: string };
-      return {
-        name,
-        in: 'query',
-        required: !field.safeParse(undefined).success,
-        ...(description ? { description } : {}),
-        schema,
-      };
-    });
-  }
-
   function document(): Record<string, unknown> {
     const paths: Record<string, Record<string, unknown>> = {};
-    for (const op of operations) {
-      const responses: Record<string, unknown> = {};
-      for (const [status, response] of Object.entries(op.responses)) {
-        responses[status] = {
-          description: response.description,
-          ...(response.headers
-            ? {
-                headers: Object.fromEntries(
-                  Object.entries(response.headers).map(([name, description]) => [
-                    name,
-                    { description, schema: { type: 'string' } },
-                  ]),
-                ),
-              }
-            : {}),
-          ...(response.schema
-            ? {
-                content: {
-                  'application/json': { schema: jsonSchema(response.schema, 'output') },
-                  ...Object.fromEntries(
-                    Object.entries(response.alternatives ?? {}).map(([type, schema]) => [
-                      type,
-                      { schema: jsonSchema(schema, 'output') },
-                    ]),
-                  ),
-                },
-              }
-            : response.mediaType
-              ? { content: { [response.mediaType]: { schema: { type: 'string' } } } }
-              : {}),
-        };
-      }
-      const errorStatuses = new Set([...(op.auth === false ? [] : [401, 403, 429]), ...(op.errors ?? [])]);
-      for (const status of [...errorStatuses].sort()) {
-        responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
-      }
-      (paths[op.path] ??= {})[op.method] = {
-        operationId: op.operationId,
-        summary: op.summary,
-        ...(op.description ? { description: op.description } : {}),
-        ...(op.tags ? { tags: op.tags } : {}),
-        ...(op.auth === false ? { security: [] } : {}),
-        ...(op.outsideApiPrefix ? { servers: [{ url: '/', description: 'outside /api/v1' }] } : {}),
-        ...(op.parameters?.length || op.query
-          ? { parameters: [...(op.parameters ?? []).map(parameter), ...queryParameters(op.query)] }
-          : {}),
-        ...(op.requestBody
-          ? {
-              requestBody: {
-                required: true,
-                content: { 'application/json': { schema: jsonSchema(op.requestBody, 'input') } },
-              },
-            }
-          : {}),
-        responses,
-      };
-    }
-    const errorSchema = jsonSchema(errorResponseSchema, 'output');
+    for (const op of operations) (paths[op.path] ??= {})[op.method] = operationObject(op);
     return {
       openapi: '3.1.0',
       info,
       servers: [{ url: '/api/v1' }],
       security: [{ ApiKey: [] }],
       paths,
-      components: {
-        securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
-        responses: Object.fromEntries(
-          Object.entries(errorDescriptions).map(([status, description]) => [
-            `Error${status}`,
-            { description, content: { 'application/json': { schema: errorSchema } } },
-          ]),
-        ),
-      },
+      components: components(),
     };
   }
 

@@ -5,14 +5,16 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import { authOf } from '../../common/auth/authenticate.ts';
 import type { KeyActor } from '../../common/auth/key-audit.ts';
-import { defineRoute, type Route } from '../../common/http/route.ts';
+import { defineRoute, parseQueryWith, type Route } from '../../common/http/route.ts';
 import type { IngestContext } from '../context.ts';
 import { quotaStore } from '../quota.ts';
+import { parseBodyWith } from '../validation/body.ts';
 import { KEY_AUDIT_PAGE, readKeyAudit } from './audit-read.ts';
 import {
   createdKeySchema,
   createKeyBodySchema,
   keyAuditListSchema,
+  keyListQuerySchema,
   keyListSchema,
   revokedKeySchema,
   ROLL_DEFAULT_HOURS,
@@ -20,8 +22,11 @@ import {
   rolledKeySchema,
   rollKeyBodySchema,
   KEY_PAGE_MAX,
+  type CreateKeyBody,
+  type KeyListQuery,
+  type RollKeyBody,
 } from './schemas.ts';
-import { keyAdminService, MAX_ACTIVE_KEYS_PER_ACCOUNT } from './service.ts';
+import { keyAdminService, MAX_ACTIVE_KEYS_PER_ACCOUNT, refuseRolled } from './service.ts';
 
 const idParam = { name: 'id', in: 'path' as const, schema: z.string().meta({ description: 'key_…' }) };
 const adminOnly =
@@ -48,8 +53,37 @@ export function keyDeps(ctx: IngestContext): Deps {
 
 const common = { tags: ['keys'], access: { role: 'admin' as const } };
 
+/** The bodies as the service takes them: a mismatch is a 400 validation_failed naming the field. */
+export const createKeyBody = {
+  schema: createKeyBodySchema,
+  parse: parseBodyWith(createKeyBodySchema, 'Body must be {"mode", "name"?, "tier"?, "role"?}'),
+};
+export const rollKeyBody = {
+  schema: rollKeyBodySchema,
+  parse: parseBodyWith(rollKeyBodySchema, 'Body must be {} or {"expires_in_hours"}'),
+};
+/**
+ * GET /keys's query: documented as the strings it accepts, parsed to numbers and ids; a mismatch
+ * is a 400 invalid_parameter naming the parameter.
+ */
+export const keyListQuery = {
+  schema: z.object({
+    limit: z
+      .string()
+      .regex(/^(?:[1-9][0-9]{0,2}|1000)$/)
+      .optional()
+      .meta({ description: `Keys per page, 1–${KEY_PAGE_MAX} (default ${KEY_PAGE_MAX})` }),
+    after: z
+      .string()
+      .regex(/^key_[0-9a-f]{24}$/)
+      .optional()
+      .meta({ description: 'The next_after of the previous page' }),
+  }),
+  parse: parseQueryWith(keyListQuerySchema, 'limit must be 1–1000 and after a key id'),
+};
+
 export const keyRoutes: Route<Deps>[] = [
-  defineRoute<Deps>({
+  defineRoute<Deps, undefined, CreateKeyBody>({
     ...common,
     method: 'post',
     path: '/keys',
@@ -60,7 +94,9 @@ export const keyRoutes: Route<Deps>[] = [
       'or admin, mode live only from a live key (403 scope_exceeded otherwise); at most ' +
       `${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys per account (409 limit_exceeded). Recorded in the ` +
       'warehouse table key_audit_events.',
-    body: { schema: createKeyBodySchema }, // checked by the service (which field, why)
+    body: createKeyBody,
+    // A rolled key is refused whatever it sends (the service checks it too).
+    keyCheck: refuseRolled,
     responses: { 201: { description: 'The key, with its plaintext', schema: createdKeySchema } },
     errors: [400, 409, 415, 503],
     handler: async ({ auth, body, req }, { service }) => ({
@@ -68,34 +104,21 @@ export const keyRoutes: Route<Deps>[] = [
       body: await service.create(auth, actorOf(req), body),
     }),
   }),
-  defineRoute<Deps>({
+  defineRoute<Deps, KeyListQuery>({
     ...common,
     method: 'get',
     path: '/keys',
     operationId: 'listKeys',
     summary: "The account's keys, oldest first (never the plaintext), a page at a time",
     description: `${adminOnly} Pages of up to limit keys (default and most ${KEY_PAGE_MAX}); next_after names the last key of a page that has a next one; a limit or after that is not as documented, or an after naming no key of the list, is 400 invalid_parameter. Keys revoked more than 30 days ago are no longer listed.`,
-    parameters: [
-      {
-        name: 'limit',
-        in: 'query' as const,
-        description: `Keys per page, 1–${KEY_PAGE_MAX} (default ${KEY_PAGE_MAX})`,
-        schema: z.string().regex(/^(?:[1-9][0-9]{0,2}|1000)$/),
-      },
-      {
-        name: 'after',
-        in: 'query' as const,
-        description: 'The next_after of the previous page',
-        schema: z.string().regex(/^key_[0-9a-f]{24}$/),
-      },
-    ],
+    query: keyListQuery,
     responses: { 200: { description: 'Keys', schema: keyListSchema } },
-    // 400 invalid_parameter: a limit outside 1–1000 or an after that is not a key id (service.ts),
-    // and a well-formed after that names no key of the list.
+    // 400 invalid_parameter: a limit outside 1–1000 or an after that is not a key id (keyListQuery),
+    // and a well-formed after that names no key of the list (service.ts).
     errors: [400, 503],
-    handler: async ({ auth, req }, { service }) => ({
+    handler: async ({ auth, query }, { service }) => ({
       status: 200,
-      body: await service.list(auth, req.query),
+      body: await service.list(auth, query),
     }),
   }),
   defineRoute<Deps>({
@@ -133,7 +156,7 @@ export const keyRoutes: Route<Deps>[] = [
       body: await service.revoke(auth, actorOf(req), params.id!),
     }),
   }),
-  defineRoute<Deps>({
+  defineRoute<Deps, undefined, RollKeyBody>({
     ...common,
     method: 'post',
     path: '/keys/{id}/roll',
@@ -146,7 +169,8 @@ export const keyRoutes: Route<Deps>[] = [
       'rolled once (409 key_not_rollable when revoked or already rolled); the same scope rules as ' +
       'creating apply.',
     parameters: [idParam],
-    body: { schema: rollKeyBodySchema }, // checked by the service
+    body: rollKeyBody,
+    keyCheck: refuseRolled,
     responses: { 201: { description: 'The new key, with its plaintext', schema: rolledKeySchema } },
     errors: [400, 404, 409, 415, 503],
     handler: async ({ auth, params, body, req }, { service }) => ({

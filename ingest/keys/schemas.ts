@@ -28,6 +28,7 @@ export const createKeyBodySchema = z
       .meta({ description: 'standard (default) or admin; portal is given by the operator only' }),
   })
   .meta({ title: 'CreateKeyRequest' });
+export type CreateKeyBody = z.output<typeof createKeyBodySchema>;
 
 export const rollKeyBodySchema = z
   .strictObject({
@@ -41,6 +42,7 @@ export const rollKeyBodySchema = z
       }),
   })
   .meta({ title: 'RollKeyRequest' });
+export type RollKeyBody = z.output<typeof rollKeyBodySchema>;
 
 const nullableTime = z.string().nullable();
 export const keyRecordSchema = z
@@ -85,6 +87,7 @@ export const keyListQuerySchema = z.object({
     .regex(/^key_[0-9a-f]{24}$/)
     .optional(),
 });
+export type KeyListQuery = z.output<typeof keyListQuerySchema>;
 
 export const keyListSchema = z
   .object({

@@ -21,19 +21,18 @@ import {
 } from '../../common/auth/key-store.ts';
 import { AppError, dependencyUnavailable } from '../../common/errors.ts';
 import type { QuotaStore } from '../quota.ts';
-import { fieldErrors } from '../validation/field-errors.ts';
 import { publicKey } from './public-key.ts';
 import { checkScope, inScope, managersOf, refuseRolled, tiersUpTo } from './scope.ts';
 import {
-  createKeyBodySchema,
   KEY_PAGE_MAX,
-  keyListQuerySchema,
   ROLL_DEFAULT_HOURS,
-  rollKeyBodySchema,
+  type CreateKeyBody,
+  type KeyListQuery,
   type KeyRecordBody,
+  type RollKeyBody,
 } from './schemas.ts';
 
-export { managedModes } from './scope.ts';
+export { managedModes, refuseRolled } from './scope.ts';
 
 /** Active keys an account may hold before creating more over the API is refused (CLI: no cap). */
 export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 100;
@@ -55,26 +54,21 @@ export interface KeyAdminDeps {
 
 export function keyAdminService(deps: KeyAdminDeps) {
   return {
-    create: (admin: ApiKeyRecord, actor: KeyActor, body: unknown) => createKey(deps, admin, actor, body),
-    list: (admin: ApiKeyRecord, query: unknown) => listKeys(deps, admin, query),
+    create: (admin: ApiKeyRecord, actor: KeyActor, body: CreateKeyBody) =>
+      createKey(deps, admin, actor, body),
+    list: (admin: ApiKeyRecord, query: KeyListQuery) => listKeys(deps, admin, query),
     revoke: (admin: ApiKeyRecord, actor: KeyActor, id: string) => revokeKey(deps, admin, actor, id),
-    roll: (admin: ApiKeyRecord, actor: KeyActor, id: string, body: unknown) =>
+    roll: (admin: ApiKeyRecord, actor: KeyActor, id: string, body: RollKeyBody) =>
       rollKey(deps, admin, actor, id, body),
   };
 }
 
 export type KeyAdminService = ReturnType<typeof keyAdminService>;
 
-async function createKey(deps: KeyAdminDeps, admin: ApiKeyRecord, actor: KeyActor, body: unknown) {
+async function createKey(deps: KeyAdminDeps, admin: ApiKeyRecord, actor: KeyActor, body: CreateKeyBody) {
   const { keys } = deps;
   refuseRolled(admin);
-  const parsed = createKeyBodySchema.safeParse(body);
-  if (!parsed.success) {
-    throw new AppError('validation_failed', 'Body must be {"mode", "name"?, "tier"?, "role"?}', {
-      details: fieldErrors(parsed.error.issues, body),
-    });
-  }
-  const { mode, name, tier = admin.tier, role = 'standard' } = parsed.data;
+  const { mode, name, tier = admin.tier, role = 'standard' } = body;
   checkScope(admin, { mode, tier, role });
   const current = await redisCall(() => keys.listAccount(admin.account_id));
   // Keys revoked long ago leave the account's set here, all of them (the list is read anyway);
@@ -99,18 +93,9 @@ async function createKey(deps: KeyAdminDeps, admin: ApiKeyRecord, actor: KeyActo
 async function listKeys(
   deps: KeyAdminDeps,
   admin: ApiKeyRecord,
-  query: unknown,
+  query: KeyListQuery,
 ): Promise<{ keys: KeyRecordBody[]; next_after: string | null }> {
-  const parsed = keyListQuerySchema.safeParse(query);
-  if (!parsed.success) {
-    throw new AppError('invalid_parameter', 'limit must be 1–1000 and after a key id', {
-      details: parsed.error.issues.map((issue) => ({
-        parameter: String(issue.path[0]),
-        message: issue.message,
-      })),
-    });
-  }
-  const { limit = KEY_PAGE_MAX, after } = parsed.data;
+  const { limit = KEY_PAGE_MAX, after } = query;
   const all = (await redisCall(() => deps.keys.listAccount(admin.account_id))).filter((key) =>
     inScope(admin, key),
   );
@@ -160,17 +145,17 @@ async function revokeKey(deps: KeyAdminDeps, admin: ApiKeyRecord, actor: KeyActo
   return { id, status: 'revoked' as const };
 }
 
-async function rollKey(deps: KeyAdminDeps, admin: ApiKeyRecord, actor: KeyActor, id: string, body: unknown) {
+async function rollKey(
+  deps: KeyAdminDeps,
+  admin: ApiKeyRecord,
+  actor: KeyActor,
+  id: string,
+  body: RollKeyBody,
+) {
   refuseRolled(admin);
-  const parsed = rollKeyBodySchema.safeParse(body);
-  if (!parsed.success) {
-    throw new AppError('validation_failed', 'Body must be {} or {"expires_in_hours"}', {
-      details: fieldErrors(parsed.error.issues, body),
-    });
-  }
   const target = await manageable(deps, admin, id);
   checkScope(admin, target);
-  const hours = parsed.data.expires_in_hours ?? ROLL_DEFAULT_HOURS;
+  const hours = body.expires_in_hours ?? ROLL_DEFAULT_HOURS;
   const expiresAt = new Date(Date.now() + Math.round(hours * 3_600_000));
   let rolled: Awaited<ReturnType<KeyStore['roll']>>;
   try {

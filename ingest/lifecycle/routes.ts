@@ -12,6 +12,7 @@ import { replayable, type ReplayableHandler } from '../idempotent-route.ts';
 import { idempotencyKeyParam } from '../openapi-parameters.ts';
 import { quotaStore } from '../quota.ts';
 import { noneAccepted } from '../respond.ts';
+import { parseBodyWith } from '../validation/body.ts';
 import { storedListing } from './listing-details.ts';
 import {
   snapshotRecordSchema,
@@ -26,6 +27,7 @@ import {
   snapshotPartSchema,
   submitPart,
   type SnapshotDeps,
+  type SnapshotPart,
 } from './snapshots.ts';
 import { statusQuota, STATUS_CHANGES_PER_LISTING_DAY } from './status-quota.ts';
 import { updateStatuses, type StatusUpdateDeps } from './status-updates.ts';
@@ -83,6 +85,12 @@ const snapshotId = {
 const snapshotTestMode = testModeQuery("addresses the account's test-mode snapshot");
 const common = { tags: ['listings'], access: { permission: 'listings:write' as const } };
 
+/** A snapshot part, checked whole before it is stored: a 400 naming the field. */
+export const snapshotPartBody = {
+  schema: snapshotPartSchema,
+  parse: parseBodyWith(snapshotPartSchema, 'Invalid snapshot part'),
+};
+
 export const lifecycleRoutes: Route<Deps>[] = [
   defineRoute<Deps>({
     ...common,
@@ -107,7 +115,7 @@ export const lifecycleRoutes: Route<Deps>[] = [
     errors: [400, 409, 413, 415, 422, 503],
     handler: (input, deps) => deps.updateStatus(input),
   }),
-  defineRoute<Deps>({
+  defineRoute<Deps, undefined, SnapshotPart>({
     ...common,
     method: 'post',
     path: '/listings/snapshots',
@@ -121,8 +129,7 @@ export const lifecycleRoutes: Route<Deps>[] = [
       'conflicting_fields. External ids count against a daily quota by tier (429 quota_exceeded, ' +
       'quota snapshot_ids_per_day) and a snapshot holds at most a number of them by tier (413 ' +
       'snapshot_too_large). Tiers: all (permission listings:write). See docs/lifecycle.md.',
-    // Checked by submitPart (snapshotPartSchema), which names the field.
-    body: { schema: snapshotPartSchema },
+    body: snapshotPartBody,
     responses: { 202: { description: 'The snapshot so far (or its outcome)', schema: snapshotRecordSchema } },
     errors: [400, 413, 415, 503],
     handler: async ({ auth, body }, { snapshots }) => ({

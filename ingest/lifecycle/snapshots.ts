@@ -14,7 +14,6 @@ import { AppError, dependencyUnavailable } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
 import { isTestMode } from '../listings/bulk-create.ts';
 import type { QuotaStore } from '../quota.ts';
-import { fieldErrors } from '../validation/field-errors.ts';
 import type { SnapshotRecord, SnapshotStore } from './snapshot-store.ts';
 
 export const MAX_SNAPSHOT_PARTS = 1_000;
@@ -35,6 +34,7 @@ export const snapshotPartSchema = z
   })
   .refine((p) => p.part <= p.parts, { path: ['part'], message: 'part must not exceed parts' })
   .meta({ title: 'SnapshotPart' });
+export type SnapshotPart = z.output<typeof snapshotPartSchema>;
 
 export interface SnapshotDeps {
   store: SnapshotStore;
@@ -47,18 +47,12 @@ export interface SnapshotDeps {
   now?: () => number;
 }
 
+/** Stores one part (validated by the route) and, with the last one, completes the snapshot. */
 export async function submitPart(
   deps: SnapshotDeps,
   auth: ApiKeyRecord,
-  body: unknown,
+  p: SnapshotPart,
 ): Promise<SnapshotRecord> {
-  const parsed = snapshotPartSchema.safeParse(body);
-  if (!parsed.success) {
-    throw new AppError('validation_failed', 'Invalid snapshot part', {
-      details: fieldErrors(parsed.error.issues, body),
-    });
-  }
-  const p = parsed.data;
   const isTest = isTestMode(auth, p.test_mode);
   const at = new Date(deps.now?.() ?? Date.now());
   const now = at.toISOString();

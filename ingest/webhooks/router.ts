@@ -7,7 +7,8 @@ import { webhookOutbox } from '../../common/webhooks/outbox.ts';
 import { webhookRecordSchema } from '../../common/webhooks/store.ts';
 import { webhookStore } from '../../common/webhooks/store.ts';
 import type { IngestContext } from '../context.ts';
-import { registerBodySchema, webhookService } from './service.ts';
+import { parseBodyWith } from '../validation/body.ts';
+import { registerBodySchema, webhookService, type RegisterBody } from './service.ts';
 
 type Deps = ReturnType<typeof webhookService>;
 
@@ -39,11 +40,16 @@ const registerBodyDocSchema = registerBodySchema.extend({
       description: 'http(s) URL; https for live keys; must resolve to public addresses',
     }),
 });
+/** Read with registerBodySchema, before the URL is resolved: a 400 naming the field. */
+export const registerBody = {
+  schema: registerBodyDocSchema,
+  parse: parseBodyWith(registerBodySchema, 'Body must be {"url", "events"?, "description"?}'),
+};
 const idParam = { name: 'id', in: 'path' as const, schema: z.string() };
 const common = { tags: ['webhooks'], access: { permission: 'webhooks:manage' as const } };
 
 export const webhookRoutes: Route<Deps>[] = [
-  defineRoute<Deps>({
+  defineRoute<Deps, undefined, RegisterBody>({
     ...common,
     method: 'post',
     path: '/webhooks/register',
@@ -51,8 +57,7 @@ export const webhookRoutes: Route<Deps>[] = [
     summary: 'Register a webhook URL (at most 10 per account); returns its signing secret once',
     description:
       'https required for live keys; the URL must resolve to public addresses (see docs/webhooks.md, SSRF policy).',
-    // The service checks the body (which field, why) before it resolves the URL.
-    body: { schema: registerBodyDocSchema },
+    body: registerBody,
     responses: { 201: { description: 'The webhook, with its secret', schema: createdSchema } },
     errors: [400, 409, 415, 503],
     handler: async ({ auth, body }, service) => ({ status: 201, body: await service.register(auth, body) }),

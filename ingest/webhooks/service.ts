@@ -13,7 +13,6 @@ import {
   type WebhookRecord,
   type WebhookStore,
 } from '../../common/webhooks/store.ts';
-import { fieldErrors } from '../validation/field-errors.ts';
 import type { WebhookOutbox } from '../../common/webhooks/outbox.ts';
 
 export const registerBodySchema = z.strictObject({
@@ -21,6 +20,7 @@ export const registerBodySchema = z.strictObject({
   events: z.array(z.enum(SUBSCRIBABLE_EVENTS)).min(1).optional(),
   description: text().max(500).optional(),
 });
+export type RegisterBody = z.output<typeof registerBodySchema>;
 
 export interface WebhookServiceDeps {
   store: WebhookStore;
@@ -38,15 +38,9 @@ export function webhookService(deps: WebhookServiceDeps) {
   }
 
   return {
-    async register(auth: ApiKeyRecord, body: unknown): Promise<WebhookRecord & { secret: string }> {
-      const parsed = registerBodySchema.safeParse(body);
-      if (!parsed.success) {
-        throw new AppError('validation_failed', 'Body must be {"url", "events"?, "description"?}', {
-          details: fieldErrors(parsed.error.issues, body),
-        });
-      }
-      const { url, description = '' } = parsed.data;
-      const events = [...new Set(parsed.data.events ?? SUBSCRIBABLE_EVENTS)];
+    async register(auth: ApiKeyRecord, body: RegisterBody): Promise<WebhookRecord & { secret: string }> {
+      const { url, description = '' } = body;
+      const events = [...new Set(body.events ?? SUBSCRIBABLE_EVENTS)];
       await checkUrl(deps.outbound, url, auth.mode);
       const created = await redisCall(() =>
         store.create({ account_id: auth.account_id, mode: auth.mode, url, events, description }),
