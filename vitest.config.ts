@@ -26,6 +26,11 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          // Files share a worker's module cache: each module graph (zod schemas, sharp, h3-js...)
+          // is loaded once per worker rather than once per file, which halves the loop's CPU
+          // (docs/decisions/0026-unit-tests-without-isolation.md). Unit tests keep no global
+          // state between files: fake timers are restored, nothing is mocked by module.
+          isolate: false,
         },
       },
       {
