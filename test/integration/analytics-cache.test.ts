@@ -9,8 +9,8 @@ import { batchStore } from '../../common/batches.ts';
 import { createLogger } from '../../common/logger.ts';
 import { api, createTestKey, env, eventually, testRedis } from '../support/api.ts';
 import { recordBatch } from '../support/batches.ts';
-import { claimYear, insertListings } from './analytics-fixtures.ts';
-import { postStatus, pushListings, waitForStatus } from './lifecycle-support.ts';
+import { claimYear, insertListings } from '../support/analytics-fixtures.ts';
+import { postStatus, pushListings, waitForStatus } from '../support/lifecycle.ts';
 
 describe('analytics cache', () => {
   it('serves a repeated question from the cache, then fresh data after the TTL (happy)', async () => {

@@ -16,7 +16,7 @@ import {
   testClickHouse,
   testRedis,
 } from '../support/api.ts';
-import { medianOf } from './analytics-fixtures.ts';
+import { medianOf } from '../support/analytics-fixtures.ts';
 
 async function claimCombination() {
   const redis = await testRedis();

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { estimateCellsKey } from '../../analytics-api/estimate-quota.ts';
 import { distanceKm } from '../../common/estimate/method.ts';
 import { api, createTestKey, env, testRedis, type TestKey } from '../support/api.ts';
-import { emptySpot, insertEstimateListings, offset, type Point } from './estimate-fixtures.ts';
+import { emptySpot, insertEstimateListings, offset, type Point } from '../support/estimate-fixtures.ts';
 
 interface Comparable {
   listing_id: string | null;

@@ -13,7 +13,7 @@ import {
   offset,
   type EstimateListing,
   type Point,
-} from './estimate-fixtures.ts';
+} from '../support/estimate-fixtures.ts';
 
 const estimate = (key: string, at: Point, query: Record<string, string | number> = {}) =>
   api(

@@ -3,7 +3,7 @@
 import { cellToLatLng, latLngToCell } from 'h3-js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, createTestKey } from '../support/api.ts';
-import { claimYear, insertListings, insertViews, type ListingRow } from './analytics-fixtures.ts';
+import { claimYear, insertListings, insertViews, type ListingRow } from '../support/analytics-fixtures.ts';
 
 const round2 = (v: number) => Math.round(v * 100) / 100;
 const round3 = (v: number) => Math.round(v * 1000) / 1000;

@@ -2,7 +2,13 @@
 // every expected figure is recomputed here by hand from the inserted rows and compared exactly.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, createTestKey, type TestKey } from '../support/api.ts';
-import { claimYear, insertListings, insertViews, medianOf, type ListingRow } from './analytics-fixtures.ts';
+import {
+  claimYear,
+  insertListings,
+  insertViews,
+  medianOf,
+  type ListingRow,
+} from '../support/analytics-fixtures.ts';
 
 const round2 = (v: number) => Math.round(v * 100) / 100;
 const round3 = (v: number) => Math.round(v * 1000) / 1000;

@@ -14,7 +14,7 @@ import { pricingFigures, pricingScope, type PricingFigures } from '../../analyti
 import { createPricingLag } from '../../analytics-api/services/pricing-lag.ts';
 import { preparePriceSummaries } from '../../common/warehouse/price-summaries.ts';
 import { testClickHouse } from '../support/api.ts';
-import { claimYear, insertListings, insertViews, type ListingRow } from './analytics-fixtures.ts';
+import { claimYear, insertListings, insertViews, type ListingRow } from '../support/analytics-fixtures.ts';
 
 const formerCells = `
   SELECT toUInt32(intDiv(h3_index, 4294967296)) AS cell_high, toUInt32(h3_index % 4294967296) AS cell_low,

@@ -8,7 +8,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestKey } from '../support/api.ts';
-import { freePort, startGateway, type ExtraGateway } from './auth-support.ts';
+import { freePort, startGateway, type ExtraGateway } from '../support/auth.ts';
 
 let dir: string;
 let gateway: ExtraGateway;

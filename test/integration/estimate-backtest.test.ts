@@ -13,8 +13,13 @@ import { AppError } from '../../common/errors.ts';
 import { api, createTestKey, env, eventually, testClickHouse, testRedis } from '../support/api.ts';
 import { estimateBacktestJob } from '../../stream/jobs/estimate-backtest.ts';
 import { jobLockKey, scheduleJob } from '../../stream/jobs/schedule.ts';
-import { claimYear, medianOf } from './analytics-fixtures.ts';
-import { emptySpot, insertEstimateListings, offset, type EstimateListing } from './estimate-fixtures.ts';
+import { claimYear, medianOf } from '../support/analytics-fixtures.ts';
+import {
+  emptySpot,
+  insertEstimateListings,
+  offset,
+  type EstimateListing,
+} from '../support/estimate-fixtures.ts';
 import { DAY_MS } from '../../common/domain/lifecycle.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 

@@ -4,7 +4,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, baseUrl, createTestKey, sampleListing } from '../support/api.ts';
-import { startGateway, type ExtraGateway } from './auth-support.ts';
+import { startGateway, type ExtraGateway } from '../support/auth.ts';
 
 interface RawAnswer {
   /** Everything the server sent before closing or before `waitMs` passed. */

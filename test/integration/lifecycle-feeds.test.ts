@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { listingIdFor } from '../../ingest/listings/fingerprint.ts';
 import { runExpiry } from '../../stream/lifecycle/expiry.ts';
 import { api, createTestKey, sampleListing, testClickHouse } from '../support/api.ts';
-import { insertListings } from './analytics-fixtures.ts';
+import { insertListings } from '../support/analytics-fixtures.ts';
 import {
   daysAgo,
   historyOf,
@@ -14,8 +14,8 @@ import {
   postStatus,
   pushListings,
   waitForStatus,
-} from './lifecycle-support.ts';
-import { listingMessage, publish } from './stream-support.ts';
+} from '../support/lifecycle.ts';
+import { listingMessage, publish } from '../support/stream.ts';
 import { DAY_MS } from '../../common/domain/lifecycle.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 

@@ -11,7 +11,7 @@ import {
   claimLifecycleYear,
   insertViews,
   type TimelineListing,
-} from './lifecycle-fixtures.ts';
+} from '../support/lifecycle-fixtures.ts';
 
 const scope = { city: 'morogoro', type: 'commercial', isTest: 0 as const };
 

@@ -16,7 +16,7 @@ import {
   daysOf,
   insertViews,
   type TimelineListing,
-} from './lifecycle-fixtures.ts';
+} from '../support/lifecycle-fixtures.ts';
 import { DAY_MS } from '../../common/domain/lifecycle.ts';
 
 const scope = { city: 'bagamoyo', type: 'apartment', isTest: 0 as const };

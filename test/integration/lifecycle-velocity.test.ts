@@ -11,7 +11,7 @@ import {
   claimLifecycleYear,
   daysOf,
   type TimelineListing,
-} from './lifecycle-fixtures.ts';
+} from '../support/lifecycle-fixtures.ts';
 import { DAY_MS } from '../../common/domain/lifecycle.ts';
 
 const scope = { city: 'mbeya', type: 'house', isTest: 0 as const };

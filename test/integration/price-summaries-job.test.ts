@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createPricingLag } from '../../analytics-api/services/pricing-lag.ts';
 import { pricingFigures, pricingScope } from '../../analytics-api/services/pricing.ts';
 import { eventually, testClickHouse } from '../support/api.ts';
-import { claimYear, insertListings } from './analytics-fixtures.ts';
+import { claimYear, insertListings } from '../support/analytics-fixtures.ts';
 
 const clickhouse = testClickHouse();
 

@@ -16,8 +16,8 @@ import { insertRows } from '../../common/warehouse/table.ts';
 import { changeRow } from '../../stream/lifecycle/rows.ts';
 import { applyChange } from '../../stream/lifecycle/transition.ts';
 import { testClickHouse } from '../support/api.ts';
-import { claimYear, insertListings, type ListingRow } from './analytics-fixtures.ts';
-import { rows } from './stream-support.ts';
+import { claimYear, insertListings, type ListingRow } from '../support/analytics-fixtures.ts';
+import { rows } from '../support/stream.ts';
 
 const account = `cascade-${randomUUID()}`;
 const neighbourhoods = ['Mikocheni', 'Sinza', 'Kariakoo'];
