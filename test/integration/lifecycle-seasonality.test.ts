@@ -275,7 +275,7 @@ describe('GET /analytics/seasonality', () => {
     expect(short.months[0]).toMatchObject({ listed: null, median_price_tzs: null, average_active: null });
   });
 
-  it('validates months and end (error) and needs analytics:read (security)', async () => {
+  it('error, security: validates months and end, and needs analytics:read', async () => {
     for (const query of ['months=0', 'months=61', 'months=x', 'end=2024-13', 'end=24-01']) {
       const res = await api('GET', `/api/v1/analytics/seasonality?city=bagamoyo&type=apartment&${query}`, {
         key: key.key,
