@@ -20,6 +20,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     reporters: ['default'],
+    // Two workers for the unit and integration projects alike (this 2-core machine's count; vitest
+    // would take one less). Projects run together in one group only with the same maxWorkers.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
@@ -40,7 +43,6 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           ...withStack,
           fileParallelism: true,
-          maxWorkers: 2,
         },
       },
       {
@@ -50,6 +52,7 @@ export default defineConfig({
           include: ['test/faults/**/*.test.ts'],
           ...withStack,
           fileParallelism: false,
+          sequence: { groupOrder: 1 }, // after the others, when chosen with them
           testTimeout: 300_000,
         },
       },
@@ -60,6 +63,7 @@ export default defineConfig({
           include: ['test/cluster/**/*.test.ts'],
           ...withStack,
           fileParallelism: false,
+          sequence: { groupOrder: 2 },
           testTimeout: 300_000,
         },
       },
