@@ -109,7 +109,7 @@ describe('keys CLI (contract)', () => {
     expect((await api('GET', usagePath, { key: second.key })).status).toBe(200);
   });
 
-  it('refuses --rate-limit below the enterprise tier, and unknown key ids (error)', async () => {
+  it('error: refuses --rate-limit below the enterprise tier, and unknown key ids', async () => {
     await expect(
       keysCli('create', '--mode', 'live', '--tier', 'business', '--rate-limit', '1000'),
     ).rejects.toMatchObject({

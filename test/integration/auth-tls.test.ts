@@ -67,7 +67,7 @@ describe('TLS listener (security)', () => {
     await expect(handshake('TLSv1.2')).rejects.toThrow(/version|protocol|alert/i);
   });
 
-  it('serves the API over TLS 1.3 (happy)', async () => {
+  it('happy: serves the API over TLS 1.3', async () => {
     expect(await handshake('TLSv1.3')).toBe('TLSv1.3');
     const { key } = await createTestKey();
     const status = await new Promise<number>((resolve, reject) => {

@@ -85,7 +85,7 @@ describe('authentication before the body (security)', () => {
     expect(answer.response).toMatch(/^HTTP\/1\.1 404 /);
   });
 
-  it('still answers a well-formed request with a valid key (happy)', async () => {
+  it('happy: still answers a well-formed request with a valid key', async () => {
     const { key } = await createTestKey();
     const created = await api('POST', '/api/v1/listings/bulk', {
       key,

@@ -24,7 +24,7 @@ async function snapshot(key: string, body: object) {
 }
 
 describe('snapshots', () => {
-  it('withdraws what a complete snapshot leaves out; exactly 30 % of the stock is not held (happy)', async () => {
+  it('happy: withdraws what a complete snapshot leaves out; exactly 30 % of the stock is not held', async () => {
     const { key } = await createTestKey();
     const refs = Array.from({ length: 9 }, (_, i) => `e${i + 1}`);
     const ids = await pushListings(key, [...refs.map((external_id) => ({ external_id })), {}]);
@@ -99,7 +99,7 @@ describe('snapshots', () => {
     );
   });
 
-  it('refuses inconsistent parts and hides snapshots from other accounts (error, security)', async () => {
+  it('error, security: refuses inconsistent parts and hides snapshots from other accounts', async () => {
     const owner = await createTestKey();
     const stranger = await createTestKey();
     await snapshot(owner.key, { snapshot_id: 's', part: 1, parts: 3, external_ids: ['x'] });
@@ -127,7 +127,7 @@ describe('snapshots', () => {
 });
 
 describe('expiry', () => {
-  it('expires listings neither re-sent nor changed for 60 days, at the day they expired (happy)', async () => {
+  it('happy: expires listings neither re-sent nor changed for 60 days, at the day they expired', async () => {
     const account = `expiry-${randomUUID()}`;
     const stale = daysAgo(70);
     const fresh = daysAgo(50);

@@ -209,7 +209,7 @@ describe('GET /analytics/seasonality', () => {
       return d.toISOString().slice(0, 7);
     });
 
-  it('builds the series and, with 24 months of history, an ok index (happy)', async () => {
+  it('happy: builds the series and, with 24 months of history, an ok index', async () => {
     const body = await analytics(
       key.key,
       `seasonality?city=bagamoyo&type=apartment&months=24&end=${year + 1}-12`,

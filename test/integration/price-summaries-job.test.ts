@@ -10,7 +10,7 @@ import { claimYear, insertListings } from '../support/analytics-fixtures.ts';
 const clickhouse = testClickHouse();
 
 describe("the stream worker's price-summaries job", () => {
-  it('prepares a quiet group, whose answers then come from its summary (happy)', async () => {
+  it('happy: prepares a quiet group, whose answers then come from its summary', async () => {
     const year = await claimYear();
     const scope = pricingScope({ city: 'tanga', type: 'room', period: { year, quarter: 3 } }, false);
     const prices = [150_000, 200_000, 200_000, 260_000, 1_000_000];

@@ -132,7 +132,7 @@ describe('aggregates fed from aggregates (0100)', () => {
     });
   });
 
-  it('neighbourhood_quarter_stats: listings and price sums as counted over listings (happy)', async () => {
+  it('happy: neighbourhood_quarter_stats: listings and price sums as counted over listings', async () => {
     const params = { from: from(), to: to(), account };
     const stored = await rows(
       `SELECT quarter, toString(property_type) AS type, city, neighbourhood, sum(listings) AS n,
@@ -156,7 +156,7 @@ describe('aggregates fed from aggregates (0100)', () => {
     expect(stored).toEqual(direct);
   });
 
-  it('account_area_stock: the listings whose latest status is on the market (happy)', async () => {
+  it('happy: account_area_stock: the listings whose latest status is on the market', async () => {
     const stored = await rows(
       `SELECT toString(property_type) AS type, neighbourhood, sum(listings) AS n
        FROM account_area_stock WHERE account_id = {account:String}
@@ -176,7 +176,7 @@ describe('aggregates fed from aggregates (0100)', () => {
     expect(stored).toEqual(direct);
   });
 
-  it('market_cohort_days: every spell by start month, open by start day, closed by reason and days (happy)', async () => {
+  it('happy: market_cohort_days: every spell by start month, open by start day, closed by reason and days', async () => {
     const params = { from: from(), to: to(), account };
     const stored = await rows(
       `SELECT month, toString(property_type) AS type, neighbourhood, toString(outcome) AS outcome, days,

@@ -15,7 +15,7 @@ async function manyScans(copies: number): Promise<Buffer> {
 }
 
 describe('photo formats', () => {
-  it('decodes JPEG, PNG, WebP, GIF and AVIF by their magic bytes (happy)', async () => {
+  it('happy: decodes JPEG, PNG, WebP, GIF and AVIF by their magic bytes', async () => {
     const source = picture(120, 80);
     const bodies = {
       jpeg: await source.clone().jpeg().toBuffer(),
@@ -31,7 +31,7 @@ describe('photo formats', () => {
     }
   });
 
-  it('refuses SVG, TIFF and HTML before decoding, however they are labelled (security)', async () => {
+  it('security: refuses SVG, TIFF and HTML before decoding, however they are labelled', async () => {
     const started = performance.now();
     const svg = await decodePhoto(svgBomb(), limits);
     expect(svg).toMatchObject({ ok: false, outcome: 'unsupported_format' });
@@ -46,7 +46,7 @@ describe('photo formats', () => {
     });
   });
 
-  it('refuses a JPEG with absurdly many scans and decodes an ordinary progressive one (security)', async () => {
+  it('security: refuses a JPEG with absurdly many scans and decodes an ordinary progressive one', async () => {
     const ordinary = await picture(300, 300).jpeg({ progressive: true }).toBuffer();
     expect(jpegScanCount(ordinary)).toBeLessThan(20);
     expect((await decodePhoto(ordinary, limits)).ok).toBe(true);
@@ -63,7 +63,7 @@ describe('decode pool', () => {
     pool = undefined;
   });
 
-  it('decodes in a child process: the same views as decoding here (happy)', async () => {
+  it('happy: decodes in a child process: the same views as decoding here', async () => {
     pool = createDecodePool({ size: 1, timeoutMs: 30_000, limits });
     const body = await picture(300, 200).jpeg().toBuffer();
     const [here, there] = [await decodePhoto(body, limits), await pool.decode('a', body, (r) => r)];
@@ -72,7 +72,7 @@ describe('decode pool', () => {
     expect(there.ok && Buffer.isBuffer(there.photo.hashGrey) && there.photo.hashGrey.length).toBe(32 * 32);
   });
 
-  it('kills a decode that outlives its deadline and decodes the next photo (security)', async () => {
+  it('security: kills a decode that outlives its deadline and decodes the next photo', async () => {
     const small = await picture(300, 200).jpeg().toBuffer();
     // 6 megapixels of noise as AVIF: no shrink-on-load, over a hundred times the small photo's
     // decode (~1 s of CPU to encode here; 25 megapixels cost ~4 s for nothing more).
@@ -90,7 +90,7 @@ describe('decode pool', () => {
     expect((await pool.decode('a', small, (r) => r)).ok).toBe(true); // a new decoder
   });
 
-  it("serves accounts in turns: one account's queued photos do not hold another's (security)", async () => {
+  it("security: serves accounts in turns: one account's queued photos do not hold another's", async () => {
     pool = createDecodePool({ size: 1, timeoutMs: 30_000, limits });
     const body = await picture(600, 400).jpeg().toBuffer();
     const finished: string[] = [];
