@@ -1,8 +1,9 @@
 // `npm test`: lint, format and type checks, then the whole vitest suite against a real local stack
 // in its own state directory and ports (so it can run beside `npm start`), the fault phase, and
 // the cluster phase: fault tests on a cluster-topology stack of its own (state `<state>/cluster`,
-// ports RLS_PORT_BASE+500). Extra arguments go to vitest (e.g. `npm test -- test/unit`);
-// `npm test -- --cluster [files]` runs the cluster phase alone. RLS_KEEP_STACK=1 leaves the
+// ports RLS_PORT_BASE+500). Extra arguments go to vitest (e.g. `npm test -- test/unit`, or
+// `npm test -- --project faults test/faults/x.test.ts`); `npm test -- --cluster [files]` runs the
+// cluster phase alone. RLS_KEEP_STACK=1 leaves the
 // single-topology stack running afterwards.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -12,12 +13,49 @@ import { inheritedEnvironment, launcher, readSettings, repoRoot } from './settin
 
 await ensureDependencies();
 
+// vitest.config.ts holds four projects: unit, integration, faults, cluster. Arguments name test
+// files (each selects the project of its folder) or projects (`--project faults`); the older
+// `--config vitest.<project>.config.ts` is read as `--project <project>`.
+const { projects: chosenProjects, args: passedArgs } = selectProjects(process.argv.slice(2));
+
+/** The projects named or implied by `args`, and `args` without the project options. */
+function selectProjects(args) {
+  const projects = new Set();
+  const rest = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const legacy = /^vitest\.(\w+)\.config\.ts$/;
+    if ((arg === '--project' || arg === '--config') && i + 1 < args.length) {
+      const value = args[++i];
+      if (arg === '--project') projects.add(value);
+      else if (legacy.test(value)) projects.add(legacy.exec(value)[1]);
+      else if (value !== 'vitest.config.ts')
+        throw new Error(`one vitest configuration: vitest.config.ts, not ${value}`);
+    } else if (arg.startsWith('--project=')) projects.add(arg.slice('--project='.length));
+    else rest.push(arg);
+  }
+  for (const project of projects) {
+    if (!['unit', 'integration', 'faults', 'cluster'].includes(project))
+      throw new Error(`unknown test project "${project}": unit, integration, faults or cluster`);
+  }
+  if (projects.has('cluster') && projects.size > 1)
+    throw new Error('the cluster project runs alone (--cluster)');
+  if (projects.size === 0) {
+    for (const arg of rest) {
+      const folder = /^test\/(unit|integration|faults)(\/|$)/.exec(arg)?.[1];
+      if (folder) projects.add(folder);
+    }
+  }
+  return { projects: [...projects], args: rest };
+}
+
+const projectArgs = (projects) => projects.flatMap((name) => ['--project', name]);
+
 // Unit files alone (`npm test -- test/unit/x.test.ts`, `npm run test:unit`) need no service: no
 // build, no stack, no global setup.
-const unitArgs = process.argv.slice(2);
-if (unitArgs.length > 0 && unitArgs.every((a) => a.startsWith('test/unit'))) {
+if (chosenProjects.length === 1 && chosenProjects[0] === 'unit') {
   const unitCode = await new Promise((resolve) => {
-    const child = spawn('npx', ['vitest', 'run', '--config', 'vitest.unit.config.ts', ...unitArgs], {
+    const child = spawn('npx', ['vitest', 'run', '--project', 'unit', ...passedArgs], {
       cwd: repoRoot,
       stdio: 'inherit',
       env: inheritedEnvironment(),
@@ -43,9 +81,12 @@ function run(command, args, env = {}) {
 }
 
 const settings = readSettings(inheritedEnvironment(), { profile: 'test' });
-const clusterOnly = process.argv[2] === '--cluster';
-const vitestArgs = process.argv.slice(clusterOnly ? 3 : 2);
-const quick = vitestArgs.length > 0 || clusterOnly; // a chosen subset skips the static checks
+const clusterOnly = passedArgs[0] === '--cluster' || chosenProjects.includes('cluster');
+const vitestArgs = passedArgs.filter((arg) => arg !== '--cluster');
+// A chosen subset skips the static checks and the later phases.
+const quick = vitestArgs.length > 0 || chosenProjects.length > 0 || clusterOnly;
+// The main phase: the projects chosen, or by default the unit and integration tests.
+const mainProjects = chosenProjects.length > 0 ? chosenProjects : ['unit', 'integration'];
 
 /** Variables of the cluster phase's own stack: cluster topology, ports and state beside the main one. */
 function clusterPhaseEnv() {
@@ -67,14 +108,14 @@ function clusterPhaseEnv() {
 }
 
 /**
- * Brings up the cluster-topology stack, runs vitest.cluster.config.ts against it, and stops every
+ * Brings up the cluster-topology stack, runs the cluster project against it, and stops every
  * node of it (the tests restart nodes they killed, so this stops all of them, not only the first).
  */
 async function clusterPhase(commonEnv) {
   const { stopComponents } = await import('./stack.mjs');
   const overrides = clusterPhaseEnv();
   const clusterSettings = readSettings({ ...inheritedEnvironment(), ...overrides }, { profile: 'test' });
-  log('test', `cluster phase (vitest.cluster.config.ts) on ports from ${overrides.RLS_PORT_BASE}`);
+  log('test', `cluster phase (project cluster) on ports from ${overrides.RLS_PORT_BASE}`);
   try {
     const clusterStack = await startStack(clusterSettings, { ...inheritedEnvironment(), ...overrides });
     const env = {
@@ -84,7 +125,7 @@ async function clusterPhase(commonEnv) {
       RLS_TEST_STREAM_METRICS_PORT: String(clusterSettings.port + 10),
       RLS_TEST_ARTIFACTS_DIR: path.join(clusterSettings.stateDir, 'artifacts'),
     };
-    return await run('npx', ['vitest', 'run', '--config', 'vitest.cluster.config.ts', ...vitestArgs], env);
+    return await run('npx', ['vitest', 'run', '--project', 'cluster', ...vitestArgs], env);
   } finally {
     await stopComponents(clusterSettings);
   }
@@ -143,11 +184,13 @@ try {
     // Artifacts of the run a person may want to look at (the dashboard's screenshot, Schemathesis's report).
     RLS_TEST_ARTIFACTS_DIR: path.join(settings.stateDir, 'artifacts'),
   };
-  let vitestCode = clusterOnly ? 0 : await run('npx', ['vitest', 'run', ...vitestArgs], testEnv);
+  let vitestCode = clusterOnly
+    ? 0
+    : await run('npx', ['vitest', 'run', ...projectArgs(mainProjects), ...vitestArgs], testEnv);
   // The fault phase stops components and kills workers, so it runs alone, after the main suite.
   if (!quick && vitestCode === 0) {
-    log('test', 'fault phase (vitest.faults.config.ts)');
-    vitestCode = await run('npx', ['vitest', 'run', '--config', 'vitest.faults.config.ts'], testEnv);
+    log('test', 'fault phase (project faults)');
+    vitestCode = await run('npx', ['vitest', 'run', '--project', 'faults'], testEnv);
   }
   // The cluster phase last: its stack is started only now, so the phases never compete for memory.
   if ((!quick || clusterOnly) && vitestCode === 0) {

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../infra/local/settings.mjs';
 import { api, batchCompleted, createTestKey, sampleListing } from '../support/api.ts';
-import { expectClusterStack, settings } from './support.ts';
+import { expectClusterStack, settings } from '../support/cluster.ts';
 
 const run = promisify(execFile);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rls-cluster-backup-'));

@@ -10,8 +10,8 @@ import { readSettings } from '../../infra/local/settings.mjs';
 import { createClickHouse, queryRows } from '../../common/clients/clickhouse.ts';
 import { api, createTestKey, env, eventually, sampleListing } from '../support/api.ts';
 import { untilStopped } from '../support/background.ts';
-import { rows } from '../integration/stream-support.ts';
-import { expectExactlyOnce } from '../faults/stream-support.ts';
+import { rows } from '../support/stream.ts';
+import { expectExactlyOnce } from '../support/fault-stream.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const settings = readSettings({ ...process.env, CLICKHOUSE_URL: '' }, { profile: 'test' });

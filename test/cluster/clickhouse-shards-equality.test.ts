@@ -19,7 +19,12 @@ import { clickhouseNodes, LOCAL_CLUSTER } from '../../infra/local/clickhouse.mjs
 import { spawnService, stopChildren } from '../../infra/local/services.mjs';
 import { readSettings, repoRoot } from '../../infra/local/settings.mjs';
 import { createTestKey, eventually } from '../support/api.ts';
-import { buildFixtures, fixtureCities, fixtureTypes, loadFixtures } from './clickhouse-fixtures.ts';
+import {
+  buildFixtures,
+  fixtureCities,
+  fixtureTypes,
+  loadFixtures,
+} from '../support/cluster-clickhouse-fixtures.ts';
 
 const settings = readSettings({ ...process.env, CLICKHOUSE_URL: '' }, { profile: 'test' });
 const nodes = clickhouseNodes(settings);

@@ -2,7 +2,7 @@
 // then restarted by the `npm run stack -- up` logic: /healthz names the dead broker, and every
 // listing the API acknowledged (201) is stored exactly once.
 import { afterAll, describe, it } from 'vitest';
-import { closeProducer } from '../integration/stream-support.ts';
+import { closeProducer } from '../support/stream.ts';
 import {
   clusterIngestKey,
   expectAcknowledgedStoredOnce,
@@ -17,7 +17,7 @@ import {
   steadyIngest,
   waitForFullIsr,
   worstFreshness,
-} from './support.ts';
+} from '../support/cluster.ts';
 
 afterAll(closeProducer);
 

@@ -8,7 +8,7 @@ import { Partitioners, type Message, type Producer } from 'kafkajs';
 import { createKafka, createProducer } from '../../common/clients/kafka.ts';
 import { recordingPartitioner, uncovered } from '../../common/clients/kafka-covered-send.ts';
 import { createLogger } from '../../common/logger.ts';
-import { expectClusterStack, killNode, restartMissing, waitForFullIsr } from './support.ts';
+import { expectClusterStack, killNode, restartMissing, waitForFullIsr } from '../support/cluster.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').filter(Boolean);

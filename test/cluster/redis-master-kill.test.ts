@@ -7,8 +7,8 @@ import { hashApiKey } from '../../common/auth/api-key-format.ts';
 import { usageKeys } from '../../common/usage/keys.ts';
 import { api, createTestKey, env } from '../support/api.ts';
 import { untilStopped } from '../support/background.ts';
-import { closeProducer } from '../integration/stream-support.ts';
-import { expectExactlyOnce } from '../faults/stream-support.ts';
+import { closeProducer } from '../support/stream.ts';
+import { expectExactlyOnce } from '../support/fault-stream.ts';
 import {
   expectClusterStack,
   healthUntil,
@@ -24,7 +24,7 @@ import {
   steadyIngest,
   waitForRedisCluster,
   type Answer,
-} from './support.ts';
+} from '../support/cluster.ts';
 
 afterAll(closeProducer);
 

@@ -8,8 +8,8 @@
 import type { Cluster, Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { api, batchCompleted, createTestKey, eventually, sampleListing, testRedis } from '../support/api.ts';
-import { startReceiver, type Receiver } from '../integration/webhooks-receiver.ts';
-import { expectClusterStack, report, waitForRedisCluster } from './support.ts';
+import { startReceiver, type Receiver } from '../support/webhooks-receiver.ts';
+import { expectClusterStack, report, waitForRedisCluster } from '../support/cluster.ts';
 
 const ACCOUNTS = 1_000;
 const LISTINGS_PER_ACCOUNT = 10;

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { topicDefinitions } from '../../common/topics.ts';
 import { env } from '../support/api.ts';
 import { npmRun } from '../support/npm-run.ts';
-import { expectClusterStack } from './support.ts';
+import { expectClusterStack } from '../support/cluster.ts';
 
 const topics = (extra: Record<string, string>) => npmRun('topics', extra);
 

@@ -3,14 +3,14 @@
 // commit, and every 201 is stored exactly once with consistent aggregates.
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/api.ts';
-import { closeProducer } from '../integration/stream-support.ts';
+import { closeProducer } from '../support/stream.ts';
 import {
   exited,
   expectAggregatesConsistent,
   reportedLag,
   spawnWorker,
   waitForPartitions,
-} from '../faults/stream-support.ts';
+} from '../support/fault-stream.ts';
 import {
   clusterIngestKey,
   expectAcknowledgedStoredOnce,
@@ -22,7 +22,7 @@ import {
   steadyIngest,
   waitForFullIsr,
   worstFreshness,
-} from './support.ts';
+} from '../support/cluster.ts';
 
 afterAll(closeProducer);
 

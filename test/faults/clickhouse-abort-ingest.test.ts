@@ -9,9 +9,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { pidFile as stackPidFile } from '../../infra/local/settings.mjs';
 import { api, batchCompleted, createTestKey, env, eventually, sampleListing } from '../support/api.ts';
-import { rows } from '../integration/stream-support.ts';
-import { expectExactlyOnce } from './stream-support.ts';
-import { stackSettings as settings } from './stack-settings.ts';
+import { rows } from '../support/stream.ts';
+import { expectExactlyOnce } from '../support/fault-stream.ts';
+import { stackSettings as settings } from '../support/fault-stack-settings.ts';
 
 const ABORTS = 3;
 const launcherLog = path.join(settings.logDir, 'clickhouse.log');

@@ -9,7 +9,7 @@ import { startClickHouse, stopClickHouse } from '../../infra/local/clickhouse.mj
 import { pidFile as stackPidFile } from '../../infra/local/settings.mjs';
 import { api, createTestKey, env, eventually, sampleListing } from '../support/api.ts';
 import { nativeHello } from '../support/clickhouse-native.ts';
-import { stackSettings as settings } from './stack-settings.ts';
+import { stackSettings as settings } from '../support/fault-stack-settings.ts';
 
 const pidFile = stackPidFile(settings, 'clickhouse', 1);
 const launcherLog = path.join(settings.logDir, 'clickhouse.log');

@@ -4,8 +4,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startKafka, stopKafka } from '../../infra/local/kafka.mjs';
 import { api, createTestKey, eventually, sampleListing } from '../support/api.ts';
-import { expectExactlyOnce } from './stream-support.ts';
-import { stackSettings as settings } from './stack-settings.ts';
+import { expectExactlyOnce } from '../support/fault-stream.ts';
+import { stackSettings as settings } from '../support/fault-stack-settings.ts';
 
 let kafkaStopped = false;
 afterAll(async () => {

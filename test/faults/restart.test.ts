@@ -5,7 +5,7 @@ import { startClickHouse, stopClickHouse } from '../../infra/local/clickhouse.mj
 import { startKafka, stopKafka } from '../../infra/local/kafka.mjs';
 import { startRedis, stopRedis } from '../../infra/local/redis.mjs';
 import { api, createTestKey, eventually, sampleListing, testClickHouse } from '../support/api.ts';
-import { stackSettings as settings } from './stack-settings.ts';
+import { stackSettings as settings } from '../support/fault-stack-settings.ts';
 
 async function storedCount(listingId: string): Promise<number> {
   const result = await testClickHouse().query({

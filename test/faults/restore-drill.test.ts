@@ -32,8 +32,8 @@ import { redisDirectories, stopRedis } from '../../infra/local/redis.mjs';
 import { spawnService, stopChildren, waitForHealth } from '../../infra/local/services.mjs';
 import { repoRoot } from '../../infra/local/settings.mjs';
 import { namespaceEnv, startStack } from '../../infra/local/stack.mjs';
-import { startReceiver } from '../integration/webhooks-receiver.ts';
-import { stackSettings as settings } from './stack-settings.ts';
+import { startReceiver } from '../support/webhooks-receiver.ts';
+import { stackSettings as settings } from '../support/fault-stack-settings.ts';
 
 const run = promisify(execFile);
 const suiteEnv = { ...process.env };
@@ -42,7 +42,7 @@ const drillEnv = namespaceEnv({ RLS_NAMESPACE: ns });
 // The test helpers read their database and key prefix from the environment when first imported.
 Object.assign(process.env, drillEnv);
 const { createTestKey, env, eventually, sampleListing, testClickHouse } = await import('../support/api.ts');
-const { expectExactlyOnce } = await import('./stream-support.ts');
+const { expectExactlyOnce } = await import('../support/fault-stream.ts');
 
 const port = settings.port - 20; // beside the suite's API (PORT) and its workers' metrics (PORT + 10, + 11)
 const drillBase = `http://127.0.0.1:${port}`;

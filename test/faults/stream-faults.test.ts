@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startClickHouse, stopClickHouse } from '../../infra/local/clickhouse.mjs';
 import { api, createTestKey, eventually } from '../support/api.ts';
 import { untilStopped } from '../support/background.ts';
-import { closeProducer, createListings, rows } from '../integration/stream-support.ts';
+import { closeProducer, createListings, rows } from '../support/stream.ts';
 import {
   exited,
   expectAggregatesConsistent,
@@ -13,8 +13,8 @@ import {
   reportedLag,
   spawnWorker,
   waitForPartitions,
-} from './stream-support.ts';
-import { stackSettings as settings } from './stack-settings.ts';
+} from '../support/fault-stream.ts';
+import { stackSettings as settings } from '../support/fault-stack-settings.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 afterAll(closeProducer);

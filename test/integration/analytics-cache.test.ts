@@ -9,11 +9,11 @@ import { batchStore } from '../../common/batches.ts';
 import { createLogger } from '../../common/logger.ts';
 import { api, createTestKey, env, eventually, testRedis } from '../support/api.ts';
 import { recordBatch } from '../support/batches.ts';
-import { claimYear, insertListings } from './analytics-fixtures.ts';
-import { postStatus, pushListings, waitForStatus } from './lifecycle-support.ts';
+import { claimYear, insertListings } from '../support/analytics-fixtures.ts';
+import { postStatus, pushListings, waitForStatus } from '../support/lifecycle.ts';
 
 describe('analytics cache', () => {
-  it('serves a repeated question from the cache, then fresh data after the TTL (happy)', async () => {
+  it('happy: serves a repeated question from the cache, then fresh data after the TTL', async () => {
     const year = await claimYear();
     const { key } = await createTestKey({ mode: 'test' });
     const path = `/api/v1/analytics/pricing?city=iringa&type=room&period=${year}-Q1`;
@@ -43,7 +43,7 @@ describe('analytics cache', () => {
     expect(fresh.body.summary.median_price_tzs).toBe(60_000);
   });
 
-  it('says X-Cache only on answers cached per account, never that another account asked a market question (security)', async () => {
+  it('security: says X-Cache only on answers cached per account, never that another account asked a market question', async () => {
     const year = await claimYear();
     const [asker, competitor] = await Promise.all([
       createTestKey({ mode: 'test' }),
@@ -67,7 +67,7 @@ describe('analytics cache', () => {
     expect((await api('GET', own, { key: competitor.key })).headers.get('x-cache')).toBe('hit');
   });
 
-  it("includes an account's batch in its next answer, even when the same question was cached just before (happy)", async () => {
+  it("happy: includes an account's batch in its next answer, even when the same question was cached just before", async () => {
     const { key } = await createTestKey({ mode: 'test', tier: 'enterprise', rateLimit: 10_000 });
     const path = '/api/v1/analytics/market-share?city=dar_es_salaam&type=studio';
     const before = await api('GET', path, { key });
@@ -83,7 +83,7 @@ describe('analytics cache', () => {
     expect((await api('GET', path, { key })).headers.get('x-cache')).toBe('hit');
   });
 
-  it("includes an account's status changes in its next answer once GET /listings/{id} shows them (happy)", async () => {
+  it("happy: includes an account's status changes in its next answer once GET /listings/{id} shows them", async () => {
     const { key } = await createTestKey({ mode: 'test', tier: 'enterprise', rateLimit: 10_000 });
     const ids = await pushListings(key, [{ property_type: 'studio' }, { property_type: 'studio' }]);
     // Market share: the account's own counts always show (market figures may be suppressed).
@@ -104,7 +104,7 @@ describe('analytics cache', () => {
     expect(after.body.summary).toMatchObject({ own_listings: 0, own_rented: 2 });
   });
 
-  it('serves other accounts the cached answer, and the batch owner one started after its completion (edge)', async () => {
+  it('edge: serves other accounts the cached answer, and the batch owner one started after its completion', async () => {
     const redis = await testRedis();
     const cache = createAnswerCache({
       redis,

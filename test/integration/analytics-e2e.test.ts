@@ -16,7 +16,7 @@ import {
   testClickHouse,
   testRedis,
 } from '../support/api.ts';
-import { medianOf } from './analytics-fixtures.ts';
+import { medianOf } from '../support/analytics-fixtures.ts';
 
 async function claimCombination() {
   const redis = await testRedis();
@@ -52,7 +52,7 @@ async function claimCombination() {
 }
 
 describe('analytics end to end', () => {
-  it('prices listings created through POST /listings/bulk exactly (happy)', async () => {
+  it('happy: prices listings created through POST /listings/bulk exactly', async () => {
     const { city, type, period, listedAt } = await claimCombination();
     const neighbourhood = neighbourhoodsOf(city)[0]!;
     const { key } = await createTestKey({ mode: 'test' });

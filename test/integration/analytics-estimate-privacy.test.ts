@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { estimateCellsKey } from '../../analytics-api/estimate-quota.ts';
 import { distanceKm } from '../../common/estimate/method.ts';
 import { api, createTestKey, env, testRedis, type TestKey } from '../support/api.ts';
-import { emptySpot, insertEstimateListings, offset, type Point } from './estimate-fixtures.ts';
+import { emptySpot, insertEstimateListings, offset, type Point } from '../support/estimate-fixtures.ts';
 
 interface Comparable {
   listing_id: string | null;
@@ -44,7 +44,7 @@ describe('rent estimate privacy', () => {
     attacker = await createTestKey({ mode: 'live', tier: 'enterprise', rateLimit: 100_000 });
   });
 
-  it("a grid of probes and bisection along rays locates none of another account's listings (security)", async () => {
+  it("security: a grid of probes and bisection along rays locates none of another account's listings", async () => {
     const spot = await emptySpot();
     const victim = await createTestKey({ mode: 'live' });
     // Six listings of the victim, each told apart by its price (as the attack did, with area and age).
@@ -146,7 +146,7 @@ describe('rent estimate privacy', () => {
     expect(there.body.comparables).toEqual(here.body.comparables);
   }, 300_000);
 
-  it('counts distinct cells per account and mode a day: a new cell past the quota is 429, an asked one is free (error)', async () => {
+  it('error: counts distinct cells per account and mode a day: a new cell past the quota is 429, an asked one is free', async () => {
     const spot = await emptySpot(); // no listings: every answer is 422, and each still counts
     const key = await createTestKey({ mode: 'live', tier: 'business' });
     const testKey = await createTestKey({ mode: 'test', tier: 'business', accountId: key.account_id });

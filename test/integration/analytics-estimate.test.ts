@@ -13,7 +13,7 @@ import {
   offset,
   type EstimateListing,
   type Point,
-} from './estimate-fixtures.ts';
+} from '../support/estimate-fixtures.ts';
 
 const estimate = (key: string, at: Point, query: Record<string, string | number> = {}) =>
   api(
@@ -46,7 +46,7 @@ describe('rent estimates', () => {
     test = await createTestKey({ mode: 'test', accountId: live.account_id });
   });
 
-  it('widens 1 → 2 → 5 → 10 km, then to 365 days, and says what it used (happy)', async () => {
+  it('happy: widens 1 → 2 → 5 → 10 km, then to 365 days, and says what it used', async () => {
     const cases: { comps: (at: Point) => EstimateListing[]; radius: number; age: number; used: number }[] = [
       { comps: (at) => ring(at, 17, 0.6, 10), radius: 1, age: 90, used: 15 },
       { comps: (at) => [...ring(at, 2, 0.5, 10), ...ring(at, 3, 1.5, 30)], radius: 2, age: 90, used: 5 },
@@ -84,7 +84,7 @@ describe('rent estimates', () => {
     }
   });
 
-  it('leaves the listing itself and every listing with its fingerprint out of its own estimate (happy)', async () => {
+  it('happy: leaves the listing itself and every listing with its fingerprint out of its own estimate', async () => {
     const at = await emptySpot();
     const other = await createTestKey({ mode: 'live' });
     const title = `Estimate subject ${randomUUID()}`;
@@ -132,7 +132,7 @@ describe('rent estimates', () => {
     expect((await api('GET', `/api/v1/listings/not-a-uuid/estimate`, { key: live.key })).status).toBe(404);
   });
 
-  it("never locates another account's listing: no id, distance as a band, off-market ones only counted (security)", async () => {
+  it("security: never locates another account's listing: no id, distance as a band, off-market ones only counted", async () => {
     const at = await emptySpot();
     const other = await createTestKey({ mode: 'live' });
     const theirs = ring(at, 6, 0.7, 10, { priceTzs: 1_000_000, accountId: other.account_id });
@@ -171,7 +171,7 @@ describe('rent estimates', () => {
     expect(theirIds).not.toContain(ownIds[0]);
   });
 
-  it('computes the same fingerprint in SQL as the ingest API does (happy)', async () => {
+  it('happy: computes the same fingerprint in SQL as the ingest API does', async () => {
     const at = await emptySpot();
     const inputs: ListingInput[] = [
       {
@@ -233,7 +233,7 @@ describe('rent estimates', () => {
     }
   });
 
-  it('answers 422 insufficient_comparables with what it searched (error)', async () => {
+  it('error: answers 422 insufficient_comparables with what it searched', async () => {
     const at = await emptySpot();
     await insertEstimateListings([
       ...ring(at, 4, 0.5, 10),
@@ -274,7 +274,7 @@ describe('rent estimates', () => {
     expect(noPlace.body.error.details).toEqual({ listing_id: unplaced, reason: 'no_location' });
   });
 
-  it('answers in USD at FX_USD_TZS, comparing listings at their stored TZS (happy)', async () => {
+  it('happy: answers in USD at FX_USD_TZS, comparing listings at their stored TZS', async () => {
     const at = await emptySpot();
     await insertEstimateListings([
       ...ring(at, 3, 0.4, 10, { priceTzs: 1_000_000 }),
@@ -299,7 +299,7 @@ describe('rent estimates', () => {
     });
   });
 
-  it('test keys see test listings only, live keys live ones (happy)', async () => {
+  it('happy: test keys see test listings only, live keys live ones', async () => {
     const at = await emptySpot();
     const own = { accountId: live.account_id };
     const liveIds = await insertEstimateListings(ring(at, 5, 0.5, 10, { priceTzs: 1_000_000, ...own }));
@@ -321,7 +321,7 @@ describe('rent estimates', () => {
     expect((await estimate(test.key, testOnly)).status).toBe(200);
   });
 
-  it('refuses bad parameters, and keys without analytics (error)', async () => {
+  it('error: refuses bad parameters, and keys without analytics', async () => {
     const at = { latitude: -8, longitude: 35 };
     const missing = await api('GET', '/api/v1/analytics/estimate?lng=35&type=apartment', { key: live.key });
     expect(missing.status).toBe(400);

@@ -6,7 +6,7 @@
 // flood's admitted requests are still waiting, not after them.
 import { describe, expect, it } from 'vitest';
 import { createTestKey } from '../support/api.ts';
-import { gatewayForFile } from './auth-support.ts';
+import { gatewayForFile } from '../support/auth.ts';
 
 const gateway = gatewayForFile({
   ANALYTICS_MAX_IN_FLIGHT: '2',

@@ -3,7 +3,7 @@
 import { cellToLatLng, latLngToCell } from 'h3-js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, createTestKey } from '../support/api.ts';
-import { claimYear, insertListings, insertViews, type ListingRow } from './analytics-fixtures.ts';
+import { claimYear, insertListings, insertViews, type ListingRow } from '../support/analytics-fixtures.ts';
 
 const round2 = (v: number) => Math.round(v * 100) / 100;
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
@@ -152,7 +152,7 @@ describe('GET /analytics/heatmap', () => {
       .sort((a, b) => (a.h3_index < b.h3_index ? -1 : 1));
   }
 
-  it('returns one cell per resolution-8 cell with listings inside the bounds (happy)', async () => {
+  it('happy: returns one cell per resolution-8 cell with listings inside the bounds', async () => {
     const res = await api('GET', `/api/v1/analytics/heatmap?bounds=${bounds}&period=${year}-Q3`, {
       key: testKey,
     });
@@ -161,7 +161,7 @@ describe('GET /analytics/heatmap', () => {
     expect(res.body.cells).toHaveLength(3);
   });
 
-  it('filters by property type, with the market of that type (happy)', async () => {
+  it('happy: filters by property type, with the market of that type', async () => {
     const res = await api(
       'GET',
       `/api/v1/analytics/heatmap?bounds=${bounds}&period=${year}-Q3&type=apartment`,
@@ -173,7 +173,7 @@ describe('GET /analytics/heatmap', () => {
     expect(res.body).toEqual({ grid_size: '500m', cells: expected('apartment') });
   });
 
-  it('answers a live key from live listings only (security: test/live isolation)', async () => {
+  it('security: answers a live key from live listings only (test/live isolation)', async () => {
     const res = await api('GET', `/api/v1/analytics/heatmap?bounds=${bounds}&period=${year}-Q3`, {
       key: liveKey,
     });
@@ -192,7 +192,7 @@ describe('GET /analytics/heatmap', () => {
     ]);
   });
 
-  it('rejects malformed, out-of-range and inverted bounds (error)', async () => {
+  it('error: rejects malformed, out-of-range and inverted bounds', async () => {
     for (const value of [
       '',
       'a,b,c,d',
@@ -216,20 +216,20 @@ describe('GET /analytics/heatmap', () => {
     expect(missing.status).toBe(400);
   });
 
-  it('refuses a box larger than the documented maximum with a 400 (error)', async () => {
+  it('error: refuses a box larger than the documented maximum with a 400', async () => {
     const res = await api('GET', '/api/v1/analytics/heatmap?bounds=29,-12,41,-1', { key: testKey });
     expect(res.status).toBe(400);
     expect(res.body.error.details[0]).toMatchObject({ parameter: 'bounds', max_area_km2: 10_000 });
     expect(res.body.error.details[0].area_km2).toBeGreaterThan(10_000);
   });
 
-  it('answers a thin, long box under the area cap, never with a 500 (happy)', async () => {
+  it('happy: answers a thin, long box under the area cap, never with a 500', async () => {
     const res = await api('GET', '/api/v1/analytics/heatmap?bounds=29.3,-6.8,40.5,-6.7999', { key: testKey });
     expect(res.status).toBe(200);
     expect(res.body.grid_size).toBe('500m');
   });
 
-  it('refuses a box whose covering would be far larger than the box with a clear 400 (error)', async () => {
+  it('error: refuses a box whose covering would be far larger than the box with a clear 400', async () => {
     const res = await api('GET', '/api/v1/analytics/heatmap?bounds=-179,-0.001,179,0.001', { key: testKey });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_parameter');
@@ -237,7 +237,7 @@ describe('GET /analytics/heatmap', () => {
     expect(res.body.error.details[0]).toMatchObject({ parameter: 'bounds' });
   });
 
-  it('rejects an unknown type or period (error)', async () => {
+  it('error: rejects an unknown type or period', async () => {
     for (const query of ['type=castle', 'period=2024-Q0', 'period=last']) {
       const res = await api('GET', `/api/v1/analytics/heatmap?bounds=${bounds}&${query}`, { key: testKey });
       expect(res.status, query).toBe(400);

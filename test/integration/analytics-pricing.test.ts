@@ -2,7 +2,13 @@
 // every expected figure is recomputed here by hand from the inserted rows and compared exactly.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, createTestKey, type TestKey } from '../support/api.ts';
-import { claimYear, insertListings, insertViews, medianOf, type ListingRow } from './analytics-fixtures.ts';
+import {
+  claimYear,
+  insertListings,
+  insertViews,
+  medianOf,
+  type ListingRow,
+} from '../support/analytics-fixtures.ts';
 
 const round2 = (v: number) => Math.round(v * 100) / 100;
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
@@ -140,7 +146,7 @@ describe('GET /analytics/pricing', () => {
     ]);
   });
 
-  it('computes summary, neighbourhood medians, demand scores and trends exactly (happy)', async () => {
+  it('happy: computes summary, neighbourhood medians, demand scores and trends exactly', async () => {
     const res = await api('GET', `/api/v1/analytics/pricing?city=arusha&type=house&period=${year}-Q2`, {
       key: testKey.key,
     });
@@ -180,7 +186,7 @@ describe('GET /analytics/pricing', () => {
     );
   });
 
-  it('answers a live key from live listings only (security: test/live isolation)', async () => {
+  it('security: answers a live key from live listings only (test/live isolation)', async () => {
     const res = await api('GET', `/api/v1/analytics/pricing?city=arusha&type=house&period=${year}-Q2`, {
       key: liveKey.key,
     });
@@ -197,7 +203,7 @@ describe('GET /analytics/pricing', () => {
     ]);
   });
 
-  it('answers an empty period with zero listings and null prices (happy)', async () => {
+  it('happy: answers an empty period with zero listings and null prices', async () => {
     const res = await api('GET', `/api/v1/analytics/pricing?city=arusha&type=house&period=${year}-Q4`, {
       key: testKey.key,
     });
@@ -217,7 +223,7 @@ describe('GET /analytics/pricing', () => {
     });
   });
 
-  it('defaults the period to the current quarter (happy)', async () => {
+  it('happy: defaults the period to the current quarter', async () => {
     const res = await api('GET', '/api/v1/analytics/pricing?city=dar_es_salaam&type=apartment', {
       key: testKey.key,
     });
@@ -234,7 +240,7 @@ describe('GET /analytics/pricing with bad input', () => {
     key = (await createTestKey({ mode: 'test' })).key;
   });
 
-  it('rejects an unknown city with the allowed slugs (error)', async () => {
+  it('error: rejects an unknown city with the allowed slugs', async () => {
     const res = await api('GET', '/api/v1/analytics/pricing?city=Dar%20es%20Salaam&type=house', { key });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_parameter');
@@ -243,7 +249,7 @@ describe('GET /analytics/pricing with bad input', () => {
     expect(detail.allowed).toContain('dar_es_salaam');
   });
 
-  it('rejects an unknown or missing type with the allowed types (error)', async () => {
+  it('error: rejects an unknown or missing type with the allowed types', async () => {
     for (const query of ['city=arusha&type=castle', 'city=arusha']) {
       const res = await api('GET', `/api/v1/analytics/pricing?${query}`, { key });
       expect(res.status).toBe(400);
@@ -252,7 +258,7 @@ describe('GET /analytics/pricing with bad input', () => {
     }
   });
 
-  it('rejects malformed periods and SQL-looking input without reaching the database (security)', async () => {
+  it('security: rejects malformed periods and SQL-looking input without reaching the database', async () => {
     for (const query of [
       'city=arusha&type=house&period=2024Q1',
       'city=arusha&type=house&period=2024-Q5',
@@ -266,7 +272,7 @@ describe('GET /analytics/pricing with bad input', () => {
     }
   });
 
-  it('is described in the OpenAPI document with its parameters (happy)', async () => {
+  it('happy: is described in the OpenAPI document with its parameters', async () => {
     const doc = await api('GET', '/api/v1/openapi.json');
     expect(doc.status).toBe(200);
     const op = doc.body.paths['/analytics/pricing'].get;
@@ -274,7 +280,7 @@ describe('GET /analytics/pricing with bad input', () => {
     expect(doc.body.paths['/analytics/heatmap'].get.parameters[0].name).toBe('bounds');
   });
 
-  it('requires an API key (security)', async () => {
+  it('security: requires an API key', async () => {
     const res = await api('GET', '/api/v1/analytics/pricing?city=arusha&type=house');
     expect(res.status).toBe(401);
   });

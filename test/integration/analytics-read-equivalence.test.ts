@@ -14,7 +14,7 @@ import { pricingFigures, pricingScope, type PricingFigures } from '../../analyti
 import { createPricingLag } from '../../analytics-api/services/pricing-lag.ts';
 import { preparePriceSummaries } from '../../common/warehouse/price-summaries.ts';
 import { testClickHouse } from '../support/api.ts';
-import { claimYear, insertListings, insertViews, type ListingRow } from './analytics-fixtures.ts';
+import { claimYear, insertListings, insertViews, type ListingRow } from '../support/analytics-fixtures.ts';
 
 const formerCells = `
   SELECT toUInt32(intDiv(h3_index, 4294967296)) AS cell_high, toUInt32(h3_index % 4294967296) AS cell_low,
@@ -170,7 +170,7 @@ beforeAll(async () => {
 });
 
 describe('the heatmap read against its former definition', () => {
-  it(`heatmap: the same cells of boxes of every size (happy; seed ${seed})`, async () => {
+  it(`happy: heatmap: the same cells of boxes of every size (seed ${seed})`, async () => {
     let cells = 0;
     for (const box of boxes) {
       const ranges = rangesForBounds(box);
@@ -315,7 +315,7 @@ describe('the pricing reads against the four former statements', () => {
   // Every scope taken for lagging: the answers come from the prices statement.
   const fromPrices = { clickhouse, lag: { has: () => true, add: () => undefined } };
 
-  it(`pricing: prices computed at request time give the same prices, totals, medians before, views and market (happy; seed ${seed})`, async () => {
+  it(`happy: pricing: prices computed at request time give the same prices, totals, medians before, views and market (seed ${seed})`, async () => {
     let rows = 0;
     for (const { params, expected } of await formerAnswers()) {
       const now = await pricingFigures(fromPrices, params);
@@ -326,7 +326,7 @@ describe('the pricing reads against the four former statements', () => {
     expect(rows, await storedOfYears()).toBeGreaterThan(300);
   });
 
-  it(`pricing: prepared summaries give the same answers, and only while they count what is stored (happy; seed ${seed})`, async () => {
+  it(`happy: pricing: prepared summaries give the same answers, and only while they count what is stored (seed ${seed})`, async () => {
     const answers = await formerAnswers();
     // This file's groups, whatever the stream worker's job prepared of them meanwhile.
     const groups = answers.flatMap(({ params }) =>
@@ -348,7 +348,7 @@ describe('the pricing reads against the four former statements', () => {
     expect(fromSummaries).toBe(answers.length);
   });
 
-  it('pricing: a group written after its summary is read from its prices at once (edge)', async () => {
+  it('edge: pricing: a group written after its summary is read from its prices at once', async () => {
     const scope = pricingScope({ city: 'mbeya', type: 'house', period: { year, quarter: 2 } }, false);
     const group = { is_test: 0, city: 'mbeya', property_type: 'house' } as const;
     await preparePriceSummaries(clickhouse, [

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { keyStoreKeys } from '../../common/auth/key-store.ts';
 import { api, createTestKey, env, testRedis } from '../support/api.ts';
-import { freePort, keysCli } from './auth-support.ts';
+import { freePort, keysCli } from '../support/auth.ts';
 
 const usagePath = '/api/v1/listings/bulk';
 const analyticsPath = '/api/v1/analytics/pricing?city=dar_es_salaam&type=apartment';
@@ -109,7 +109,7 @@ describe('keys CLI (contract)', () => {
     expect((await api('GET', usagePath, { key: second.key })).status).toBe(200);
   });
 
-  it('refuses --rate-limit below the enterprise tier, and unknown key ids (error)', async () => {
+  it('error: refuses --rate-limit below the enterprise tier, and unknown key ids', async () => {
     await expect(
       keysCli('create', '--mode', 'live', '--tier', 'business', '--rate-limit', '1000'),
     ).rejects.toMatchObject({

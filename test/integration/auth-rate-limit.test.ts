@@ -2,7 +2,7 @@
 // processes, atomic in Redis. A second gateway process shares the limit through Redis.
 import { describe, expect, it } from 'vitest';
 import { api, baseUrl, createTestKey } from '../support/api.ts';
-import { gatewayForFile, keysCli } from './auth-support.ts';
+import { gatewayForFile, keysCli } from '../support/auth.ts';
 
 const usagePath = '/api/v1/listings/bulk';
 const analyticsPath = '/api/v1/analytics/pricing?city=dar_es_salaam&type=apartment';

@@ -4,7 +4,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestKey, env } from '../support/api.ts';
-import { startGateway, type ExtraGateway } from './auth-support.ts';
+import { startGateway, type ExtraGateway } from '../support/auth.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 let proxy: net.Server;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestKey } from '../support/api.ts';
-import { freePort, startGateway, type ExtraGateway } from './auth-support.ts';
+import { freePort, startGateway, type ExtraGateway } from '../support/auth.ts';
 
 let dir: string;
 let gateway: ExtraGateway;
@@ -67,7 +67,7 @@ describe('TLS listener (security)', () => {
     await expect(handshake('TLSv1.2')).rejects.toThrow(/version|protocol|alert/i);
   });
 
-  it('serves the API over TLS 1.3 (happy)', async () => {
+  it('happy: serves the API over TLS 1.3', async () => {
     expect(await handshake('TLSv1.3')).toBe('TLSv1.3');
     const { key } = await createTestKey();
     const status = await new Promise<number>((resolve, reject) => {

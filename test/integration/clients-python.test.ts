@@ -1,5 +1,5 @@
 // The Python client (clients/python, `rls_client`), installed with pip by npm test
-// (infra/local/clients.mjs), against the live service: test/clients/python_live.py runs the
+// (infra/local/clients.mjs), against the live service: test/support/python_live.py runs the
 // scenario (a bulk create whose answer is lost to a 429 is retried with the same Idempotency-Key,
 // every analytic, an API refusal, a delivered webhook verified as the standardwebhooks PyPI
 // package verifies it) and prints what it saw; the proxy and ClickHouse say what really happened.
@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../infra/local/settings.mjs';
 import { queryRows } from '../../common/clients/clickhouse.ts';
 import { createTestKey, testClickHouse } from '../support/api.ts';
-import { emptySpot } from './estimate-fixtures.ts';
-import { startLossyProxy, type LossyProxy } from './clients-support.ts';
+import { emptySpot } from '../support/estimate-fixtures.ts';
+import { startLossyProxy, type LossyProxy } from '../support/clients.ts';
 
 let proxy: LossyProxy;
 
@@ -38,7 +38,7 @@ describe('Python client against the live service', () => {
       ]);
       const { stdout } = await promisify(execFile)(
         python,
-        [path.join(repoRoot, 'test/clients/python_live.py')],
+        [path.join(repoRoot, 'test/support/python_live.py')],
         {
           env: {
             ...process.env,

@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as ClientModule from '../../clients/typescript/src/index.js';
 import { createTestKey, eventually, testClickHouse } from '../support/api.ts';
 import { queryRows } from '../../common/clients/clickhouse.ts';
-import { emptySpot, type Point } from './estimate-fixtures.ts';
-import { flatsAround, startLossyProxy, type LossyProxy } from './clients-support.ts';
-import { startReceiver, type Receiver } from './webhooks-receiver.ts';
+import { emptySpot, type Point } from '../support/estimate-fixtures.ts';
+import { flatsAround, startLossyProxy, type LossyProxy } from '../support/clients.ts';
+import { startReceiver, type Receiver } from '../support/webhooks-receiver.ts';
 
 let rls: typeof ClientModule;
 let proxy: LossyProxy;

@@ -11,8 +11,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestKey } from '../support/api.ts';
 import { artifacts, launchBrowser } from '../support/browser.ts';
-import { seedAnalyticPages, type Seeded } from './dashboard-analytics-fixtures.ts';
-import { emptySpot } from './estimate-fixtures.ts';
+import { seedAnalyticPages, type Seeded } from '../support/dashboard-analytics-fixtures.ts';
+import { emptySpot } from '../support/estimate-fixtures.ts';
 
 const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 

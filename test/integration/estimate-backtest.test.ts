@@ -15,8 +15,13 @@ import { AppError } from '../../common/errors.ts';
 import { api, createTestKey, env, eventually, testClickHouse, testRedis } from '../support/api.ts';
 import { estimateBacktestJob } from '../../stream/jobs/estimate-backtest.ts';
 import { jobLockKey, scheduleJob } from '../../stream/jobs/schedule.ts';
-import { claimYear, medianOf } from './analytics-fixtures.ts';
-import { emptySpot, insertEstimateListings, offset, type EstimateListing } from './estimate-fixtures.ts';
+import { claimYear, medianOf } from '../support/analytics-fixtures.ts';
+import {
+  emptySpot,
+  insertEstimateListings,
+  offset,
+  type EstimateListing,
+} from '../support/estimate-fixtures.ts';
 import { DAY_MS } from '../../common/domain/lifecycle.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -83,7 +88,7 @@ describe('rent estimate backtest', () => {
     report = await runBacktest(testClickHouse(), { asOf: new Date(Date.UTC(year + 2, 0, 1)), months: 3 });
   });
 
-  it('estimates each listing of a month from the listings before it, exactly as the endpoint would (happy)', async () => {
+  it('happy: estimates each listing of a month from the listings before it, exactly as the endpoint would', async () => {
     const segment = report.live.find((f) => f.level === 'segment' && f.bedrooms === '3');
     expect(segment).toMatchObject({ city: '', property_type: 'house' });
     const fingerprints = new Map(
@@ -151,7 +156,7 @@ describe('rent estimate backtest', () => {
     expect(segment!.median_ape!).toBeLessThan(segment!.baseline_median_ape!);
   });
 
-  it('puts the segment’s figures and calibrated interval into every estimate (happy)', async () => {
+  it('happy: puts the segment’s figures and calibrated interval into every estimate', async () => {
     const at = await emptySpot();
     await insertEstimateListings(
       Array.from({ length: 6 }, (_, i) => ({
@@ -209,7 +214,7 @@ describe('rent estimate backtest', () => {
       for (const task of tasks) await task.stop();
     });
 
-    it('runs on its cron, one worker at a time (happy)', async () => {
+    it('happy: runs on its cron, one worker at a time', async () => {
       const redis = await testRedis();
       const platform = { env, redis, logger: createLogger('error') } as unknown as Platform;
       const runsSince = async (since: string) => {

@@ -4,7 +4,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, baseUrl, createTestKey, sampleListing } from '../support/api.ts';
-import { startGateway, type ExtraGateway } from './auth-support.ts';
+import { startGateway, type ExtraGateway } from '../support/auth.ts';
 
 interface RawAnswer {
   /** Everything the server sent before closing or before `waitMs` passed. */
@@ -85,7 +85,7 @@ describe('authentication before the body (security)', () => {
     expect(answer.response).toMatch(/^HTTP\/1\.1 404 /);
   });
 
-  it('still answers a well-formed request with a valid key (happy)', async () => {
+  it('happy: still answers a well-formed request with a valid key', async () => {
     const { key } = await createTestKey();
     const created = await api('POST', '/api/v1/listings/bulk', {
       key,

@@ -10,7 +10,7 @@ import { createLogger } from '../../common/logger.ts';
 import { topicName } from '../../common/topics.ts';
 import { imageCheckerGroupId } from '../../stream/images/checker.ts';
 import { env, eventually, sampleListing } from '../support/api.ts';
-import { closeProducer, listingMessage, publish } from './stream-support.ts';
+import { closeProducer, listingMessage, publish } from '../support/stream.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 afterAll(closeProducer);

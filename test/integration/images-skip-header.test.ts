@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NO_IMAGES_HEADER } from '../../common/domain/messages.ts';
 import { eventually, sampleListing } from '../support/api.ts';
-import { closeProducer, listingMessage, publish, rows } from './stream-support.ts';
+import { closeProducer, listingMessage, publish, rows } from '../support/stream.ts';
 
 afterAll(closeProducer);
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../common/logger.ts';
 import { inflightMarks, noneLive } from '../../stream/inflight-marks.ts';
 import { testRedis } from '../support/api.ts';
-import { sleep } from './consumer-fixtures.ts';
+import { sleep } from '../support/consumer-fixtures.ts';
 
 const marksOfNewGroup = async () =>
   inflightMarks(await testRedis(), `test:inflight:${randomUUID()}:`, 'group', 'topic');

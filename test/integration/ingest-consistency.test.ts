@@ -136,7 +136,7 @@ describe('batch record before the publish (happy)', () => {
     expect(batch).toMatchObject({ status: 'completed', account_id, created: 2, stored: 2 });
   });
 
-  it('leaves no batch record behind when the publish fails (error)', async () => {
+  it('error: leaves no batch record behind when the publish fails', async () => {
     const { id, account_id } = await createTestKey();
     const redis = await testRedis();
     const auth = (await createKeyStore(redis, env.REDIS_KEY_PREFIX).findById(id))!;
@@ -152,7 +152,7 @@ describe('batch record before the publish (happy)', () => {
     expect(await batches.get(account_id, attempted!)).toBeNull();
   });
 
-  it('logs a compensating step that fails too, naming the step and the batch (error)', async () => {
+  it('error: logs a compensating step that fails too, naming the step and the batch', async () => {
     const { id, account_id } = await createTestKey();
     const redis = await testRedis();
     const auth = (await createKeyStore(redis, env.REDIS_KEY_PREFIX).findById(id))!;

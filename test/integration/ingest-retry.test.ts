@@ -113,7 +113,7 @@ describe('retries and duplicates (happy)', () => {
 });
 
 describe('Idempotency-Key', () => {
-  it('replays the first response for the same key and body (happy)', async () => {
+  it('happy: replays the first response for the same key and body', async () => {
     const { key } = await createTestKey();
     const body = { listings: [sampleListing(), { title: 'broken' }] };
     const headers = { 'Idempotency-Key': `k-${Date.now()}` };
@@ -126,7 +126,7 @@ describe('Idempotency-Key', () => {
     expect(replay.body).toEqual(first.body);
   });
 
-  it('replays a 400 as its status, code and digest (not its details), and rejects reuse with another body with 422 (error)', async () => {
+  it('error: replays a 400 as its status, code and digest (not its details), and rejects reuse with another body with 422', async () => {
     const { key } = await createTestKey();
     const headers = { 'Idempotency-Key': `bad-${Date.now()}` };
     const body = { listings: [{ title: 'broken' }] };
@@ -153,7 +153,7 @@ describe('Idempotency-Key', () => {
     expect(reused.body.error.code).toBe('idempotency_key_reused');
   });
 
-  it('answers 409 while the first request with the key is still in progress (error)', async () => {
+  it('error: answers 409 while the first request with the key is still in progress', async () => {
     const { key, account_id } = await createTestKey();
     const idempotencyKey = `busy-${Date.now()}`;
     const raw = JSON.stringify({ listings: [sampleListing()] });
@@ -178,7 +178,7 @@ describe('Idempotency-Key', () => {
     expect(busy.body.error).toMatchObject({ code: 'idempotency_in_progress', retriable: true });
   });
 
-  it('keeps keys per account: another account with the same key is not replayed (security)', async () => {
+  it('security: keeps keys per account: another account with the same key is not replayed', async () => {
     const one = await createTestKey();
     const two = await createTestKey();
     const headers = { 'Idempotency-Key': `shared-${Date.now()}` };
@@ -189,7 +189,7 @@ describe('Idempotency-Key', () => {
     expect(second.headers.get('idempotency-replayed')).toBeNull();
   });
 
-  it('refuses a malformed Idempotency-Key with 400 (error)', async () => {
+  it('error: refuses a malformed Idempotency-Key with 400', async () => {
     const { key } = await createTestKey();
     const response = await api('POST', '/api/v1/listings/bulk', {
       key,

@@ -15,7 +15,7 @@ import {
   daysAgo,
   ageRevocation,
   expectPruned,
-} from './keys-api-support.ts';
+} from '../support/keys-api.ts';
 
 describe('bounded key sets (happy)', () => {
   it("keeps an account's admin keys in a set of their own, which revoking reads instead of every key", async () => {

@@ -3,8 +3,8 @@
 // are rate-limited like every endpoint and documented in the OpenAPI document.
 import { describe, expect, it } from 'vitest';
 import { api, eventually } from '../support/api.ts';
-import { gatewayForFile } from './auth-support.ts';
-import { usagePath, expectError, admin, getOn, revokeKey } from './keys-api-support.ts';
+import { gatewayForFile } from '../support/auth.ts';
+import { usagePath, expectError, admin, getOn, revokeKey } from '../support/keys-api.ts';
 
 // A second API process at debug level, so the test can search everything it logged.
 const second = gatewayForFile({ LOG_LEVEL: 'debug' }, undefined, { captureOutput: true });

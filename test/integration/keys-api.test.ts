@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_KEY_CHANGES_PER_DAY } from '../../ingest/keys/service.ts';
 import { quotaKey, utcDay } from '../../ingest/quota.ts';
 import { api, createTestKey, env, testRedis } from '../support/api.ts';
-import { gatewayForFile } from './auth-support.ts';
+import { gatewayForFile } from '../support/auth.ts';
 import {
   usagePath,
   expectError,
@@ -18,7 +18,7 @@ import {
   rollKey,
   ids,
   getOn,
-} from './keys-api-support.ts';
+} from '../support/keys-api.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const analyticsPath = '/api/v1/analytics/pricing?city=dar_es_salaam&type=apartment';

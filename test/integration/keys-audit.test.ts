@@ -12,7 +12,7 @@ import { flushKeyAudit } from '../../common/auth/key-audit-flush.ts';
 import { createLogger } from '../../common/logger.ts';
 import { partOf } from '../../common/redis-keys/tags.ts';
 import { api, createTestKey, env, eventually, testClickHouse, testRedis } from '../support/api.ts';
-import { keysCli } from './auth-support.ts';
+import { keysCli } from '../support/auth.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 type Row = Omit<KeyAuditEvent, 'expires_at'> & { expires_at: string | null };

@@ -3,8 +3,8 @@
 // POST /keys refuse them with a validation error naming the field and the character. Plain
 // Unicode text (accents, Swahili, emoji) stays allowed.
 import { describe, expect, it } from 'vitest';
-import { keysCli } from './auth-support.ts';
-import { admin, createKey, expectError } from './keys-api-support.ts';
+import { keysCli } from '../support/auth.ts';
+import { admin, createKey, expectError } from '../support/keys-api.ts';
 
 // A newline, NUL, ESC, DEL (Cc); RIGHT-TO-LEFT OVERRIDE, ZERO WIDTH SPACE, BOM (Cf).
 const refused: [string, string][] = [

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { listingIdFor } from '../../ingest/listings/fingerprint.ts';
 import { runExpiry } from '../../stream/lifecycle/expiry.ts';
 import { api, createTestKey, sampleListing, testClickHouse } from '../support/api.ts';
-import { insertListings } from './analytics-fixtures.ts';
+import { insertListings } from '../support/analytics-fixtures.ts';
 import {
   daysAgo,
   historyOf,
@@ -14,8 +14,8 @@ import {
   postStatus,
   pushListings,
   waitForStatus,
-} from './lifecycle-support.ts';
-import { listingMessage, publish } from './stream-support.ts';
+} from '../support/lifecycle.ts';
+import { listingMessage, publish } from '../support/stream.ts';
 import { DAY_MS } from '../../common/domain/lifecycle.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -24,7 +24,7 @@ async function snapshot(key: string, body: object) {
 }
 
 describe('snapshots', () => {
-  it('withdraws what a complete snapshot leaves out; exactly 30 % of the stock is not held (happy)', async () => {
+  it('happy: withdraws what a complete snapshot leaves out; exactly 30 % of the stock is not held', async () => {
     const { key } = await createTestKey();
     const refs = Array.from({ length: 9 }, (_, i) => `e${i + 1}`);
     const ids = await pushListings(key, [...refs.map((external_id) => ({ external_id })), {}]);
@@ -99,7 +99,7 @@ describe('snapshots', () => {
     );
   });
 
-  it('refuses inconsistent parts and hides snapshots from other accounts (error, security)', async () => {
+  it('error, security: refuses inconsistent parts and hides snapshots from other accounts', async () => {
     const owner = await createTestKey();
     const stranger = await createTestKey();
     await snapshot(owner.key, { snapshot_id: 's', part: 1, parts: 3, external_ids: ['x'] });
@@ -127,7 +127,7 @@ describe('snapshots', () => {
 });
 
 describe('expiry', () => {
-  it('expires listings neither re-sent nor changed for 60 days, at the day they expired (happy)', async () => {
+  it('happy: expires listings neither re-sent nor changed for 60 days, at the day they expired', async () => {
     const account = `expiry-${randomUUID()}`;
     const stale = daysAgo(70);
     const fresh = daysAgo(50);

@@ -11,7 +11,7 @@ import {
   claimLifecycleYear,
   insertViews,
   type TimelineListing,
-} from './lifecycle-fixtures.ts';
+} from '../support/lifecycle-fixtures.ts';
 
 const scope = { city: 'morogoro', type: 'commercial', isTest: 0 as const };
 
@@ -89,7 +89,7 @@ describe('GET /analytics/market-share', () => {
     ]);
   });
 
-  it('shows own counts always and market figures only where no competitor can be inferred (happy)', async () => {
+  it('happy: shows own counts always and market figures only where no competitor can be inferred', async () => {
     const res = await api(
       'GET',
       `/api/v1/analytics/market-share?city=morogoro&type=commercial&period=${year}-Q2`,
@@ -171,7 +171,7 @@ describe('GET /analytics/market-share', () => {
     });
   });
 
-  it('never names other accounts (security)', async () => {
+  it('security: never names other accounts', async () => {
     const res = await api(
       'GET',
       `/api/v1/analytics/market-share?city=morogoro&type=commercial&period=${year}-Q2`,
@@ -190,7 +190,7 @@ describe('GET /analytics/market-share', () => {
     expect(theirs.by_neighborhood[0]).toMatchObject({ name: 'Boma', own_listings: 0, market_listings: 14 });
   });
 
-  it('answers a test key from test-mode data only (security: test/live isolation)', async () => {
+  it('security: answers a test key from test-mode data only (test/live isolation)', async () => {
     const body = await analytics(ownTest.key, `market-share?city=morogoro&type=commercial&period=${year}-Q2`);
     expect(body.summary).toMatchObject({
       own_listings: 1,
@@ -201,7 +201,7 @@ describe('GET /analytics/market-share', () => {
     expect(body.by_neighborhood.map((n: { name: string }) => n.name)).toEqual(['Boma']);
   });
 
-  it('validates parameters and needs analytics:read (error, security)', async () => {
+  it('error, security: validates parameters and needs analytics:read', async () => {
     const bad = await api('GET', '/api/v1/analytics/market-share?city=morogoro&type=castle', {
       key: own.key,
     });

@@ -16,7 +16,7 @@ import {
   daysOf,
   insertViews,
   type TimelineListing,
-} from './lifecycle-fixtures.ts';
+} from '../support/lifecycle-fixtures.ts';
 import { DAY_MS } from '../../common/domain/lifecycle.ts';
 
 const scope = { city: 'bagamoyo', type: 'apartment', isTest: 0 as const };
@@ -209,7 +209,7 @@ describe('GET /analytics/seasonality', () => {
       return d.toISOString().slice(0, 7);
     });
 
-  it('builds the series and, with 24 months of history, an ok index (happy)', async () => {
+  it('happy: builds the series and, with 24 months of history, an ok index', async () => {
     const body = await analytics(
       key.key,
       `seasonality?city=bagamoyo&type=apartment&months=24&end=${year + 1}-12`,
@@ -275,7 +275,7 @@ describe('GET /analytics/seasonality', () => {
     expect(short.months[0]).toMatchObject({ listed: null, median_price_tzs: null, average_active: null });
   });
 
-  it('validates months and end (error) and needs analytics:read (security)', async () => {
+  it('error, security: validates months and end, and needs analytics:read', async () => {
     for (const query of ['months=0', 'months=61', 'months=x', 'end=2024-13', 'end=24-01']) {
       const res = await api('GET', `/api/v1/analytics/seasonality?city=bagamoyo&type=apartment&${query}`, {
         key: key.key,

@@ -7,7 +7,7 @@ import { tierPolicies } from '../../common/auth/tiers.ts';
 import { STATUS_CHANGES_PER_LISTING_DAY } from '../../ingest/lifecycle/status-quota.ts';
 import { quotaKey, utcDay } from '../../ingest/quota.ts';
 import { createTestKey, env, testRedis } from '../support/api.ts';
-import { daysAgo, postStatus, pushListings } from './lifecycle-support.ts';
+import { daysAgo, postStatus, pushListings } from '../support/lifecycle.ts';
 
 const cap = STATUS_CHANGES_PER_LISTING_DAY;
 

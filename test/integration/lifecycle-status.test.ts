@@ -10,8 +10,8 @@ import {
   postStatus,
   pushListings,
   waitForStatus,
-} from './lifecycle-support.ts';
-import { publish } from './stream-support.ts';
+} from '../support/lifecycle.ts';
+import { publish } from '../support/stream.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const DAY = 86_400_000;

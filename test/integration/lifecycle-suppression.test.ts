@@ -9,7 +9,12 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestKey, type TestKey } from '../support/api.ts';
-import { analytics, buildTimeline, claimLifecycleYear, type TimelineListing } from './lifecycle-fixtures.ts';
+import {
+  analytics,
+  buildTimeline,
+  claimLifecycleYear,
+  type TimelineListing,
+} from '../support/lifecycle-fixtures.ts';
 
 const scope = { city: 'mwanza', type: 'land', isTest: 0 as const };
 const alone = { city: 'mwanza', type: 'studio', isTest: 0 as const };

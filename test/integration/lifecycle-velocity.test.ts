@@ -11,7 +11,7 @@ import {
   claimLifecycleYear,
   daysOf,
   type TimelineListing,
-} from './lifecycle-fixtures.ts';
+} from '../support/lifecycle-fixtures.ts';
 import { DAY_MS } from '../../common/domain/lifecycle.ts';
 
 const scope = { city: 'mbeya', type: 'house', isTest: 0 as const };
@@ -171,7 +171,7 @@ describe('GET /analytics/velocity', () => {
   const round2 = (v: number) => Math.round(v * 100) / 100;
   const round3 = (v: number) => Math.round(v * 1000) / 1000;
 
-  it('computes exits, days on market, quartiles, stock, absorption and Kaplan–Meier exactly (happy)', async () => {
+  it('happy: computes exits, days on market, quartiles, stock, absorption and Kaplan–Meier exactly', async () => {
     const res = await api('GET', `/api/v1/analytics/velocity?city=mbeya&type=house&period=${year}-Q2`, {
       key: key.key,
     });
@@ -287,7 +287,7 @@ describe('GET /analytics/velocity', () => {
     });
   });
 
-  it('answers a test key from test-mode data only (security: test/live isolation)', async () => {
+  it('security: answers a test key from test-mode data only (test/live isolation)', async () => {
     const body = await analytics(testKey.key, `velocity?city=mbeya&type=house&period=${year}-Q2`);
     // 6 test-mode listings of 6 accounts; the one rental is one account's, so it is withheld.
     expect(body.summary).toMatchObject({
@@ -300,7 +300,7 @@ describe('GET /analytics/velocity', () => {
     });
   });
 
-  it('caches answers and validates parameters (error)', async () => {
+  it('error: caches answers and validates parameters', async () => {
     const path = `/api/v1/analytics/velocity?city=mbeya&type=house&period=${year}-Q3`;
     const first = await api('GET', path, { key: key.key });
     const second = await api('GET', path, { key: key.key });
@@ -314,7 +314,7 @@ describe('GET /analytics/velocity', () => {
     expect(bad.body.error.details.map((p: { parameter: string }) => p.parameter)).toEqual(['city', 'period']);
   });
 
-  it('needs a key with analytics:read (security)', async () => {
+  it('security: needs a key with analytics:read', async () => {
     expect((await api('GET', '/api/v1/analytics/velocity?city=mbeya&type=house')).status).toBe(401);
     const free = await createTestKey({ tier: 'free' });
     const denied = await api('GET', '/api/v1/analytics/velocity?city=mbeya&type=house', { key: free.key });

@@ -7,8 +7,8 @@ import { inject } from 'vitest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnService, stopChildren } from '../../infra/local/services.mjs';
 import { api, batchCompleted, createTestKey, eventually, sampleListing } from '../support/api.ts';
-import { closeProducer, publish } from './stream-support.ts';
-import { startReceiver } from './webhooks-receiver.ts';
+import { closeProducer, publish } from '../support/stream.ts';
+import { startReceiver } from '../support/webhooks-receiver.ts';
 
 const workerUrl = () => inject('streamMetricsUrl');
 

@@ -18,7 +18,7 @@ import {
   sampleListing,
   testClickHouse,
 } from '../support/api.ts';
-import { startReceiver } from './webhooks-receiver.ts';
+import { startReceiver } from '../support/webhooks-receiver.ts';
 
 const settings = readSettings({ ...process.env, CLICKHOUSE_URL: '' }, { profile: 'test' });
 const local = env.CLICKHOUSE_URL === `http://127.0.0.1:${settings.clickhouse.httpPort}`;

@@ -45,7 +45,7 @@ async function rows(listingId: string): Promise<Row[]> {
 }
 
 describe('re-tagging', () => {
-  it('re-tags photos of an older model once, and leaves photos whose bytes changed (happy, error)', async () => {
+  it('happy, error: re-tags photos of an older model once, and leaves photos whose bytes changed', async () => {
     const started = new Date(Date.now() - 5_000);
     const { key } = await createTestKey();
     const created = await api('POST', '/api/v1/listings/bulk', {

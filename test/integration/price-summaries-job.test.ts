@@ -5,12 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { createPricingLag } from '../../analytics-api/services/pricing-lag.ts';
 import { pricingFigures, pricingScope } from '../../analytics-api/services/pricing.ts';
 import { eventually, testClickHouse } from '../support/api.ts';
-import { claimYear, insertListings } from './analytics-fixtures.ts';
+import { claimYear, insertListings } from '../support/analytics-fixtures.ts';
 
 const clickhouse = testClickHouse();
 
 describe("the stream worker's price-summaries job", () => {
-  it('prepares a quiet group, whose answers then come from its summary (happy)', async () => {
+  it('happy: prepares a quiet group, whose answers then come from its summary', async () => {
     const year = await claimYear();
     const scope = pricingScope({ city: 'tanga', type: 'room', period: { year, quarter: 3 } }, false);
     const prices = [150_000, 200_000, 200_000, 260_000, 1_000_000];

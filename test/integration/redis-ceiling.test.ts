@@ -12,7 +12,7 @@ import { createKeyStore } from '../../common/auth/key-store.ts';
 import { tierPolicies } from '../../common/auth/tiers.ts';
 import { quotaKey, utcDay } from '../../ingest/quota.ts';
 import { api, createTestKey, env, sampleListing, testRedis } from '../support/api.ts';
-import { freePort, startGateway, type ExtraGateway } from './auth-support.ts';
+import { freePort, startGateway, type ExtraGateway } from '../support/auth.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const longId = (n: number) => `${String(n).padStart(8, '0')}-${'x'.repeat(119)}`; // 128 characters

@@ -22,10 +22,10 @@ import { literalGlob } from '../../infra/redis-migrate/old-keys.ts';
 import { migrationReport } from '../../infra/redis-migrate/report.ts';
 import { listingOwners, ownersRebuildKeys } from '../../stream/listings/owners.ts';
 import { env, testRedis } from '../support/api.ts';
-import { deliverWebhooks } from './redis-upgrade-deliver.ts';
-import { FREE_KEY_LIMIT, fillPreviousStore, USED_KEY_REQUESTS } from './redis-upgrade-fill.ts';
-import { checkOutPreviousRelease, PREVIOUS_RELEASE } from './redis-upgrade-previous.ts';
-import { type Receiver, startReceiver } from './webhooks-receiver.ts';
+import { deliverWebhooks } from '../support/redis-upgrade-deliver.ts';
+import { FREE_KEY_LIMIT, fillPreviousStore, USED_KEY_REQUESTS } from '../support/redis-upgrade-fill.ts';
+import { checkOutPreviousRelease, PREVIOUS_RELEASE } from '../support/redis-upgrade-previous.ts';
+import { type Receiver, startReceiver } from '../support/webhooks-receiver.ts';
 
 let previous: Awaited<ReturnType<typeof checkOutPreviousRelease>> | undefined;
 let receiver: Receiver | undefined;

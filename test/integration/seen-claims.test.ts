@@ -97,7 +97,7 @@ describe('listing id claims (happy)', () => {
     expect(await admission.admit(request(batchB, [id], b))).toMatchObject({ created: [id] });
   });
 
-  it('a held id whose batch published later is found by a retry with its claims key (edge)', async () => {
+  it('edge: a held id whose batch published later is found by a retry with its claims key', async () => {
     const redis = await testRedis();
     const admission = admissionStore(redis, prefix, env.REDIS_GLOBAL_PARTS);
     const account = `acct_${randomUUID()}`;

@@ -22,7 +22,7 @@ import {
   messageTable,
   sleep,
   type MessageRow,
-} from './consumer-fixtures.ts';
+} from '../support/consumer-fixtures.ts';
 
 const suffix = hexSuffix();
 // A table of this test, created below.

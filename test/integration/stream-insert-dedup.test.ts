@@ -8,7 +8,7 @@ import { createLogger } from '../../common/logger.ts';
 import { viewEventsTable, type ViewEventRow } from '../../common/warehouse/view-events.ts';
 import { createClickHouseWriter } from '../../stream/sink/clickhouse-writer.ts';
 import { testClickHouse } from '../support/api.ts';
-import { rows } from './stream-support.ts';
+import { rows } from '../support/stream.ts';
 
 // A cell id no real listing has (res-8 cells are far below 2^62), so the aggregate row is ours.
 const randomCell = () => String(2n ** 62n + BigInt(Math.floor(Math.random() * 2 ** 40)));

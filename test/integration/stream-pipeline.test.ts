@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { neighbourhoodsOf } from '../../common/domain/locations.ts';
 import { api, batchCompleted, createTestKey, eventually, sampleListing } from '../support/api.ts';
-import { closeProducer, listingMessage, publish, rows, storedCounts } from './stream-support.ts';
+import { closeProducer, listingMessage, publish, rows, storedCounts } from '../support/stream.ts';
 
 afterAll(closeProducer);
 

@@ -25,7 +25,7 @@ import {
   messageTable,
   sleep,
   type MessageRow,
-} from './consumer-fixtures.ts';
+} from '../support/consumer-fixtures.ts';
 
 const suffix = hexSuffix();
 const messages = messageTable(`pipelining_${suffix}`);

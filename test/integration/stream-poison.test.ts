@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventually, sampleListing } from '../support/api.ts';
-import { closeProducer, listingMessage, publish, rows, storedCounts } from './stream-support.ts';
+import { closeProducer, listingMessage, publish, rows, storedCounts } from '../support/stream.ts';
 
 afterAll(closeProducer);
 

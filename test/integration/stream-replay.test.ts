@@ -19,7 +19,7 @@ import { startOffsetConsumer, type RunningConsumer } from '../../stream/offset-c
 import { createClickHouseWriter } from '../../stream/sink/clickhouse-writer.ts';
 import { createQuarantine } from '../../stream/sink/quarantine.ts';
 import { env, eventually, sampleListing, testClickHouse, testRedis } from '../support/api.ts';
-import { rows, storedCounts } from './stream-support.ts';
+import { rows, storedCounts } from '../support/stream.ts';
 
 const logger = createLogger('error');
 let kafka: Kafka | undefined;

@@ -7,7 +7,7 @@ import { createLogger } from '../../common/logger.ts';
 import { createClickHouseWriter } from '../../stream/sink/clickhouse-writer.ts';
 import { quarantineTable, type QuarantineRow } from '../../common/warehouse/quarantine.ts';
 import { testClickHouse } from '../support/api.ts';
-import { rows } from './stream-support.ts';
+import { rows } from '../support/stream.ts';
 
 const row = (topic: string, offset: number | string): QuarantineRow => ({
   quarantined_at: new Date().toISOString(),

@@ -16,8 +16,8 @@ import { insertRows } from '../../common/warehouse/table.ts';
 import { changeRow } from '../../stream/lifecycle/rows.ts';
 import { applyChange } from '../../stream/lifecycle/transition.ts';
 import { testClickHouse } from '../support/api.ts';
-import { claimYear, insertListings, type ListingRow } from './analytics-fixtures.ts';
-import { rows } from './stream-support.ts';
+import { claimYear, insertListings, type ListingRow } from '../support/analytics-fixtures.ts';
+import { rows } from '../support/stream.ts';
 
 const account = `cascade-${randomUUID()}`;
 const neighbourhoods = ['Mikocheni', 'Sinza', 'Kariakoo'];
@@ -132,7 +132,7 @@ describe('aggregates fed from aggregates (0100)', () => {
     });
   });
 
-  it('neighbourhood_quarter_stats: listings and price sums as counted over listings (happy)', async () => {
+  it('happy: neighbourhood_quarter_stats: listings and price sums as counted over listings', async () => {
     const params = { from: from(), to: to(), account };
     const stored = await rows(
       `SELECT quarter, toString(property_type) AS type, city, neighbourhood, sum(listings) AS n,
@@ -156,7 +156,7 @@ describe('aggregates fed from aggregates (0100)', () => {
     expect(stored).toEqual(direct);
   });
 
-  it('account_area_stock: the listings whose latest status is on the market (happy)', async () => {
+  it('happy: account_area_stock: the listings whose latest status is on the market', async () => {
     const stored = await rows(
       `SELECT toString(property_type) AS type, neighbourhood, sum(listings) AS n
        FROM account_area_stock WHERE account_id = {account:String}
@@ -176,7 +176,7 @@ describe('aggregates fed from aggregates (0100)', () => {
     expect(stored).toEqual(direct);
   });
 
-  it('market_cohort_days: every spell by start month, open by start day, closed by reason and days (happy)', async () => {
+  it('happy: market_cohort_days: every spell by start month, open by start day, closed by reason and days', async () => {
     const params = { from: from(), to: to(), account };
     const stored = await rows(
       `SELECT month, toString(property_type) AS type, neighbourhood, toString(outcome) AS outcome, days,

@@ -10,7 +10,7 @@ import { queryRows } from '../../common/clients/clickhouse.ts';
 import { partOf } from '../../common/redis-keys/tags.ts';
 import { api, createTestKey, env, eventually, testClickHouse, testRedis } from '../support/api.ts';
 import { recordBatch } from '../support/batches.ts';
-import { startReceiver, type Receiver } from './webhooks-receiver.ts';
+import { startReceiver, type Receiver } from '../support/webhooks-receiver.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const receivers: Receiver[] = [];

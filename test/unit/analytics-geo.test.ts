@@ -18,7 +18,7 @@ const inRanges = (h3: string, ranges: { lo: bigint; hi: bigint }[]) => {
 };
 
 describe('H3 ranges', () => {
-  it('spans exactly the resolution-8 children of a parent (happy)', () => {
+  it('happy: spans exactly the resolution-8 children of a parent', () => {
     for (const res of [4, 5, 6, 7]) {
       const parent = latLngToCell(-6.8, 39.28, res);
       const range = childRange(parent, 8);
@@ -29,7 +29,7 @@ describe('H3 ranges', () => {
     }
   });
 
-  it('finds the parent of resolution-8 cells with its masks, as h3-js does (happy)', () => {
+  it('happy: finds the parent of resolution-8 cells with its masks, as h3-js does', () => {
     for (let i = 0; i < 2_000; i++) {
       const cell = latLngToCell(-90 + 180 * Math.random(), -180 + 360 * Math.random(), 8);
       for (let res = 0; res < 8; res++) {
@@ -42,7 +42,7 @@ describe('H3 ranges', () => {
     }
   });
 
-  it('covers every cell of boxes from a street to the maximum area (happy)', () => {
+  it('happy: covers every cell of boxes from a street to the maximum area', () => {
     for (const box of [
       { west: 39.27, south: -6.78, east: 39.28, north: -6.77 },
       { west: 39.0, south: -7.1, east: 39.6, north: -6.6 },
@@ -64,7 +64,7 @@ describe('H3 ranges', () => {
     }
   });
 
-  it('covers thin, long boxes under the area cap with a few ranges (happy)', () => {
+  it('happy: covers thin, long boxes under the area cap with a few ranges', () => {
     for (const box of [
       { west: 29.3, south: -6.8, east: 40.5, north: -6.79 }, // 1,240 km × 1.1 km
       { west: 29.3, south: -6.8, east: 40.5, north: -6.7999 }, // 1,240 km × 11 m
@@ -87,7 +87,7 @@ describe('H3 ranges', () => {
     }
   });
 
-  it('refuses, before computing any cell, a box whose covering would read far more than the box (error)', () => {
+  it('error: refuses, before computing any cell, a box whose covering would read far more than the box', () => {
     const box = { west: -179, south: -0.001, east: 179, north: 0.001 }; // 39,800 km × 0.2 km
     expect(boundsAreaKm2(box)).toBeLessThan(MAX_BOUNDS_AREA_KM2);
     const plan = planCovering(box);
@@ -98,7 +98,7 @@ describe('H3 ranges', () => {
     );
   });
 
-  it('merges overlapping and touching ranges (happy)', () => {
+  it('happy: merges overlapping and touching ranges', () => {
     expect(
       mergeRanges([
         { lo: 5n, hi: 9n },
@@ -114,7 +114,7 @@ describe('H3 ranges', () => {
 });
 
 describe('bounds', () => {
-  it('computes spherical box areas (happy)', () => {
+  it('happy: computes spherical box areas', () => {
     // 1° × 1° at the equator ≈ 12,364 km².
     expect(Math.round(boundsAreaKm2({ west: 0, south: -0.5, east: 1, north: 0.5 }))).toBe(12364);
     const parsed = parseBounds(' 39.2 , -6.9,39.3,-6.7');

@@ -27,20 +27,20 @@ const cases = [
 ] as const;
 
 describe('named queries', () => {
-  it('give a value for every placeholder of their static SQL and nothing else (happy)', () => {
+  it('happy: give a value for every placeholder of their static SQL and nothing else', () => {
     for (const [query, params] of cases) {
       expect(Object.keys(params).sort(), query.name).toEqual([...placeholderNames(query.sql)].sort());
       expect(Object.values(params).includes(undefined), query.name).toBe(false);
     }
   });
 
-  it('keep values out of the SQL text (edge)', () => {
+  it('edge: keep values out of the SQL text', () => {
     for (const [query] of cases) {
       expect(query.sql, query.name).not.toMatch(/zanzibar|studio|2024|601147|'land'/);
     }
   });
 
-  it('send UInt64 parents and masks as bigints, an open type as NULL and the mode as 0/1 (happy)', () => {
+  it('happy: send UInt64 parents and masks as bigints, an open type as NULL and the mode as 0/1', () => {
     const params = cellStats.queryParams({ isTest: true, quarterStart: '2024-04-01', ...covering });
     expect(params).toMatchObject({
       isTest: 1,
@@ -57,14 +57,14 @@ describe('named queries', () => {
     });
   });
 
-  it('name exactly INDEX_SPANS covering spans in the heatmap SQL (edge)', () => {
+  it('edge: name exactly INDEX_SPANS covering spans in the heatmap SQL', () => {
     expect(cellStats.sql.match(/\{span_lo:Array\(UInt64\)\}\[\d\]/g)).toEqual(
       Array.from({ length: INDEX_SPANS }, (_, i) => `{span_lo:Array(UInt64)}[${i + 1}]`),
     );
     expect(cellStats.sql.match(/\{span_hi:Array\(UInt64\)\}\[\d\]/g)).toHaveLength(INDEX_SPANS);
   });
 
-  it('run the static SQL with query_params and parse the rows (happy)', async () => {
+  it('happy: run the static SQL with query_params and parse the rows', async () => {
     const query = vi.fn(async (_: unknown) => ({
       json: async () => ({ data: [{ listings: '3', views: 4 }] }),
     }));
@@ -78,7 +78,7 @@ describe('named queries', () => {
     });
   });
 
-  it('ask for the heatmap cells uncompressed, and for other answers as the client does (happy)', async () => {
+  it('happy: ask for the heatmap cells uncompressed, and for other answers as the client does', async () => {
     const query = vi.fn(async (_: unknown) => ({ json: async () => ({ data: [] }) }));
     const client = { query } as unknown as ClickHouseClient;
     await cellStats.run(client, { isTest: false, quarterStart: '2024-04-01', ...covering });
@@ -90,7 +90,7 @@ describe('named queries', () => {
     expect(settings[1]).not.toHaveProperty('enable_http_compression');
   });
 
-  it('refuse to run when params and placeholders disagree, without calling ClickHouse (error)', async () => {
+  it('error: refuse to run when params and placeholders disagree, without calling ClickHouse', async () => {
     const broken = defineQuery({
       name: 'test.broken',
       params: z.object({ n: z.number() }),
@@ -110,7 +110,7 @@ describe('heatmap covering spans', () => {
   const covers = (spans: { lo: bigint[]; hi: bigint[] }, r: { lo: bigint; hi: bigint }) =>
     spans.lo.some((lo, i) => lo <= r.lo && r.hi <= spans.hi[i]!);
 
-  it('are the ranges themselves when there are few, padded by repeating the last (happy)', () => {
+  it('happy: are the ranges themselves when there are few, padded by repeating the last', () => {
     const few = [
       { lo: 300n, hi: 399n },
       { lo: 100n, hi: 199n },
@@ -118,7 +118,7 @@ describe('heatmap covering spans', () => {
     expect(coveringSpans(few, 4)).toEqual({ lo: [100n, 300n, 300n, 300n], hi: [199n, 399n, 399n, 399n] });
   });
 
-  it('join the ranges with the smallest gaps first and cover every range (happy)', () => {
+  it('happy: join the ranges with the smallest gaps first and cover every range', () => {
     const many = [
       { lo: 0n, hi: 9n },
       { lo: 12n, hi: 19n }, // gap 2
@@ -132,7 +132,7 @@ describe('heatmap covering spans', () => {
     for (const r of many) expect(covers(spans, r)).toBe(true);
   });
 
-  it('merge overlapping ranges and handle the largest UInt64 (edge)', () => {
+  it('edge: merge overlapping ranges and handle the largest UInt64', () => {
     const spans = coveringSpans(
       [
         { lo: 2n ** 64n - 10n, hi: 2n ** 64n - 1n },
@@ -144,7 +144,7 @@ describe('heatmap covering spans', () => {
     expect(spans).toEqual({ lo: [5n, 2n ** 64n - 20n], hi: [6n, 2n ** 64n - 1n] });
   });
 
-  it('cover up to MAX_RANGES random ranges with INDEX_SPANS spans (happy)', () => {
+  it('happy: cover up to MAX_RANGES random ranges with INDEX_SPANS spans', () => {
     for (let round = 0; round < 50; round++) {
       const rs = Array.from({ length: 1 + Math.floor(Math.random() * 200) }, () => {
         const lo = BigInt(Math.floor(Math.random() * 1e12));

@@ -13,13 +13,13 @@ import { demandScore, TREND_MIN_LISTINGS, trendOf } from '../../analytics-api/ru
 
 describe('trend rule', () => {
   const enough = TREND_MIN_LISTINGS;
-  it('is rising or falling only beyond ±5 % of the previous median (happy)', () => {
+  it('happy: is rising or falling only beyond ±5 % of the previous median', () => {
     expect(trendOf({ median: 106, count: enough }, { median: 100, count: enough })).toBe('rising');
     expect(trendOf({ median: 105, count: enough }, { median: 100, count: enough })).toBe('stable');
     expect(trendOf({ median: 95, count: enough }, { median: 100, count: enough })).toBe('stable');
     expect(trendOf({ median: 94, count: enough }, { median: 100, count: enough })).toBe('falling');
   });
-  it('says insufficient_data below the minimum sample in either quarter (error)', () => {
+  it('error: says insufficient_data below the minimum sample in either quarter', () => {
     expect(trendOf({ median: 200, count: enough - 1 }, { median: 100, count: enough })).toBe(
       'insufficient_data',
     );
@@ -31,18 +31,18 @@ describe('trend rule', () => {
 });
 
 describe('demand score', () => {
-  it('is views per listing relative to the market (happy)', () => {
+  it('happy: is views per listing relative to the market', () => {
     expect(demandScore({ views: 20, listings: 2 }, { views: 50, listings: 10 })).toBe(2);
     expect(demandScore({ views: 0, listings: 2 }, { views: 50, listings: 10 })).toBe(0);
   });
-  it('is 0 when the market has no views or no listings (error)', () => {
+  it('error: is 0 when the market has no views or no listings', () => {
     expect(demandScore({ views: 3, listings: 1 }, { views: 0, listings: 10 })).toBe(0);
     expect(demandScore({ views: 3, listings: 1 }, { views: 3, listings: 0 })).toBe(0);
   });
 });
 
 describe('periods', () => {
-  it('maps dates to UTC quarters and steps across years (happy)', () => {
+  it('happy: maps dates to UTC quarters and steps across years', () => {
     expect(periodLabel(quarterOf(new Date('2024-03-31T23:59:59Z')))).toBe('2024-Q1');
     expect(periodLabel(quarterOf(new Date('2024-04-01T00:00:00Z')))).toBe('2024-Q2');
     expect(periodLabel(previousQuarter({ year: 2024, quarter: 1 }))).toBe('2023-Q4');
@@ -60,7 +60,7 @@ describe('parameter validation', () => {
     }
     return false;
   };
-  it('accepts slugs, types and periods; defaults the period to the current quarter (happy)', () => {
+  it('happy: accepts slugs, types and periods; defaults the period to the current quarter', () => {
     const now = new Date('2025-08-01T00:00:00Z');
     expect(parsePricingParams({ city: 'dar_es_salaam', type: 'land' }, now)).toEqual({
       city: 'dar_es_salaam',
@@ -72,7 +72,7 @@ describe('parameter validation', () => {
       period: { year: 2024, quarter: 1 },
     });
   });
-  it('refuses anything else with a 400 (error, security)', () => {
+  it('error, security: refuses anything else with a 400', () => {
     for (const query of [
       { city: 'Dar es Salaam', type: 'land' },
       { city: 'dar_es_salaam', type: 'Land' },

@@ -14,7 +14,7 @@ API CPU per accepted listing: 36.0 µs; reference 8.0 µs; baseline 1.9 µs
 `;
 
 describe('bench:check', () => {
-  it('reads the same-run ratio and µs per listing from the ingest printout (happy)', () => {
+  it('happy: reads the same-run ratio and µs per listing from the ingest printout', () => {
     const figures = Object.fromEntries(parseFigures('ingest', ingestOut).map((f) => [f.name, f.value]));
     expect(figures).toEqual({
       'ingest: API µs per accepted listing': 36,
@@ -24,11 +24,11 @@ describe('bench:check', () => {
     });
   });
 
-  it('refuses a printout that lacks a figure instead of comparing nothing (error)', () => {
+  it('error: refuses a printout that lacks a figure instead of comparing nothing', () => {
     expect(() => parseFigures('ingest', 'no figures here')).toThrow(/not found/);
   });
 
-  it('flags only what is worse than the worst recorded value by more than the spread (happy)', () => {
+  it('happy: flags only what is worse than the worst recorded value by more than the spread', () => {
     const recorded = { low: 30, high: 34 };
     const lower = (value: number) => verdict({ name: 'x', value, better: 'lower' }, recorded).flagged;
     const higher = (value: number) => verdict({ name: 'x', value, better: 'higher' }, recorded).flagged;
@@ -36,14 +36,14 @@ describe('bench:check', () => {
     expect([higher(40), higher(26), higher(25.9)]).toEqual([false, false, true]);
   });
 
-  it('finds every figure it compares in bench/recorded.json (happy)', () => {
+  it('happy: finds every figure it compares in bench/recorded.json', () => {
     const recorded = readRecordedFile();
     const names = [...parseFigures('ingest', ingestOut)].map((f) => f.name);
     for (const name of names) expect(recorded.has(name), name).toBe(true);
     expect(recorded.get('ingest: API µs per accepted listing')).toEqual({ low: 18.5, high: 20.5 });
   });
 
-  it('refuses a recorded figure without a range instead of comparing against nothing (error)', () => {
+  it('error: refuses a recorded figure without a range instead of comparing against nothing', () => {
     expect(() => readRecorded('{"figures":[{"name":"x","low":3}]}')).toThrow(/malformed figure/);
     expect(() => readRecorded('{"figures":[{"name":"x","low":3,"high":2}]}')).toThrow(/malformed figure/);
     expect(() => readRecorded('{}')).toThrow(/no "figures" list/);

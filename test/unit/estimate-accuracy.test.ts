@@ -8,7 +8,7 @@ const dar2 = { city: 'dar_es_salaam', type: 'apartment', bedrooms: '2' };
 const dar3 = { city: 'dar_es_salaam', type: 'apartment', bedrooms: '3' };
 
 describe('backtest figures', () => {
-  it('median APE, within 10/20 %, baseline and paired figures per segment (happy)', () => {
+  it('happy: median APE, within 10/20 %, baseline and paired figures per segment', () => {
     const log = new ResultLog();
     // actual 100 each; estimates 95, 110, 125, none; baseline 150 for the first three, none last.
     log.push(dar2, 0, 100, 95, 150);
@@ -27,7 +27,7 @@ describe('backtest figures', () => {
     expect(f).toMatchObject({ interval_level: 'none', interval_coverage: null });
   });
 
-  it('pools city × type, type and all; a small segment borrows the first level with 30 estimates (happy)', () => {
+  it('happy: pools city × type, type and all; a small segment borrows the first level with 30 estimates', () => {
     const log = new ResultLog();
     // 40 three-bedroom estimates over two months, residual ratios actual/estimate 0.80 … 1.19;
     // 5 two-bedroom ones.
@@ -54,7 +54,7 @@ describe('backtest figures', () => {
     expect(MIN_CALIBRATION).toBe(30);
   });
 
-  it('measures coverage with intervals from earlier months (edge)', () => {
+  it('edge: measures coverage with intervals from earlier months', () => {
     const log = new ResultLog();
     // Month 0: ratios 0.90 … 1.09 (30 of them); month 1: 30 at 1.5. Month 1's interval comes from
     // month 0 alone (0.92–1.07 by nearest rank): none of month 1 inside; month 0 has no earlier
@@ -67,7 +67,7 @@ describe('backtest figures', () => {
     expect(f.interval_high).toBeCloseTo(1.5);
   });
 
-  it('scores each month with factors from the months before it only, never from later ones (edge)', () => {
+  it('edge: scores each month with factors from the months before it only, never from later ones', () => {
     const log = new ResultLog();
     // Months 0 and 1: ratios 0.90 … 1.09; month 2: 30 at 1.5 (the market moved). Month 1 is scored
     // with month 0's interval (about 0.91–1.07: 25 of 30 inside), month 2 with months 0–1's (none
@@ -83,7 +83,7 @@ describe('backtest figures', () => {
     expect(f.interval_high).toBeCloseTo(1.5);
   });
 
-  it('an empty run still has its all row (edge)', () => {
+  it('edge: an empty run still has its all row', () => {
     expect(accuracyFigures(new ResultLog())).toEqual([
       expect.objectContaining({ level: 'all', subjects: 0, n: 0, interval_level: 'none' }),
     ]);

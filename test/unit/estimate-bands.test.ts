@@ -12,7 +12,7 @@ import { RADII_KM } from '../../common/estimate/method.ts';
 import { H3_RESOLUTION } from '../../stream/enrich/h3.ts';
 
 describe('estimate search centre', () => {
-  it('is the cell of rent_comparables’ resolution, the same for every point of the cell (security)', () => {
+  it('security: is the cell of rent_comparables’ resolution, the same for every point of the cell', () => {
     expect(SEARCH_CELL_RESOLUTION).toBe(H3_RESOLUTION);
     for (let i = 0; i < 200; i++) {
       const lat = -11 + Math.random() * 10;
@@ -50,7 +50,7 @@ describe('estimate distance bands', () => {
       expect(distanceBand(km), String(km)).toEqual({ label, upperKm });
   });
 
-  it("shows other accounts' comparables as the band only, the caller's own to 10 m (security)", () => {
+  it("security: shows other accounts' comparables as the band only, the caller's own to 10 m", () => {
     // Distances either side of the old 0.5 km rounding's edge (0.25 km) read the same.
     expect(shownDistance(0.2499, false)).toEqual({ distance_km: 1, distance_band: '0-1 km' });
     expect(shownDistance(0.2501, false)).toEqual({ distance_km: 1, distance_band: '0-1 km' });

@@ -39,7 +39,7 @@ function candidate(distanceKm: number, ageDays: number, overrides: Partial<Candi
 const sorted = (list: Candidate[]) => [...list].sort((a, b) => a.distanceKm - b.distanceKm);
 
 describe('search steps', () => {
-  it('widen radius first (1, 2, 5, 10 km over 90 days), then age (365 days) (happy)', () => {
+  it('happy: widen radius first (1, 2, 5, 10 km over 90 days), then age (365 days)', () => {
     expect(SEARCH_STEPS.map((s) => `${s.radiusKm}/${s.maxAgeDays}`)).toEqual([
       '1/90',
       '2/90',
@@ -52,7 +52,7 @@ describe('search steps', () => {
     ]);
   });
 
-  it('take the first step with 5 comparables and use its nearest 15 (happy)', () => {
+  it('happy: take the first step with 5 comparables and use its nearest 15', () => {
     const recent = sorted([0.5, 0.8, 1.2, 1.5, 1.9, 3, 4].map((d) => candidate(d, 10)));
     const found = selectComparables({ recent, all: recent, searchedKm: 10 });
     expect(found.kind).toBe('found');
@@ -65,7 +65,7 @@ describe('search steps', () => {
     expect(capped.kind === 'found' && capped.used.length).toBe(MAX_COMPARABLES);
   });
 
-  it('ask for a wider search, then for older listings, before giving up (edge)', () => {
+  it('edge: ask for a wider search, then for older listings, before giving up', () => {
     const recent = sorted([0.5, 1.5, 4, 6].map((d) => candidate(d, 10)));
     expect(selectComparables({ recent, searchedKm: 2 }).kind).toBe('needs_wider');
     expect(selectComparables({ recent, searchedKm: 10 }).kind).toBe('needs_older');
@@ -75,7 +75,7 @@ describe('search steps', () => {
     expect(found.kind === 'found' && found.step).toEqual({ radiusKm: 1, maxAgeDays: 365 });
   });
 
-  it('report what every step found when none holds 5 (error)', () => {
+  it('error: report what every step found when none holds 5', () => {
     const recent = sorted([0.5, 1.5, 4, 6].map((d) => candidate(d, 10)));
     const result = selectComparables({ recent, all: recent, searchedKm: 10 });
     expect(result).toEqual({
@@ -90,20 +90,20 @@ describe('search steps', () => {
 });
 
 describe('similarity', () => {
-  it('keeps ±1 bedroom and floor areas within 1.5× (happy)', () => {
+  it('happy: keeps ±1 bedroom and floor areas within 1.5×', () => {
     expect(isSimilar(subject, { bedrooms: 3, areaSqm: 120 })).toBe(true);
     expect(isSimilar(subject, { bedrooms: 1, areaSqm: 53.4 })).toBe(true);
     expect(isSimilar(subject, { bedrooms: 2, areaSqm: null })).toBe(true);
   });
 
-  it('drops other bedroom counts, unknown bedrooms and other sizes (edge)', () => {
+  it('edge: drops other bedroom counts, unknown bedrooms and other sizes', () => {
     expect(isSimilar(subject, { bedrooms: 4, areaSqm: 80 })).toBe(false);
     expect(isSimilar(subject, { bedrooms: null, areaSqm: 80 })).toBe(false);
     expect(isSimilar(subject, { bedrooms: 2, areaSqm: 121 })).toBe(false);
     expect(isSimilar({ ...subject, bedrooms: null, areaSqm: null }, { bedrooms: 9, areaSqm: 5 })).toBe(true);
   });
 
-  it('adjusts a rent to the subject’s size: floor area when both are known, else bedrooms (happy)', () => {
+  it('happy: adjusts a rent to the subject’s size: floor area when both are known, else bedrooms', () => {
     expect(adjustedRent(subject, candidate(1, 1, { areaSqm: 20, priceTzs: 500_000 }))).toBeCloseTo(1_000_000);
     const noArea = { ...subject, areaSqm: null };
     expect(adjustedRent(noArea, candidate(1, 1, { bedrooms: 3, priceTzs: 1_150_000 }))).toBeCloseTo(
@@ -114,14 +114,14 @@ describe('similarity', () => {
 });
 
 describe('estimate', () => {
-  it('is the price of identical comparables, whatever their weights (happy)', () => {
+  it('happy: is the price of identical comparables, whatever their weights', () => {
     const used = [0.1, 0.3, 0.5, 0.7, 0.9].map((d, i) => candidate(d, i * 20));
     const point = estimateRent(subject, used, { radiusKm: 1, maxAgeDays: 90 });
     expect(point.rentTzs).toBe(1_000_000);
     expect(point.comparables.every((c) => c.similarity === 1)).toBe(true);
   });
 
-  it('follows the nearer, fresher, more similar comparables (happy)', () => {
+  it('happy: follows the nearer, fresher, more similar comparables', () => {
     const used = [
       candidate(0.1, 1, { priceTzs: 900_000 }),
       candidate(0.1, 1, { priceTzs: 910_000 }),
@@ -133,7 +133,7 @@ describe('estimate', () => {
     expect(point.rentTzs).toBe(910_000);
   });
 
-  it('weighted quantiles: lower middle, or the mean on an exact boundary (edge)', () => {
+  it('edge: weighted quantiles: lower middle, or the mean on an exact boundary', () => {
     expect(
       weightedQuantile(
         [1, 2, 3].map((value) => ({ value, weight: 1 })),
@@ -157,13 +157,13 @@ describe('estimate', () => {
     ).toBe(5);
   });
 
-  it('names bedroom classes of the accuracy segments (edge)', () => {
+  it('edge: names bedroom classes of the accuracy segments', () => {
     expect([null, 0, 4, 5, 12].map(bedroomClass)).toEqual(['unknown', '0', '4', '5+', '5+']);
   });
 });
 
 describe('estimate parameters', () => {
-  it('accept numbers however clients print doubles, within the documented ranges (happy)', () => {
+  it('happy: accept numbers however clients print doubles, within the documented ranges', () => {
     for (const [lat, lng] of [
       ['1e-05', '-0.0'],
       ['-90', '180'],
@@ -185,7 +185,7 @@ describe('estimate parameters', () => {
     });
   });
 
-  it('refuse what the document refuses, naming each parameter (error)', () => {
+  it('error: refuse what the document refuses, naming each parameter', () => {
     const problems = (query: Record<string, string>) => {
       try {
         parseEstimateParams(query);

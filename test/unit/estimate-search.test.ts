@@ -44,7 +44,7 @@ function edge(rand: () => number, lat: number, lng: number, km: number): [number
 }
 
 describe('H3 disk of a radius', () => {
-  it('holds the cell of every point within the radius (happy)', () => {
+  it('happy: holds the cell of every point within the radius', () => {
     const rand = random(7);
     for (const radius of RADII_KM) {
       for (let i = 0; i < 300; i++) {
@@ -97,7 +97,7 @@ function columns(n: number, rand: () => number): ComparableColumns {
 }
 
 describe('in-memory nearest search (backtest)', () => {
-  it('finds exactly the brute-force nearest similar listings (happy)', () => {
+  it('happy: finds exactly the brute-force nearest similar listings', () => {
     const rand = random(11);
     const c = columns(6_000, rand);
     const index = new NearestIndex(c);

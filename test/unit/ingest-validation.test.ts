@@ -9,12 +9,12 @@ import { ingestDocumentedRoutes } from '../../ingest/router.ts';
 import { minimalListing as valid, validationNow as now } from '../support/listing-input.ts';
 
 describe('validateListing', () => {
-  it('accepts a minimal listing and defaults the currency to TZS (happy)', () => {
+  it('happy: accepts a minimal listing and defaults the currency to TZS', () => {
     const result = validateListing(valid, { tier: 'business', now });
     expect(result.ok && result.listing.currency).toBe('TZS');
   });
 
-  it('rejects non-finite and oversize numbers, and non-http URLs (error)', () => {
+  it('error: rejects non-finite and oversize numbers, and non-http URLs', () => {
     const result = validateListing(
       { ...valid, price: Infinity, area_sqm: -1, video_url: 'javascript:alert(1)', images: ['http://'] },
       { tier: 'business', now },
@@ -29,7 +29,7 @@ describe('validateListing', () => {
     ]);
   });
 
-  it('refuses a price above the plausible monthly rent of its type, in TZS and in USD (error)', () => {
+  it('error: refuses a price above the plausible monthly rent of its type, in TZS and in USD', () => {
     const codes = (listing: object) => {
       const result = validateListing({ ...valid, ...listing }, { tier: 'business', now });
       return result.ok ? [] : result.errors.map((e) => `${e.field}:${e.code}`);
@@ -44,7 +44,7 @@ describe('validateListing', () => {
     expect(codes({ property_type: 'land', price: 1e10 })).toEqual([]);
   });
 
-  it('applies the tier image limit from tiers.ts (error)', () => {
+  it('error: applies the tier image limit from tiers.ts', () => {
     const images = Array.from({ length: 16 }, (_, i) => `https://x.example/${i}.jpg`);
     expect(validateListing({ ...valid, images }, { tier: 'pro', now }).ok).toBe(false);
     expect(validateListing({ ...valid, images }, { tier: 'business', now }).ok).toBe(true);
@@ -52,7 +52,7 @@ describe('validateListing', () => {
 });
 
 describe('listingFingerprint', () => {
-  it('ignores case, punctuation and whitespace, but not price or bedrooms (happy)', () => {
+  it('happy: ignores case, punctuation and whitespace, but not price or bedrooms', () => {
     const parse = (l: object) => {
       const r = validateListing(l, { tier: 'business', now });
       if (!r.ok) throw new Error('invalid');
@@ -65,7 +65,7 @@ describe('listingFingerprint', () => {
     expect(parse({ ...valid, external_id: 'a' })).toBe(parse({ ...valid, price: 1, external_id: 'a' }));
   });
 
-  it('derives ids per account and mode (security)', () => {
+  it('security: derives ids per account and mode', () => {
     expect(listingIdFor('a', 'live', 'f')).toBe(listingIdFor('a', 'live', 'f'));
     expect(listingIdFor('a', 'live', 'f')).not.toBe(listingIdFor('b', 'live', 'f'));
     expect(listingIdFor('a', 'live', 'f')).not.toBe(listingIdFor('a', 'test', 'f'));
@@ -73,7 +73,7 @@ describe('listingFingerprint', () => {
 });
 
 describe('OpenAPI registry', () => {
-  it('renders registered paths with shared error responses, and refuses duplicates (happy)', () => {
+  it('happy: renders registered paths with shared error responses, and refuses duplicates', () => {
     const registry = createOpenApiRegistry({ title: 't', version: '1' });
     registerRoutes(registry, ingestDocumentedRoutes);
     const doc = registry.document() as { paths: Record<string, Record<string, { responses: object }>> };

@@ -211,7 +211,7 @@ function generate(seed: number): Record<string, unknown> {
 }
 
 describe('parseListingFast', () => {
-  it('parses the common valid listing exactly as the schema does (happy)', () => {
+  it('happy: parses the common valid listing exactly as the schema does', () => {
     const fast = parseListingFast(common());
     const zod = listingSchema.parse(common());
     expect(fast).toBeDefined();
@@ -224,7 +224,7 @@ describe('parseListingFast', () => {
     expect(parseListingFast(padded)?.title).toBe('Bench flat 1');
   });
 
-  it('agrees with the schema or defers, on 20,000 generated listings (edge)', () => {
+  it('edge: agrees with the schema or defers, on 20,000 generated listings', () => {
     let answered = 0;
     let refusedByZod = 0;
     for (let seed = 1; seed <= 20_000; seed++) {
@@ -246,7 +246,7 @@ describe('parseListingFast', () => {
     expect(refusedByZod).toBeGreaterThan(2_000);
   });
 
-  it('leaves every error to the schema: validateListing reports the same errors (error)', () => {
+  it('error: leaves every error to the schema: validateListing reports the same errors', () => {
     for (let seed = 1; seed <= 3_000; seed++) {
       const input = generate(seed);
       const zod = listingSchema.safeParse(input);
@@ -257,7 +257,7 @@ describe('parseListingFast', () => {
 });
 
 describe("the stream's decoding of the API's items", () => {
-  it('gives, item by item, what the item schema gives: the same values and the same errors (edge)', () => {
+  it('edge: gives, item by item, what the item schema gives: the same values and the same errors', () => {
     const header = {
       account_id: 'acct-1',
       batch_id: '3f2b8c1e-9d4a-4c6b-8e2f-1a2b3c4d5e6f',

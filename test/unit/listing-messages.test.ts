@@ -31,7 +31,7 @@ const items = (count: number, description: string) =>
   }));
 
 describe('encodeListingBatch', () => {
-  it('writes one message with the header and every listing in order (happy)', () => {
+  it('happy: writes one message with the header and every listing in order', () => {
     const batch = items(100, 'Near the beach, with parking');
     const values = encodeListingBatch(head, batch);
     expect(values).toHaveLength(1);
@@ -41,7 +41,7 @@ describe('encodeListingBatch', () => {
     expect(JSON.parse(values[0]!)).toEqual({ v: 2, ...head, listings: batch });
   });
 
-  it('splits listings over several messages, each under the size limit, when they do not fit (edge)', () => {
+  it('edge: splits listings over several messages, each under the size limit, when they do not fit', () => {
     // ~20 KB of multi-byte text each: 100 of them are ~3 MB in UTF-8.
     const batch = items(100, 'Nyumba — ü'.repeat(2_000));
     const values = encodeListingBatch(head, batch);
@@ -55,7 +55,7 @@ describe('encodeListingBatch', () => {
 });
 
 describe('the no-images header', () => {
-  it('marks a request without image URLs, and only such a request (happy)', () => {
+  it('happy: marks a request without image URLs, and only such a request', () => {
     const plain = items(3, 'No photos');
     expect(listingMessageHeaders(plain)).toEqual({ [NO_IMAGES_HEADER]: '0' });
     const empty = items(2, 'Empty list').map((i) => ({ ...i, listing: { ...i.listing, images: [] } }));
@@ -67,7 +67,7 @@ describe('the no-images header', () => {
     expect(listingMessageHeaders(oneWithImage)).toBeUndefined();
   });
 
-  it('skips a message only when its producer said it has no images (edge)', () => {
+  it('edge: skips a message only when its producer said it has no images', () => {
     // kafkajs hands headers over as Buffers; other producers may send none, or other values.
     expect(mayHaveImages({ headers: { [NO_IMAGES_HEADER]: Buffer.from('0') } })).toBe(false);
     expect(mayHaveImages({ headers: { [NO_IMAGES_HEADER]: '0' } })).toBe(false);

@@ -39,7 +39,7 @@ describe('image check', () => {
   const open = createOutboundClient({ policy: createAddressPolicy(['127.0.0.1/32']), resolver });
   const url = (path: string) => `http://img.example.test:${port}${path}`;
 
-  it('accepts a 2xx image/* answer to HEAD (happy)', async () => {
+  it('happy: accepts a 2xx image/* answer to HEAD', async () => {
     const result = await checkImage(open, url('/a.jpg'), 2_000);
     expect(result).toMatchObject({
       method: 'HEAD',
@@ -50,13 +50,13 @@ describe('image check', () => {
     });
   });
 
-  it('falls back to a one-byte ranged GET when HEAD is refused (happy)', async () => {
+  it('happy: falls back to a one-byte ranged GET when HEAD is refused', async () => {
     const result = await checkImage(open, url('/nohead.png'), 2_000);
     expect(result).toMatchObject({ method: 'GET', status_code: 206, content_type: 'image/png', is_ok: 1 });
     expect(seen).toContain('GET /nohead.png bytes=0-0');
   });
 
-  it('fails non-images and missing images (error)', async () => {
+  it('error: fails non-images and missing images', async () => {
     expect(await checkImage(open, url('/page'), 2_000)).toMatchObject({
       is_reachable: 1,
       content_type: 'text/html',
@@ -66,7 +66,7 @@ describe('image check', () => {
     expect(await checkImage(open, url('/missing.jpg'), 2_000)).toMatchObject({ status_code: 404, is_ok: 0 });
   });
 
-  it('refuses private targets without connecting (security)', async () => {
+  it('security: refuses private targets without connecting', async () => {
     const closed = createOutboundClient({ policy: createAddressPolicy([]), resolver });
     const before = connections;
     const result = await checkImage(closed, url('/a.jpg'), 2_000);

@@ -143,7 +143,7 @@ describe('address policy (security)', () => {
     expect(open.explicitlyAllowed('127.0.0.9', 80)).toBe(false);
   });
 
-  it('rejects malformed CIDRs at startup (error)', () => {
+  it('error: rejects malformed CIDRs at startup', () => {
     expect(() => createAddressPolicy(['127.0.0.1/33'])).toThrow(/prefix/);
     expect(() => createAddressPolicy(['localhost/8'])).toThrow(/CIDR/);
     expect(() => createAddressPolicy(['127.0.0.0/8:0-80'])).toThrow(/port/);
@@ -213,7 +213,7 @@ describe('outbound client with an empty allow-list (security)', () => {
   });
 
   // "private.example.com resolves to 127.0.0.1" let any integrator map our DNS.
-  it('refusals say "not a public address"; only the log hears what the name resolved to (security)', async () => {
+  it('security: refusals say "not a public address"; only the log hears what the name resolved to', async () => {
     const logged: string[] = [];
     const logging = createOutboundClient({
       policy: createAddressPolicy([]),
@@ -234,7 +234,7 @@ describe('outbound client with an empty allow-list (security)', () => {
   });
 
   // The lookup ran outside the deadline, so a slow resolver held a slot for as long as it liked.
-  it('gives up on a DNS answer at the call deadline (error)', async () => {
+  it('error: gives up on a DNS answer at the call deadline', async () => {
     const slow = createOutboundClient({
       policy: createAddressPolicy([]),
       resolver: () =>
@@ -300,7 +300,7 @@ describe('outbound client with 127.0.0.1/32 allowed', () => {
   };
   const client = createOutboundClient({ policy: createAddressPolicy(['127.0.0.1/32']), resolver: rebinding });
 
-  it('connects to the checked address once, keeping the name in Host (happy)', async () => {
+  it('happy: connects to the checked address once, keeping the name in Host', async () => {
     const response = await client.request({
       url: `http://hooks.example.test:${target.port}/x`,
       timeoutMs: 2_000,
@@ -311,14 +311,14 @@ describe('outbound client with 127.0.0.1/32 allowed', () => {
     expect(calls).toEqual(['hooks.example.test']); // one lookup: no second answer can be used
   });
 
-  it('does not follow a redirect to a private address (security)', async () => {
+  it('security: does not follow a redirect to a private address', async () => {
     const response = await client.request({ url: `http://127.0.0.1:${redirector.port}/`, timeoutMs: 2_000 });
     expect(response.status).toBe(302);
     await sleep(100);
     expect(redirectTarget.connections).toBe(0);
   });
 
-  it('refuses 127.0.0.2, outside the allowed /32 (security)', async () => {
+  it('security: refuses 127.0.0.2, outside the allowed /32', async () => {
     const error = await client
       .request({ url: `http://127.0.0.2:${redirectTarget.port}/`, timeoutMs: 1_000 })
       .catch((e: unknown) => e);
@@ -336,7 +336,7 @@ describe('outbound client with 127.0.0.1/32 allowed', () => {
     expect(response.truncated).toBe(true);
   });
 
-  it('gives up at the deadline (error)', async () => {
+  it('error: gives up at the deadline', async () => {
     const started = Date.now();
     const error = await client
       .request({ url: `http://127.0.0.1:${silent.port}/`, timeoutMs: 300 })

@@ -22,7 +22,7 @@ const batch = {
 const images = { checked: 3, ok: 3, failed: 0, pending: 0 };
 
 describe('batch completed event: photos', () => {
-  it('summarises tags and reuse (happy)', () => {
+  it('happy: summarises tags and reuse', () => {
     const photos: PhotoSummary = {
       analysed: 3,
       decoded: 3,

@@ -15,7 +15,7 @@ async function manyScans(copies: number): Promise<Buffer> {
 }
 
 describe('photo formats', () => {
-  it('decodes JPEG, PNG, WebP, GIF and AVIF by their magic bytes (happy)', async () => {
+  it('happy: decodes JPEG, PNG, WebP, GIF and AVIF by their magic bytes', async () => {
     const source = picture(120, 80);
     const bodies = {
       jpeg: await source.clone().jpeg().toBuffer(),
@@ -31,7 +31,7 @@ describe('photo formats', () => {
     }
   });
 
-  it('refuses SVG, TIFF and HTML before decoding, however they are labelled (security)', async () => {
+  it('security: refuses SVG, TIFF and HTML before decoding, however they are labelled', async () => {
     const started = performance.now();
     const svg = await decodePhoto(svgBomb(), limits);
     expect(svg).toMatchObject({ ok: false, outcome: 'unsupported_format' });
@@ -46,7 +46,7 @@ describe('photo formats', () => {
     });
   });
 
-  it('refuses a JPEG with absurdly many scans and decodes an ordinary progressive one (security)', async () => {
+  it('security: refuses a JPEG with absurdly many scans and decodes an ordinary progressive one', async () => {
     const ordinary = await picture(300, 300).jpeg({ progressive: true }).toBuffer();
     expect(jpegScanCount(ordinary)).toBeLessThan(20);
     expect((await decodePhoto(ordinary, limits)).ok).toBe(true);
@@ -63,7 +63,7 @@ describe('decode pool', () => {
     pool = undefined;
   });
 
-  it('decodes in a child process: the same views as decoding here (happy)', async () => {
+  it('happy: decodes in a child process: the same views as decoding here', async () => {
     pool = createDecodePool({ size: 1, timeoutMs: 30_000, limits });
     const body = await picture(300, 200).jpeg().toBuffer();
     const [here, there] = [await decodePhoto(body, limits), await pool.decode('a', body, (r) => r)];
@@ -72,25 +72,25 @@ describe('decode pool', () => {
     expect(there.ok && Buffer.isBuffer(there.photo.hashGrey) && there.photo.hashGrey.length).toBe(32 * 32);
   });
 
-  it('kills a decode that outlives its deadline and decodes the next photo (security)', async () => {
+  it('security: kills a decode that outlives its deadline and decodes the next photo', async () => {
     const small = await picture(300, 200).jpeg().toBuffer();
-    // 25 megapixels of noise as AVIF: no shrink-on-load, ~1.7 s of AV1 decoding on an idle core,
-    // ~150 times the small photo's decode.
-    const slow = await picture(5000, 5000).avif({ effort: 0, quality: 30 }).toBuffer();
-    // The deadline scales with this machine's current speed: a few times what a fresh decoder
-    // takes for the small photo (its first decode, library loading included).
-    const probe = createDecodePool({ size: 1, timeoutMs: 60_000, limits });
+    // 6 megapixels of noise as AVIF: no shrink-on-load, over a hundred times the small photo's
+    // decode (~1 s of CPU to encode here; 25 megapixels cost ~4 s for nothing more).
+    const slow = await picture(2500, 2500).avif({ effort: 0, quality: 30 }).toBuffer();
+    // The deadline scales with this machine's current speed: a few times a warm decode of the small
+    // photo here, in the same library, plus room for a fresh child's first decode (its start,
+    // loading sharp, is not timed by the pool).
+    await decodePhoto(small, limits);
     const t0 = performance.now();
-    expect((await probe.decode('a', small, (r) => r)).ok).toBe(true);
-    const cold = performance.now() - t0;
-    await probe.close();
-    pool = createDecodePool({ size: 1, timeoutMs: Math.round(3 * cold + 200), limits });
+    expect((await decodePhoto(small, limits)).ok).toBe(true);
+    const warm = performance.now() - t0;
+    pool = createDecodePool({ size: 1, timeoutMs: Math.round(3 * warm + 300), limits });
     expect((await pool.decode('a', small, (r) => r)).ok).toBe(true);
     expect(await pool.decode('a', slow, (r) => r)).toMatchObject({ ok: false, outcome: 'decode_timeout' });
     expect((await pool.decode('a', small, (r) => r)).ok).toBe(true); // a new decoder
   });
 
-  it("serves accounts in turns: one account's queued photos do not hold another's (security)", async () => {
+  it("security: serves accounts in turns: one account's queued photos do not hold another's", async () => {
     pool = createDecodePool({ size: 1, timeoutMs: 30_000, limits });
     const body = await picture(600, 400).jpeg().toBuffer();
     const finished: string[] = [];

@@ -14,7 +14,7 @@ const grey = (width: number, height: number, level = 128) =>
   sharp({ create: { width, height, channels: 3, background: { r: level, g: level, b: level } } });
 
 describe('photo decode', () => {
-  it('reports format, displayed size and brightness (happy)', async () => {
+  it('happy: reports format, displayed size and brightness', async () => {
     const result = await decodePhoto(await grey(300, 200).png().toBuffer(), limits);
     expect(result.ok && result.photo).toMatchObject({ format: 'png', width: 300, height: 200 });
     expect(result.ok && result.photo.brightness).toBeCloseTo(128 / 255, 2);
@@ -28,7 +28,7 @@ describe('photo decode', () => {
     expect(result.ok && [result.photo.width, result.photo.height]).toEqual([200, 300]);
   });
 
-  it('refuses a 1×1 image, a non-image and too many pixels without decoding (error)', async () => {
+  it('error: refuses a 1×1 image, a non-image and too many pixels without decoding', async () => {
     expect(await decodePhoto(await grey(1, 1).png().toBuffer(), limits)).toMatchObject({
       ok: false,
       outcome: 'too_small',
@@ -80,7 +80,7 @@ describe('photo fetch', () => {
   });
   const options = { maxBytes: 1000, timeoutMs: 2000 };
 
-  it('reads a body up to the limit, and no body past it (happy, error)', async () => {
+  it('happy, error: reads a body up to the limit, and no body past it', async () => {
     const exact = await fetchPhoto(open, `${base}/exact`, options);
     expect(exact.ok && exact.body.length).toBe(1000);
     expect(await fetchPhoto(open, `${base}/over`, options)).toMatchObject({
@@ -94,7 +94,7 @@ describe('photo fetch', () => {
     });
   });
 
-  it('refuses *.localhost when loopback is not allowed (security)', async () => {
+  it('security: refuses *.localhost when loopback is not allowed', async () => {
     const closed = createOutboundClient({ policy: createAddressPolicy([]), resolver: imageResolver });
     const result = await fetchPhoto(closed, `${base}/exact`, options);
     expect(result).toMatchObject({ ok: false, outcome: 'download_failed' });
@@ -103,7 +103,7 @@ describe('photo fetch', () => {
 });
 
 describe('image resolver', () => {
-  it('shares one lookup per name, failures too, for a while (happy, error)', async () => {
+  it('happy, error: shares one lookup per name, failures too, for a while', async () => {
     let lookups = 0;
     let clock = 0;
     const resolve = cachingResolver(

@@ -47,7 +47,7 @@ describe('perceptual hash', () => {
     expect(hammingDistance(0xffff_ffff_ffff_ffffn, 0n)).toBe(64);
   });
 
-  it('keeps re-encoded, resized and lightly cropped copies within the reuse distance (happy)', async () => {
+  it('happy: keeps re-encoded, resized and lightly cropped copies within the reuse distance', async () => {
     const original = await picture(7);
     const base = await hashes(original);
     const copies = {
@@ -70,7 +70,7 @@ describe('perceptual hash', () => {
     expect(hammingDistance(base.plain, flipped.plain)).toBeGreaterThan(10);
   });
 
-  it('keeps different pictures far apart (error: no false reuse)', async () => {
+  it('error: keeps different pictures far apart (no false reuse)', async () => {
     const all = await Promise.all([1, 2, 3, 4, 5, 6].map(async (seed) => hashes(await picture(seed))));
     for (let i = 0; i < all.length; i++)
       for (let j = i + 1; j < all.length; j++) {

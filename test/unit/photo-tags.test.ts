@@ -48,7 +48,7 @@ describe('scene tags', () => {
     sceneOnlyThreshold: 0.5,
   };
 
-  it("gives the head's values at or above the threshold, most likely first (happy)", () => {
+  it("happy: gives the head's values at or above the threshold, most likely first", () => {
     // log(0.6) − log(0.1) apart: Bedroom 0.973, Kitchen 0.027.
     const result = sceneTags(scene({ 52: 0.6, 203: 0.1 }), 0.5, head);
     expect(result).toEqual({ tags: [{ tag: 'Bedroom', confidence: 0.973 }], image_of: 'Bedroom' });
@@ -78,7 +78,7 @@ describe('scene tags', () => {
     expect(sceneTags({ probabilities, features }, 0.5, featureHead).image_of).toBe('Kitchen');
   });
 
-  it('abstains below the threshold: Other and no tags, never the best guess (error)', () => {
+  it('error: abstains below the threshold: Other and no tags, never the best guess', () => {
     expect(sceneTags(scene({ 52: 0.3, 203: 0.2 }), 0.7, head)).toEqual({
       tags: [],
       image_of: ABSTAIN,

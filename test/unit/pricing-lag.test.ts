@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createPricingLag } from '../../analytics-api/services/pricing-lag.ts';
 
 describe('the pricing lag memory', () => {
-  it('remembers a lagging scope for its memory time, then forgets it (happy)', () => {
+  it('happy: remembers a lagging scope for its memory time, then forgets it', () => {
     let now = 1_000;
     const lag = createPricingLag(30_000, () => now);
     expect(lag.has('0/mbeya/house/2026-04-01')).toBe(false);
@@ -14,7 +14,7 @@ describe('the pricing lag memory', () => {
     expect(lag.has('0/mbeya/house/2026-04-01')).toBe(false);
   });
 
-  it('stays bounded: past its size, expired scopes are dropped and current ones kept (edge)', () => {
+  it('edge: stays bounded: past its size, expired scopes are dropped and current ones kept', () => {
     let now = 0;
     const lag = createPricingLag(100, () => now);
     for (let i = 0; i < 9_999; i++) lag.add(`old/${i}`);

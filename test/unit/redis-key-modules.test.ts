@@ -83,7 +83,7 @@ describe('Redis key family modules', () => {
     expect(page).toBe(pageWithKeyFamilyTable(page, keyFamilyTable(keyFamilies)));
   });
 
-  it('notices a key name spelled by template, concatenation or Lua (error)', () => {
+  it('error: notices a key name spelled by template, concatenation or Lua', () => {
     const planted = [
       'const a = `${deps.prefix}batch:${batchId}:images`;',
       "const b = env.REDIS_KEY_PREFIX + 'workers';",

@@ -20,7 +20,7 @@ const row = (id: string, latitude: number, longitude: number): RentRow => ({
 });
 
 describe('real rents', () => {
-  it('moves a city onto Dar es Salaam as a block, keeping distances (happy)', () => {
+  it('happy: moves a city onto Dar es Salaam as a block, keeping distances', () => {
     // Warsaw-like spread: 52° N, ~15 km across.
     const city = [
       row('a', 52.23, 21.01),
@@ -50,7 +50,7 @@ describe('real rents', () => {
     }
   });
 
-  it('dates a Polish listing by its first monthly snapshot, rooms − 1 bedrooms (happy)', () => {
+  it('happy: dates a Polish listing by its first monthly snapshot, rooms − 1 bedrooms', () => {
     const source = rentSources.find((s) => s.name === 'krakow')!;
     const header = 'id,city,type,squareMeters,rooms,latitude,longitude,price';
     const rows = source.convert([
@@ -71,7 +71,7 @@ describe('real rents', () => {
     expect(k2).toMatchObject({ type: 'studio', bedrooms: 0 });
   });
 
-  it('reads back the converted CSV as written, unknown fields empty (edge)', () => {
+  it('edge: reads back the converted CSV as written, unknown fields empty', () => {
     const r = { ...row('x1', -6.8, 39.27), bedrooms: null, areaSqm: null };
     const [back] = parseCsv(`${CSV_HEADER}\n${toCsvLine(r)}\n`);
     expect(back).toEqual({ ...r, latitude: -6.8, longitude: 39.27 });

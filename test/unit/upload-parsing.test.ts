@@ -43,7 +43,7 @@ async function collect(rows: AsyncIterable<SourceRow>): Promise<SourceRow[]> {
 const noWarn = { label: 'f', warn: () => undefined };
 
 describe('CsvParser (RFC 4180, streaming)', () => {
-  it('reads quoted fields, doubled quotes, embedded commas and line breaks, whatever the chunking (happy)', () => {
+  it('happy: reads quoted fields, doubled quotes, embedded commas and line breaks, whatever the chunking', () => {
     const text = 'a,b,c\r\n"x, y","say ""hi""","two\r\nlines"\n1,,3\r4,5,6';
     const expected = [
       { fields: ['a', 'b', 'c'], line: 1 },
@@ -54,7 +54,7 @@ describe('CsvParser (RFC 4180, streaming)', () => {
     for (const chunks of splits(text)) expect(parseCsv(chunks)).toEqual(expected);
   });
 
-  it('skips empty lines, keeps a trailing empty field, takes a quote inside an unquoted field literally (happy)', () => {
+  it('happy: skips empty lines, keeps a trailing empty field, takes a quote inside an unquoted field literally', () => {
     const text = '\n\na,b,\n\n5" screen,"",x\n';
     for (const chunks of splits(text)) {
       expect(parseCsv(chunks)).toEqual([
@@ -64,7 +64,7 @@ describe('CsvParser (RFC 4180, streaming)', () => {
     }
   });
 
-  it('marks a record with text after a closing quote as broken and resumes at the next record (error)', () => {
+  it('error: marks a record with text after a closing quote as broken and resumes at the next record', () => {
     for (const chunks of splits('"ab"c,d\nok,1\n')) {
       const [broken, next] = parseCsv(chunks);
       expect(broken!.error).toMatch(/line 1: unexpected character after the closing quote/);
@@ -72,7 +72,7 @@ describe('CsvParser (RFC 4180, streaming)', () => {
     }
   });
 
-  it('reports an unterminated quoted field at the end of the file as one broken record (error)', () => {
+  it('error: reports an unterminated quoted field at the end of the file as one broken record', () => {
     for (const chunks of splits('a,b\n1,"open\n2,3\n')) {
       const records = parseCsv(chunks);
       expect(records).toHaveLength(2);
@@ -82,7 +82,7 @@ describe('CsvParser (RFC 4180, streaming)', () => {
 });
 
 describe('CSV rows → listings', () => {
-  it('maps numbers, |-separated lists and empty cells (omitted) by the listing schema (happy)', async () => {
+  it('happy: maps numbers, |-separated lists and empty cells (omitted) by the listing schema', async () => {
     const csv =
       'title,price,bedrooms,latitude,longitude,amenities,images,address\n' +
       'Flat,1500000,2,-6.75,39.28, wifi | parking |,https://a.example/1.jpg|https://a.example/2.jpg,\n' +
@@ -104,7 +104,7 @@ describe('CSV rows → listings', () => {
     expect(rows.map((r) => r.row)).toEqual([1, 2]);
   });
 
-  it('derives field kinds from the listing schema (happy)', () => {
+  it('happy: derives field kinds from the listing schema', () => {
     expect(listingFieldKinds.get('price')).toBe('number');
     expect(listingFieldKinds.get('area_sqm')).toBe('number');
     expect(listingFieldKinds.get('images')).toBe('list');
@@ -114,7 +114,7 @@ describe('CSV rows → listings', () => {
     expect(cellValue('list', ' | ')).toBeUndefined();
   });
 
-  it('numbers rows after the header, skips blank rows, and refuses rows it cannot map (error)', async () => {
+  it('error: numbers rows after the header, skips blank rows, and refuses rows it cannot map', async () => {
     const csv = 'title,price\n\n,\nA,1\n"B"x,2\nC\nD,4,extra\nE,5\n';
     const rows = await collect(csvRows(textSource([csv]), noWarn));
     expect(rows.map((r) => [r.row, r.problem?.code ?? 'ok'])).toEqual([
@@ -127,7 +127,7 @@ describe('CSV rows → listings', () => {
     expect(rows[2]!.problem!.message).toBe('line 6: 1 cells, but the header has 2 columns');
   });
 
-  it('refuses a file whose header names no listing field, or a column twice (error)', async () => {
+  it('error: refuses a file whose header names no listing field, or a column twice', async () => {
     await expect(collect(csvRows(textSource(['a;b;c\n1;2;3\n']), noWarn))).rejects.toThrow(
       /no header column is a listing field/,
     );
@@ -137,7 +137,7 @@ describe('CSV rows → listings', () => {
     await expect(collect(csvRows(textSource(['']), noWarn))).rejects.toBeInstanceOf(FatalError);
   });
 
-  it('warns once about columns that are not listing fields (error)', async () => {
+  it('error: warns once about columns that are not listing fields', async () => {
     const warnings: string[] = [];
     await collect(
       csvRows(textSource(['title,notes\nA,x\nB,y\n']), { label: 'f', warn: (m) => warnings.push(m) }),
@@ -149,7 +149,7 @@ describe('CSV rows → listings', () => {
 describe('JSON array rows', () => {
   const text = ' [ {"title":"a, ]b","n":[1,{"x":"}"}]} ,\n{"title":"q\\"]"}, {bad json}, 42 ]\n';
 
-  it('streams elements whose strings hold brackets, commas and escaped quotes, at any chunking (happy)', async () => {
+  it('happy: streams elements whose strings hold brackets, commas and escaped quotes, at any chunking', async () => {
     for (const chunks of splits(text)) {
       const rows = await collect(jsonArrayRows(textSource(chunks), noWarn));
       expect(rows.map((r) => r.listing ?? r.problem!.code)).toEqual([
@@ -162,11 +162,11 @@ describe('JSON array rows', () => {
     }
   });
 
-  it('reads an empty array as no rows (happy)', async () => {
+  it('happy: reads an empty array as no rows', async () => {
     expect(await collect(jsonArrayRows(textSource(['[ ]']), noWarn))).toEqual([]);
   });
 
-  it('refuses a file that is not a JSON array (error)', async () => {
+  it('error: refuses a file that is not a JSON array', async () => {
     await expect(collect(jsonArrayRows(textSource(['{"listings":[]}']), noWarn))).rejects.toThrow(
       /starts with "\{" \(an object; for one object per line use --format ndjson\)/,
     );
@@ -175,7 +175,7 @@ describe('JSON array rows', () => {
     );
   });
 
-  it('uploads what precedes a cut-off end, with a warning (error)', async () => {
+  it('error: uploads what precedes a cut-off end, with a warning', async () => {
     const warnings: string[] = [];
     const rows = await collect(
       jsonArrayRows(textSource(['[{"a":1},{"b":']), { label: 'f', warn: (m) => warnings.push(m) }),
@@ -186,7 +186,7 @@ describe('JSON array rows', () => {
 });
 
 describe('NDJSON rows', () => {
-  it('reads one value per line, skipping blank lines, at any chunking (happy)', async () => {
+  it('happy: reads one value per line, skipping blank lines, at any chunking', async () => {
     for (const chunks of splits('{"a":1}\r\n\n{"b":2}\n{oops\n{"c":3}')) {
       const rows = await collect(ndjsonRows(textSource(chunks), { label: 'f' }));
       expect(rows.map((r) => r.listing ?? r.problem!.message)).toEqual([
@@ -198,7 +198,7 @@ describe('NDJSON rows', () => {
     }
   });
 
-  it('refuses a file whose first line is not JSON (error)', async () => {
+  it('error: refuses a file whose first line is not JSON', async () => {
     await expect(collect(ndjsonRows(textSource(['title,price\nA,1\n']), { label: 'f' }))).rejects.toThrow(
       /not readable as NDJSON: line 1 is not JSON/,
     );
@@ -214,7 +214,7 @@ describe('batchesOf', () => {
     }
   }
 
-  it('makes batches of 100 listings; unparseable rows ride along unsent (happy)', async () => {
+  it('happy: makes batches of 100 listings; unparseable rows ride along unsent', async () => {
     const batches = [];
     for await (const batch of batchesOf(rowsOf(252, new Set([5, 101])))) batches.push(batch);
     expect(batches.map((b) => [b.number, b.firstRow, b.lastRow, b.listingRows.length])).toEqual([
@@ -226,7 +226,7 @@ describe('batchesOf', () => {
     expect(batches[0]!.listingRows).not.toContain(5);
   });
 
-  it('closes a batch early before the body limit, and refuses a listing larger than a body (error)', async () => {
+  it('error: closes a batch early before the body limit, and refuses a listing larger than a body', async () => {
     const batches = [];
     for await (const batch of batchesOf(rowsOf(5, new Set(), 400), { listings: 100, bytes: 1000 })) {
       batches.push(batch);

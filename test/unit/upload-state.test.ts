@@ -41,7 +41,7 @@ async function entries(checkpoint: Awaited<ReturnType<typeof openCheckpoint>>) {
 }
 
 describe('checkpoint journal', () => {
-  it('resumes with the recorded batches, the same run id and Idempotency-Keys (happy)', async () => {
+  it('happy: resumes with the recorded batches, the same run id and Idempotency-Keys', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'upload-ckpt-'));
     const first = await openCheckpoint(dir, identity);
     first.record(outcome(1));
@@ -65,7 +65,7 @@ describe('checkpoint journal', () => {
     await again.remove();
   });
 
-  it('drops a line cut short by a kill and appends cleanly after it (error)', async () => {
+  it('error: drops a line cut short by a kill and appends cleanly after it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'upload-ckpt-'));
     const first = await openCheckpoint(dir, identity);
     first.record(outcome(1));
@@ -85,7 +85,7 @@ describe('checkpoint journal', () => {
     await resumed.remove();
   });
 
-  it('never resumes another file, another key or another server (security)', async () => {
+  it('security: never resumes another file, another key or another server', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'upload-ckpt-'));
     const first = await openCheckpoint(dir, identity);
     first.record(outcome(1));
@@ -102,7 +102,7 @@ describe('checkpoint journal', () => {
     }
   });
 
-  it('refuses a second upload of the same file and key while one runs; takes over a dead one (error)', async () => {
+  it('error: refuses a second upload of the same file and key while one runs; takes over a dead one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'upload-ckpt-'));
     const first = await openCheckpoint(dir, identity);
     const lockPath = first.path.replace(/\.ndjson$/, '.lock');
@@ -116,12 +116,12 @@ describe('checkpoint journal', () => {
 });
 
 describe('report cells', () => {
-  it('quotes commas, quotes and line breaks per RFC 4180 (happy)', () => {
+  it('happy: quotes commas, quotes and line breaks per RFC 4180', () => {
     expect(csvCell('plain')).toBe('plain');
     expect(csvCell('a, "b"\nc')).toBe('"a, ""b""\nc"');
   });
 
-  it('defuses text a spreadsheet would run as a formula (security)', () => {
+  it('security: defuses text a spreadsheet would run as a formula', () => {
     expect(csvCell('=HYPERLINK("http://x") is not a known field')).toBe(
       '"\'=HYPERLINK(""http://x"") is not a known field"',
     );

@@ -10,11 +10,11 @@ import { isAlive, readPid } from '../../infra/local/processes.mjs';
 import { redisCommand, startRedis } from '../../infra/local/redis.mjs';
 import { pidFile } from '../../infra/local/settings.mjs';
 import { topicDefinitions } from '../../common/topics.ts';
-import { api, createTestKey, env, eventually, sampleListing, testRedis } from '../support/api.ts';
-import { untilStopped } from '../support/background.ts';
-import { rows } from '../integration/stream-support.ts';
-import { expectExactlyOnce } from '../faults/stream-support.ts';
-import { stackSettings as settings } from '../faults/stack-settings.ts';
+import { api, createTestKey, env, eventually, sampleListing, testRedis } from './api.ts';
+import { untilStopped } from './background.ts';
+import { rows } from './stream.ts';
+import { expectExactlyOnce } from './fault-stream.ts';
+import { stackSettings as settings } from './fault-stack-settings.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 export { setTimeout as sleep } from 'node:timers/promises';
 

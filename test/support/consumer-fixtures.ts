@@ -15,7 +15,7 @@ import {
   type RunningConsumer,
 } from '../../stream/offset-consumer.ts';
 import { createClickHouseWriter, type ClickHouseWriter } from '../../stream/sink/clickhouse-writer.ts';
-import { env, eventually, testClickHouse } from '../support/api.ts';
+import { env, eventually, testClickHouse } from './api.ts';
 export { setTimeout as sleep } from 'node:timers/promises';
 
 export type MessageRow = Provenance & { v: string };

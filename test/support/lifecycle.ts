@@ -2,7 +2,7 @@
 // until they are stored, post status updates, wait for the stream to apply them, read the history.
 import { expect } from 'vitest';
 import { queryRows } from '../../common/clients/clickhouse.ts';
-import { api, batchCompleted, eventually, sampleListing, testClickHouse } from '../support/api.ts';
+import { api, batchCompleted, eventually, sampleListing, testClickHouse } from './api.ts';
 import { DAY_MS } from '../../common/domain/lifecycle.ts';
 
 /** An ISO instant `days` days (and `hours` hours) before now, whole seconds. */

@@ -14,7 +14,7 @@ import { createDeliverer } from '../../stream/webhooks/deliver.ts';
 import { DEFAULT_RETRY_SCHEDULE_MS } from '../../stream/webhooks/env.ts';
 import { createFanout } from '../../stream/webhooks/fanout.ts';
 import { deliveryQueue } from '../../stream/webhooks/queue.ts';
-import { env, testClickHouse } from '../support/api.ts';
+import { env, testClickHouse } from './api.ts';
 import type { Receiver } from './webhooks-receiver.ts';
 
 /** Runs fan-out and delivery rounds until `receiver` got `expected` requests; the outcomes. */

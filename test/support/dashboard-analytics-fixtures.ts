@@ -13,10 +13,10 @@
 //   has the history of a provisional index.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { api, createTestKey, eventually } from '../support/api.ts';
+import { api, createTestKey, eventually } from './api.ts';
 import locations from '../../infra/locations/locations.json' with { type: 'json' };
 import { insertListings } from './analytics-fixtures.ts';
-import { postStatus, pushListings, waitForStatus } from './lifecycle-support.ts';
+import { postStatus, pushListings, waitForStatus } from './lifecycle.ts';
 
 const MASAKI = { latitude: -6.7475, longitude: 39.2795 };
 

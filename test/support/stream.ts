@@ -6,7 +6,7 @@ import { createKafka, createProducer } from '../../common/clients/kafka.ts';
 import { queryRows } from '../../common/clients/clickhouse.ts';
 import { createLogger } from '../../common/logger.ts';
 import { topicName, type TopicName } from '../../common/topics.ts';
-import { api, env, sampleListing, testClickHouse } from '../support/api.ts';
+import { api, env, sampleListing, testClickHouse } from './api.ts';
 
 let producer: Producer | undefined;
 export async function publish(

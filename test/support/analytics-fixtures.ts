@@ -7,8 +7,8 @@ import { afterAll } from 'vitest';
 import { listingsTable } from '../../common/warehouse/listings.ts';
 import { insertRows } from '../../common/warehouse/table.ts';
 import { viewEventsTable, type ViewEventRow } from '../../common/warehouse/view-events.ts';
-import { env, testClickHouse, testRedis } from '../support/api.ts';
-import { storedListingRow } from '../support/listing-rows.ts';
+import { env, testClickHouse, testRedis } from './api.ts';
+import { storedListingRow } from './listing-rows.ts';
 
 const FIRST_YEAR = 1975;
 const LAST_YEAR = 2005;

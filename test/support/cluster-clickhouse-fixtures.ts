@@ -13,7 +13,7 @@ import { listingsTable, type ListingRow } from '../../common/warehouse/listings.
 import { insertRows } from '../../common/warehouse/table.ts';
 import { viewEventsTable, type ViewEventRow } from '../../common/warehouse/view-events.ts';
 import { repoRoot } from '../../infra/local/settings.mjs';
-import { storedListingRow } from '../support/listing-rows.ts';
+import { storedListingRow } from './listing-rows.ts';
 import { DAY_MS } from '../../common/domain/lifecycle.ts';
 
 interface Neighbourhood {

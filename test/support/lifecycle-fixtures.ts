@@ -7,9 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import { DAY_MS, type ListingStatus, type StatusSource } from '../../common/domain/lifecycle.ts';
 import { afterAll } from 'vitest';
-import { api, eventually, testClickHouse } from '../support/api.ts';
+import { api, eventually, testClickHouse } from './api.ts';
 import { claimYear, insertListings, insertViews } from './analytics-fixtures.ts';
-import { publish, rows } from './stream-support.ts';
+import { publish, rows } from './stream.ts';
 
 export interface Scope {
   city: string;

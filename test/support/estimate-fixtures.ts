@@ -9,8 +9,8 @@ import { citySlugs } from '../../common/domain/cities.ts';
 import { cityLocation, distanceKm } from '../../common/domain/locations.ts';
 import { listingsTable, type ListingRow } from '../../common/warehouse/listings.ts';
 import { insertRows } from '../../common/warehouse/table.ts';
-import { testClickHouse } from '../support/api.ts';
-import { storedListingRow } from '../support/listing-rows.ts';
+import { testClickHouse } from './api.ts';
+import { storedListingRow } from './listing-rows.ts';
 
 export interface Point {
   latitude: number;

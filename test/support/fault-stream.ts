@@ -3,8 +3,8 @@ import type { ChildProcess } from 'node:child_process';
 import { expect } from 'vitest';
 import { spawnService } from '../../infra/local/services.mjs';
 import { workerRegistry } from '../../common/worker-registry.ts';
-import { env, eventually, testRedis } from '../support/api.ts';
-import { rows, storedCounts } from '../integration/stream-support.ts';
+import { env, eventually, testRedis } from './api.ts';
+import { rows, storedCounts } from './stream.ts';
 
 export function spawnWorker(workerId: string, extra: Record<string, string> = {}): ChildProcess {
   return spawnService('stream', {

@@ -2,7 +2,7 @@
 // steps that age and check pruned revoked keys.
 import { expect } from 'vitest';
 import { keyStoreKeys } from '../../common/auth/key-store.ts';
-import { api, createTestKey, env, testRedis, type ApiResponse, type TestKey } from '../support/api.ts';
+import { api, createTestKey, env, testRedis, type ApiResponse, type TestKey } from './api.ts';
 
 export const usagePath = '/api/v1/listings/bulk';
 
