@@ -1,9 +1,6 @@
 // A benchmark build's switch (common/bench-build.ts): guarantees are turned off only where the
 // bench launcher declared a benchmark build, never in production, and a process that runs with
-// guarantees off says so at boot.
-import { spawn, spawnSync } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+// guarantees off says so at boot (the stream worker's own boot: test/integration/bench-build-boot.test.ts).
 import { describe, expect, it } from 'vitest';
 import { announceBenchBuild, keeps } from '../../common/bench-build.ts';
 import { EnvError, parseEnv } from '../../common/env.ts';
@@ -13,7 +10,6 @@ import { ingestEnvSchema } from '../../ingest/env.ts';
 import { streamEnvSchema } from '../../stream/env.ts';
 import { noOwners } from '../../stream/listings/owners.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const production = {
   NODE_ENV: 'production',
   KAFKA_BROKERS: 'kafka-1:9092',
@@ -80,55 +76,6 @@ describe('benchmark build switch', () => {
     const [line] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(line).toMatchObject({ level: 'error', without: ['owners', 'dedupe'] });
     expect(line!.msg).toMatch(/^BENCHMARK BUILD: guarantees turned off/);
-  });
-
-  it('happy: the stream worker started as a benchmark build says so before it connects', async () => {
-    // Nothing listens on the brokers' port: the announcement comes first, then the process is stopped.
-    const child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['stream/main.ts'], {
-      cwd: root,
-      env: {
-        ...process.env,
-        NODE_ENV: 'development',
-        KAFKA_BROKERS: '127.0.0.1:1',
-        REDIS_URL: 'redis://127.0.0.1:1',
-        CLICKHOUSE_URL: 'http://127.0.0.1:1',
-        LOG_LEVEL: 'error',
-        RLS_BENCH_BUILD: '1',
-        RLS_BENCH_WITHOUT: 'owners',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    const announced = await new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), 60_000);
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('BENCHMARK BUILD')) {
-          clearTimeout(timer);
-          resolve(true);
-        }
-      });
-      child.once('exit', () => {
-        clearTimeout(timer);
-        resolve(output.includes('BENCHMARK BUILD'));
-      });
-    });
-    child.kill('SIGKILL');
-    expect(announced, output).toBe(true);
-    expect(output).toMatch(/"without":\["owners"\]/);
-  }, 75_000);
-
-  it('error: the stream worker in production refuses it at boot, before it connects to anything', () => {
-    const result = spawnSync(path.join(root, 'node_modules/.bin/tsx'), ['stream/main.ts'], {
-      cwd: root,
-      env: { ...process.env, ...production, RLS_BENCH_BUILD: '1', RLS_BENCH_WITHOUT: 'owners' },
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    expect(result.status).toBe(1);
-    expect(result.stderr).toMatch(
-      /^stream: Invalid environment configuration:\n {2}RLS_BENCH_WITHOUT: a benchmark build/,
-    );
   });
 
   it('happy: a benchmark build without owners lets every claim win and records nothing', async () => {
