@@ -7,6 +7,7 @@ import { neighbourhoodQuarterStatsTable } from '../../common/warehouse/aggregate
 
 export const marketTotals = defineQuery({
   name: 'market.totals',
+  compressResponse: false,
   params: z.object({
     isTest: z.boolean(),
     quarterStart: isoDate,

@@ -96,6 +96,7 @@ const statsSql = `
  */
 export const pricingSummaryStatement = defineQuery({
   name: 'pricing.summaries',
+  compressResponse: false,
   params: pricingParams,
   row: pricingRow,
   queryParams: pricingQueryParams,
@@ -126,6 +127,7 @@ export const pricingSummaryStatement = defineQuery({
  */
 export const pricingPricesStatement = defineQuery({
   name: 'pricing.prices',
+  compressResponse: false,
   params: pricingParams,
   row: pricingRow,
   queryParams: pricingQueryParams,

@@ -57,7 +57,9 @@ export function defineQuery<P extends z.ZodType, R extends z.ZodType>(spec: {
   /**
    * false: the rows come uncompressed (the client asks for gzip otherwise). For a large result read
    * over loopback or a LAN, gzip on the server and gunzip here take longer than the bytes they save
-   * (~6 of 21 ms for the heatmap's 4,000-cell box).
+   * (~6 of 21 ms for the heatmap's 4,000-cell box). A small answer's rows save nothing either and
+   * gzip costs this process ~0.4–0.6 ms of CPU per statement (bench/clickhouse-round-trip.ts): the
+   * statements of the answers with a latency goal (pricing, market totals) ask for none.
    */
   compressResponse?: false;
   /**
