@@ -40,7 +40,7 @@ const stateSelect = `
          neighbourhood, toString(status) AS status, toUnixTimestamp(status_at) AS status_at,
          toUnixTimestamp(spell_started_at) AS spell_started_at, toUnixTimestamp(exited_at) AS exited_at,
          exit_days, toUnixTimestamp(updated_at) AS updated_at, version
-  FROM ${listingStatesTable.name} FINAL`;
+  FROM ${listingStatesTable.name} AS s FINAL`;
 
 /**
  * The listing identity columns that do not change form between reads (ids as text, the mode as a
@@ -69,12 +69,15 @@ export const listingStateRecord = listingIdentityRecord.extend({
 });
 type StateRecord = z.infer<typeof listingStateRecord>;
 
-const statesByIdQuery = defineQuery({
+// The key columns are named through the table (`s.`): unqualified, `listing_id` and
+// `property_type` would be the select list's toString() aliases, which no index can use, and every
+// granule of the table would be read (test/integration/query-index-use.test.ts).
+export const statesByIdQuery = defineQuery({
   name: 'listing_states_by_id',
   params: z.object({ ids: z.array(z.string()) }),
   row: listingStateRecord,
   sql: `${stateSelect}
-        WHERE (is_test, city, property_type, listing_id) IN (
+        WHERE (s.is_test, s.city, s.property_type, s.listing_id) IN (
           SELECT is_test, city, property_type, listing_id FROM ${listingLookupTable.name}
           WHERE listing_id IN {ids:Array(UUID)})`,
 });

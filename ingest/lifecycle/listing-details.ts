@@ -52,8 +52,10 @@ const listingRecord = storedListingSchema
   });
 type ListingRecord = z.infer<typeof listingRecord>;
 
-// By the full sort key of `listings`, found through listing_lookup (sorted by id).
-const listingQuery = defineQuery({
+// By the full sort key of `listings`, found through listing_lookup (sorted by id). The key columns
+// are named through the table (`l.`): unqualified, `listing_id` and `property_type` would be the
+// select list's toString() aliases, which no index can use (test/integration/query-index-use.test.ts).
+export const listingQuery = defineQuery({
   name: 'stored_listing',
   params: z.object({ id: z.string(), account: z.string() }),
   row: listingRecord,
@@ -65,8 +67,8 @@ const listingQuery = defineQuery({
          bedrooms, bathrooms, area_sqm, address, latitude, longitude, amenities, images, video_url,
          whatsapp_number, toString(location_id) AS location_id, city, neighbourhood,
          if(h3_index = 0, '', h3ToString(h3_index)) AS h3
-  FROM ${listingsTable.name}
-  WHERE (is_test, city, property_type, listing_id) IN (
+  FROM ${listingsTable.name} AS l
+  WHERE (l.is_test, l.city, l.property_type, l.listing_id) IN (
           SELECT is_test, city, property_type, listing_id FROM ${listingLookupTable.name}
           WHERE listing_id = {id:UUID})
     AND account_id = {account:String}
