@@ -78,16 +78,28 @@ describe('named queries', () => {
     });
   });
 
-  it('happy: ask for the heatmap cells uncompressed, and for other answers as the client does', async () => {
+  it('happy: ask for the heatmap cells, market totals and pricing uncompressed, and for other answers as the client does', async () => {
     const query = vi.fn(async (_: unknown) => ({ json: async () => ({ data: [] }) }));
     const client = { query } as unknown as ClickHouseClient;
+    const pricing = { ...quarter, previousStart: '2024-01-01' };
+    const other = defineQuery({
+      name: 'test.other',
+      params: z.object({ n: z.number() }),
+      row: z.object({ n: z.number() }),
+      sql: 'SELECT {n:UInt8} AS n',
+    });
     await cellStats.run(client, { isTest: false, quarterStart: '2024-04-01', ...covering });
     await marketTotals.run(client, { isTest: false, quarterStart: '2024-04-01' });
+    await pricingSummaryStatement.run(client, pricing);
+    await pricingPricesStatement.run(client, pricing);
+    await other.run(client, { n: 1 });
     const settings = query.mock.calls.map(
       (call) => (call[0] as { clickhouse_settings: object }).clickhouse_settings,
     );
-    expect(settings[0]).toMatchObject({ enable_http_compression: 0 });
-    expect(settings[1]).not.toHaveProperty('enable_http_compression');
+    for (const uncompressed of settings.slice(0, 4)) {
+      expect(uncompressed).toMatchObject({ enable_http_compression: 0 });
+    }
+    expect(settings[4]).not.toHaveProperty('enable_http_compression');
   });
 
   it('error: refuse to run when params and placeholders disagree, without calling ClickHouse', async () => {
