@@ -7,6 +7,7 @@
 // The other guarantees the bench measures need no switch in a service: it leaves the image process
 // out, detaches the warehouse's views from `listings` and sends requests without Idempotency-Key.
 import { z } from 'zod';
+import { commaList } from './env.ts';
 import type { Logger } from './logger.ts';
 
 /** What a service process can skip: the API's duplicate detection and covered Kafka sends, the stream's owners. */
@@ -17,16 +18,7 @@ export const benchBuildEnvSchema = z.object({
   /** Set by the benchmark launcher only: this process is a benchmark build. */
   RLS_BENCH_BUILD: z.enum(['0', '1']).default('0'),
   /** Comma-separated guarantees this benchmark build skips (SERVICE_GUARANTEES); unset: none. */
-  RLS_BENCH_WITHOUT: z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((item) => item.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.enum(SERVICE_GUARANTEES))),
+  RLS_BENCH_WITHOUT: commaList.pipe(z.array(z.enum(SERVICE_GUARANTEES))),
 });
 export type BenchBuildEnv = z.infer<typeof benchBuildEnvSchema>;
 

@@ -33,7 +33,7 @@ const required = (what: string) => (issue: { input: unknown }) =>
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 /** A comma-separated list, items trimmed, empty items dropped; unset is the empty list. */
-const commaList = z
+export const commaList = z
   .string()
   .default('')
   .transform((value) =>
