@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { assertOneSlot } from '../redis-keys/slot.ts';
+import { isCluster } from './redis.ts';
 
 // `freesMemory` marks a script that only revokes, releases or deletes: it must run even when Redis
 // is at its maxmemory ceiling (noeviction refuses a script whose first write is a command that may
@@ -11,6 +12,14 @@ import { assertOneSlot } from '../redis-keys/slot.ts';
 export function redisScript(body: string, options: { freesMemory?: boolean } = {}) {
   const source = options.freesMemory ? `#!lua flags=allow-oom\n${body}` : body;
   const sha = createHash('sha1').update(source).digest('hex');
+  async function evaluate(redis: Redis, numKeys: number, keysAndArgs: (string | number | Buffer)[]) {
+    try {
+      return await redis.evalsha(sha, numKeys, ...keysAndArgs);
+    } catch (error) {
+      if (!String((error as Error).message).includes('NOSCRIPT')) throw error;
+      return redis.eval(source, numKeys, ...keysAndArgs);
+    }
+  }
   return {
     /** The Lua source, for MULTI/pipeline calls (which cannot fall back from EVALSHA). */
     source,
@@ -18,12 +27,19 @@ export function redisScript(body: string, options: { freesMemory?: boolean } = {
     async run(redis: Redis, numKeys: number, ...keysAndArgs: (string | number | Buffer)[]): Promise<unknown> {
       // Checked on every topology, so a script a cluster would refuse fails in single-node tests too.
       assertOneSlot(keysAndArgs.slice(0, numKeys).map(String), 'a Redis script');
-      try {
-        return await redis.evalsha(sha, numKeys, ...keysAndArgs);
-      } catch (error) {
-        if (!String((error as Error).message).includes('NOSCRIPT')) throw error;
-        return redis.eval(source, numKeys, ...keysAndArgs);
-      }
+      return evaluate(redis, numKeys, keysAndArgs);
+    },
+    /**
+     * For keys of many slots on a single node, where one call replaces a command per key (a cluster
+     * would refuse it: CROSSSLOT). Throws on a cluster, so the caller keeps a cluster's way beside it.
+     */
+    async runOnSingleNode(
+      redis: Redis,
+      numKeys: number,
+      ...keysAndArgs: (string | number | Buffer)[]
+    ): Promise<unknown> {
+      if (isCluster(redis)) throw new Error('a script over keys of many slots cannot run on a Redis Cluster');
+      return evaluate(redis, numKeys, keysAndArgs);
     },
   };
 }

@@ -12,6 +12,29 @@ describe('Redis Cluster slots', () => {
     expect(hashTagOf('rls:{a:acct_1}:quota')).toBe('a:acct_1');
   });
 
+  it('happy: the table-driven CRC gives the bitwise CRC16/XMODEM for ASCII and UTF-8 names', () => {
+    const bitwise = (text: string) => {
+      let crc = 0;
+      for (const byte of Buffer.from(text)) {
+        crc ^= byte << 8;
+        for (let bit = 0; bit < 8; bit++)
+          crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+      }
+      return crc % 16384;
+    };
+    const names = [
+      'rls:{o:0a1b2}owners:v2',
+      'Dar es Salaam',
+      'Mwanza-Ilemela',
+      'nyumba ya ñandú',
+      '{ü}x',
+      '☃ snow',
+      '',
+    ];
+    for (let i = 0; i < 200; i++) names.push(`rls:{a:acct_${i * 7919}}:quota`);
+    for (const name of names) expect(keySlot(name), name).toBe(bitwise(hashTagOf(name) ?? name));
+  });
+
   it('happy: keys of one account share a slot; untagged keys are let through', () => {
     const space = accountSpace('rls:', 'acct_1');
     expect(() => assertOneSlot([`${space}quota`, `${space}idem:x`], 'test')).not.toThrow();
