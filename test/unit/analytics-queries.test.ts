@@ -4,7 +4,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { defineQuery, placeholderNames } from '../../common/warehouse/query.ts';
-import { cellStats, coveringSpans, INDEX_SPANS } from '../../analytics-api/queries/heatmap.ts';
+import { cellRow, cellStats, coveringSpans, INDEX_SPANS } from '../../analytics-api/queries/heatmap.ts';
 import { marketTotals } from '../../analytics-api/queries/market.ts';
 import { pricingPricesStatement, pricingSummaryStatement } from '../../analytics-api/queries/pricing.ts';
 
@@ -55,6 +55,25 @@ describe('named queries', () => {
       quarterStart: '2024-04-01',
       type: null,
     });
+  });
+
+  it('error: a heatmap row that is not [uint32, uint32, count, number, count] is refused', () => {
+    expect(cellRow.parse([1, 4_294_967_295, 3, 1.5e6, 0])).toEqual([1, 4_294_967_295, 3, 1.5e6, 0]);
+    for (const bad of [
+      [1, 2, 3, 4],
+      [1, 2, 3, 4, 5, 6],
+      [-1, 2, 3, 4, 5],
+      [1, 2 ** 32, 3, 4, 5],
+      [1, 2, 3.5, 4, 5],
+      [1, 2, '3', 4, 5],
+      [1, 2, 3, Number.NaN, 5],
+      [1, 2, 3, null, 5],
+      [1, 2, 3, 4, -5],
+      { 0: 1, 1: 2, 2: 3, 3: 4, 4: 5, length: 5 },
+      null,
+    ]) {
+      expect(cellRow.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
+    }
   });
 
   it('edge: name exactly INDEX_SPANS covering spans in the heatmap SQL', () => {
