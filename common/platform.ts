@@ -57,7 +57,7 @@ export function createPlatform(env: BaseEnv, logger: Logger, clientId: string): 
     kafka,
     clickhouse,
     redis,
-    keys: createKeyStore(redis, env.REDIS_KEY_PREFIX, env.REDIS_GLOBAL_PARTS),
+    keys: createKeyStore(redis, env.REDIS_KEY_PREFIX, env.REDIS_GLOBAL_PARTS, logger),
     topic: (name) => topicName(env.KAFKA_TOPIC_PREFIX, name),
     health: createHealthCheck(probes, { logger: logger.child({ check: 'healthz' }) }),
     readiness: (components) =>

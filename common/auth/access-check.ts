@@ -32,6 +32,7 @@ import {
   usageKeys,
 } from '../usage/keys.ts';
 import type { DirtyMarker } from '../usage/dirty.ts';
+import type { Logger } from '../logger.ts';
 
 export const RATE_WINDOW_MS = 60_000;
 
@@ -154,6 +155,8 @@ export async function checkAccess(
   endpoint: string,
   now: Date,
   markDirty: DirtyMarker,
+  /** Where the steps that may fail without failing the request say so (the process's logger). */
+  logger?: Logger,
 ): Promise<AccessResult> {
   const buckets = bucketsOf(now);
   const names = usageKeys(prefix, keyHash);
@@ -178,7 +181,11 @@ export async function checkAccess(
   // Counters changed: the day's dirty set learns of the key (in parallel with the account window).
   // Its part may be on another master: when that fails the request still stands, and the key's
   // next request marks it (the marker remembers only marks that were made).
-  const marked = markDirty(buckets.day, keyHash).catch(() => undefined);
+  const marked = markDirty(buckets.day, keyHash).catch((error: unknown) =>
+    logger?.warn('usage: marking the key for the day failed; its next request marks it', {
+      error: String(error),
+    }),
+  );
   if (code === 3) {
     await marked;
     return result;
@@ -207,7 +214,11 @@ export async function checkAccess(
     ).catch(async (error: unknown) => {
       // The account's master failed (the request is answered 503): give the key's request back
       // if its own master still answers.
-      await refund(false).catch(() => undefined);
+      await refund(false).catch((refundError: unknown) =>
+        logger?.warn("rate limit: giving the key's request back failed; its window counts it", {
+          error: String(refundError),
+        }),
+      );
       throw error;
     }),
     marked,

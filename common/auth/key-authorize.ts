@@ -32,14 +32,14 @@ export interface RateLimitState {
  * `parseApiKey`. `endpoint` labels the usage counters.
  */
 export async function authorizeKey(
-  { redis, prefix, keys: k }: KeyStoreContext,
+  { redis, prefix, keys: k, logger }: KeyStoreContext,
   markDirty: DirtyMarker,
   key: string,
   endpoint: string,
   now = new Date(),
 ): Promise<Authorization> {
   const hash = hashApiKey(key);
-  const result = await checkAccess(redis, prefix, k.byHash(hash), hash, endpoint, now, markDirty);
+  const result = await checkAccess(redis, prefix, k.byHash(hash), hash, endpoint, now, markDirty, logger);
   // The record was found by its hash; compare the stored hash in constant time anyway, so the
   // decision never rests on a variable-time string comparison.
   if (result.outcome === 'unknown' || !sameHash(result.fields.hash, hash)) return { outcome: 'unknown' };

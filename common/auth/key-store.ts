@@ -20,6 +20,7 @@
 // A rolled key keeps working until its `expires_at`; from then on it reads as revoked (status and
 // revoked_at here, refusal in access-check.ts), so expiry needs no job.
 import type { Redis } from 'ioredis';
+import type { Logger } from '../logger.ts';
 import { authorizeKey } from './key-authorize.ts';
 import { appendKeyAuditEvent, type KeyActor } from './key-audit.ts';
 import { keyChanges, KeyNotRollableError, KeyStoreError, LastAdminKeyError } from './key-changes.ts';
@@ -58,11 +59,16 @@ export interface KeyStoreContext {
   /** REDIS_GLOBAL_PARTS. */
   parts: number;
   keys: KeyStoreKeys;
+  /** Where the per-request check reports steps that failed without failing the request. */
+  logger?: Logger;
 }
 
-/** `parts`: REDIS_GLOBAL_PARTS (the key index, the audit outbox and the dirty sets are split in as many). */
-export function createKeyStore(redis: Redis, prefix: string, parts = DEFAULT_GLOBAL_PARTS) {
-  const context: KeyStoreContext = { redis, prefix, parts, keys: keyStoreKeys(prefix) };
+/**
+ * `parts`: REDIS_GLOBAL_PARTS (the key index, the audit outbox and the dirty sets are split in as
+ * many); `logger`: the process's, for the per-request check's steps that fail without failing it.
+ */
+export function createKeyStore(redis: Redis, prefix: string, parts = DEFAULT_GLOBAL_PARTS, logger?: Logger) {
+  const context: KeyStoreContext = { redis, prefix, parts, keys: keyStoreKeys(prefix), logger };
   const markDirty = dirtyMarker(redis, prefix, parts);
   const findById = (id: string) => findKeyById(context, id);
   const findByIds = (ids: string[]) => recordsOf(context, ids);
