@@ -44,6 +44,7 @@ const comparableRow = z.object({
   tie_hi: z.coerce.number().int(),
   tie_lo: z.coerce.number().int(),
   recent: z.coerce.number().int(),
+  city: z.string(),
 });
 export type ComparableRow = z.output<typeof comparableRow>;
 
@@ -75,9 +76,9 @@ export const nearbyComparables = defineQuery({
   sql: `
     SELECT toString(listing_id) AS listing_id, toUInt32(listed_at) AS listed_at, distance_km,
            bedrooms, bathrooms, area_sqm, price_tzs,
-           toUInt32(bitShiftRight(tie, 32)) AS tie_hi, toUInt32(bitAnd(tie, 4294967295)) AS tie_lo, recent
+           toUInt32(bitShiftRight(tie, 32)) AS tie_hi, toUInt32(bitAnd(tie, 4294967295)) AS tie_lo, recent, city
     FROM (
-      SELECT listing_id, listed_at, bedrooms, bathrooms, area_sqm, price_tzs,
+      SELECT listing_id, listed_at, bedrooms, bathrooms, area_sqm, price_tzs, city,
              cityHash64(listing_id) AS tie,
              toUInt8(listed_at >= toDateTime({recentFrom:UInt32}, 'UTC')) AS recent,
              12742 * asin(sqrt(

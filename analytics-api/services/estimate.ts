@@ -6,7 +6,11 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { Currency, PropertyType } from '../../common/domain/listing.ts';
 import { resolveByPoint } from '../../common/domain/locations.ts';
 import { AppError } from '../../common/errors.ts';
-import { readListingStates } from '../../common/lifecycle/states.ts';
+import {
+  readListingStates,
+  readListingStatesInScope,
+  type ListingState,
+} from '../../common/lifecycle/states.ts';
 import {
   AREA_RATIO_LIMIT,
   BEDROOM_TOLERANCE,
@@ -101,9 +105,10 @@ export async function estimateAnswer(
   // order would place them between the caller's own listings, whose distances are shown), and
   // those off the market (which GET /listings/{id} hides from others too) only counted. A listing
   // without a known state counts as on the market.
-  const states = await readListingStates(
+  const states = await readComparableStates(
     deps.clickhouse,
-    point.comparables.map(({ candidate }) => candidate.listingId),
+    { isTest: options.isTest, type: subject.type },
+    point.comparables.map(({ candidate }) => candidate),
   );
   const onMarket = point.comparables.filter(({ candidate }) => {
     const status = states.get(candidate.listingId)?.status;
@@ -174,6 +179,29 @@ export async function estimateAnswer(
  * The unrounded estimate in TZS and the step that found its comparables, or a 422 when no step
  * holds 5 (the backtest's consistency test compares this with the backtest's own search).
  */
+/**
+ * The comparables' states, read by their whole key (mode, city, type, id): each city's ids in one
+ * statement (a search near a city's edge finds listings of the next one), so no id is first looked
+ * up in listing_lookup. A candidate without its city is read by id.
+ */
+async function readComparableStates(
+  clickhouse: ClickHouseClient,
+  scope: { isTest: boolean; type: PropertyType },
+  candidates: Candidate[],
+): Promise<Map<string, ListingState>> {
+  const byCity = new Map<string, string[]>();
+  const unplaced: string[] = [];
+  for (const { listingId, city } of candidates) {
+    if (city === undefined) unplaced.push(listingId);
+    else (byCity.get(city) ?? byCity.set(city, []).get(city)!).push(listingId);
+  }
+  const reads = [...byCity].map(([city, ids]) =>
+    readListingStatesInScope(clickhouse, { ...scope, city }, ids),
+  );
+  if (unplaced.length) reads.push(readListingStates(clickhouse, unplaced));
+  return new Map((await Promise.all(reads)).flatMap((states) => [...states]));
+}
+
 export async function estimatePoint(
   clickhouse: ClickHouseClient,
   subject: EstimateSubject,
@@ -246,6 +274,7 @@ async function probeComparables(
     priceTzs: row.price_tzs,
     tieHi: row.tie_hi,
     tieLo: row.tie_lo,
+    city: row.city,
   });
   const recent = rows.filter((row) => row.recent === 1).map(candidate);
   const all =

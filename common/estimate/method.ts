@@ -61,6 +61,8 @@ export interface Candidate {
   /** cityHash64(listing_id) as two 32-bit halves: the last tie-breaker, as in the SQL. */
   tieHi: number;
   tieLo: number;
+  /** The listing's city, where the search reads it (the estimate endpoint: its states by key). */
+  city?: string;
 }
 
 /** Haversine distance in km on a 6,371 km sphere; the SQL computes the same expression. */

@@ -1,7 +1,8 @@
 // The current lifecycle state of listings (table listing_states, migration 0050), read by id. The
 // ingest API checks status updates against it; the stream applies changes on top of it.
 // listing_states is sorted like `listings` (mode, city, type, id), so ids are first mapped to that
-// key through listing_lookup (sorted by id) and the states are then read by their key range.
+// key through listing_lookup (sorted by id) and the states are then read by their key range; ids
+// whose mode, city and type are known are read by that key directly.
 import type { ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
 import { listingStatuses, type ListingStatus } from '../domain/lifecycle.ts';
@@ -40,7 +41,12 @@ const stateSelect = `
          neighbourhood, toString(status) AS status, toUnixTimestamp(status_at) AS status_at,
          toUnixTimestamp(spell_started_at) AS spell_started_at, toUnixTimestamp(exited_at) AS exited_at,
          exit_days, toUnixTimestamp(updated_at) AS updated_at, version
-  FROM ${listingStatesTable.name} AS s FINAL`;
+  FROM ${listingStatesTable.name} AS s`;
+
+// Each listing's newest row, as ReplacingMergeTree(version) keeps it after merges (a tie on the
+// version: the row written last). Not FINAL: for the few granules an id read selects, FINAL cost
+// ~15 ms more per statement at 10 M listings than sorting the rows it reads (p50 35 against 51 ms).
+const newestOfEach = 'ORDER BY s.version DESC, s.updated_at DESC LIMIT 1 BY s.listing_id';
 
 /**
  * The listing identity columns that do not change form between reads (ids as text, the mode as a
@@ -79,7 +85,24 @@ export const statesByIdQuery = defineQuery({
   sql: `${stateSelect}
         WHERE (s.is_test, s.city, s.property_type, s.listing_id) IN (
           SELECT is_test, city, property_type, listing_id FROM ${listingLookupTable.name}
-          WHERE listing_id IN {ids:Array(UUID)})`,
+          WHERE listing_id IN {ids:Array(UUID)})
+        ${newestOfEach}`,
+});
+
+/** Ids whose mode, city and type the caller knows: read by the whole key, without listing_lookup. */
+export const statesInScopeQuery = defineQuery({
+  name: 'listing_states_in_scope',
+  params: z.object({
+    isTest: z.union([z.literal(0), z.literal(1)]),
+    city: z.string(),
+    type: z.enum(propertyTypes),
+    ids: z.array(z.string()),
+  }),
+  row: listingStateRecord,
+  sql: `${stateSelect}
+        WHERE s.is_test = {isTest:UInt8} AND s.city = {city:String}
+          AND s.property_type = {type:String} AND s.listing_id IN {ids:Array(UUID)}
+        ${newestOfEach}`,
 });
 
 const activeStockQuery = defineQuery({
@@ -104,6 +127,31 @@ export function stateOf(r: StateRecord): ListingState {
     updated_at: Number(r.updated_at) * 1000,
     version: Number(r.version),
   };
+}
+
+/**
+ * States of listings of one mode, city and type (the estimate's comparables): the same answer as
+ * readListingStates for those ids, read without mapping them to their key (p50 16 against 35 ms
+ * for 20 ids at 10 M listings). An id of another scope is not found.
+ */
+export async function readListingStatesInScope(
+  clickhouse: ClickHouseClient,
+  scope: { isTest: boolean; city: string; type: PropertyType },
+  ids: readonly string[],
+): Promise<Map<string, ListingState>> {
+  const out = new Map<string, ListingState>();
+  const unique = [...new Set(ids)];
+  const { isTest, city, type } = scope;
+  for (let i = 0; i < unique.length; i += CHUNK) {
+    const { rows } = await statesInScopeQuery.run(clickhouse, {
+      isTest: isTest ? 1 : 0,
+      city,
+      type,
+      ids: unique.slice(i, i + CHUNK),
+    });
+    for (const record of rows) out.set(record.listing_id, stateOf(record));
+  }
+  return out;
 }
 
 /** States of the given listing ids that exist (any account: callers check the owner). */

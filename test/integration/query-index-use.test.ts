@@ -6,7 +6,7 @@
 // condition the primary key is searched with.
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { statesByIdQuery } from '../../common/lifecycle/states.ts';
+import { statesByIdQuery, statesInScopeQuery } from '../../common/lifecycle/states.ts';
 import { listingQuery } from '../../ingest/lifecycle/listing-details.ts';
 import { createTestKey, testClickHouse } from '../support/api.ts';
 import { pushListings } from '../support/lifecycle.ts';
@@ -39,6 +39,17 @@ describe('listings found by id use the sort key', () => {
   it('happy: the listing states by id search (is_test, city, property_type, listing_id) itself', async () => {
     const condition = await primaryKeyCondition(statesByIdQuery.sql, { ids: [id, randomUUID()] });
     expect(condition).toMatch(/^\(\(is_test, city, property_type, listing_id\) in /);
+  });
+
+  it('happy: the listing states in a scope search every key column, the id last', async () => {
+    const condition = await primaryKeyCondition(statesInScopeQuery.sql, {
+      isTest: 1,
+      city: 'dar_es_salaam',
+      type: 'apartment',
+      ids: [id, randomUUID()],
+    });
+    for (const column of ['is_test', 'city', 'property_type']) expect(condition).toContain(`(${column} in [`);
+    expect(condition).toMatch(/\(listing_id in 2-element set\)/);
   });
 
   it('happy: the stored listing by id searches (is_test, city, property_type, listing_id) itself', async () => {
