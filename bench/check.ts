@@ -51,8 +51,8 @@ measured.push(
 );
 loads.push(`after stream ${load()}`);
 if (withAnalytics) {
-  // The two answers it records, one round: the service code without HTTP, summaries prepared.
-  const analytics = { BENCH_ROUNDS: '1', BENCH_ONLY: 'pricing,heatmap (city box)' };
+  // The answers it records, one round: the service code without HTTP, summaries prepared.
+  const analytics = { BENCH_ROUNDS: '1', BENCH_ONLY: 'pricing,heatmap (city box),velocity,estimate' };
   measured.push(...parseFigures('analytics', await runBench('bench:analytics', analytics)));
   loads.push(`after analytics ${load()}`);
 }

@@ -37,6 +37,27 @@ describe('bench:check', () => {
     expect([higher(40), higher(26), higher(25.9)]).toEqual([false, false, true]);
   });
 
+  it('happy: reads the four answers with a latency goal from bench:analytics, each recorded', () => {
+    const out = [
+      '[bench] pricing cold (miss → ClickHouse)                     n= 480  p50   17.5 ms  p99   26.0 ms  max   32.7 ms',
+      '[bench] pricing warm (Redis hit)                             n= 480  p50    0.1 ms  p99    0.6 ms  max    1.2 ms',
+      '[bench] heatmap (city box) cold (miss → ClickHouse)          n= 280  p50   22.3 ms  p99   75.0 ms  max  123.5 ms',
+      '[bench] heatmap (city box) cold, Dar es Salaam only          n=  28  p50   36.2 ms  p99   84.7 ms  max   84.7 ms',
+      '[bench] velocity cold (miss → ClickHouse)                    n= 480  p50   62.9 ms  p99  164.0 ms  max  201.0 ms',
+      '[bench] estimate cold (miss → ClickHouse)                    n=1000  p50   45.0 ms  p99   88.9 ms  max  120.0 ms',
+    ].join('\n');
+    const figures = parseFigures('analytics', out);
+    expect(figures.map((f) => [f.name, f.value])).toEqual([
+      ['analytics: pricing p99 cold (ms)', 26.0],
+      ['analytics: heatmap Dar es Salaam p99 cold (ms)', 84.7],
+      ['analytics: velocity p99 cold (ms)', 164.0],
+      ['analytics: estimate p99 cold (ms)', 88.9],
+    ]);
+    const recorded = readRecordedFile();
+    for (const { name } of figures) expect(recorded.has(name), name).toBe(true);
+    expect(() => parseFigures('analytics', out.split('\n').slice(0, 4).join('\n'))).toThrow(/2 figure\(s\)/);
+  });
+
   it('happy: finds every figure it compares in bench/recorded.json', () => {
     const recorded = readRecordedFile();
     const names = [...parseFigures('ingest', ingestOut)].map((f) => f.name);
