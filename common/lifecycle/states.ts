@@ -139,16 +139,21 @@ export async function readListingStatesInScope(
   scope: { isTest: boolean; city: string; type: PropertyType },
   ids: readonly string[],
 ): Promise<Map<string, ListingState>> {
+  const { isTest, city, type } = scope;
+  return statesInChunks(ids, (chunk) =>
+    statesInScopeQuery.run(clickhouse, { isTest: isTest ? 1 : 0, city, type, ids: chunk }),
+  );
+}
+
+/** Each distinct id's state, the ids read CHUNK at a time by `read`. */
+async function statesInChunks(
+  ids: readonly string[],
+  read: (chunk: string[]) => Promise<{ rows: StateRecord[] }>,
+): Promise<Map<string, ListingState>> {
   const out = new Map<string, ListingState>();
   const unique = [...new Set(ids)];
-  const { isTest, city, type } = scope;
   for (let i = 0; i < unique.length; i += CHUNK) {
-    const { rows } = await statesInScopeQuery.run(clickhouse, {
-      isTest: isTest ? 1 : 0,
-      city,
-      type,
-      ids: unique.slice(i, i + CHUNK),
-    });
+    const { rows } = await read(unique.slice(i, i + CHUNK));
     for (const record of rows) out.set(record.listing_id, stateOf(record));
   }
   return out;
@@ -159,13 +164,7 @@ export async function readListingStates(
   clickhouse: ClickHouseClient,
   ids: readonly string[],
 ): Promise<Map<string, ListingState>> {
-  const out = new Map<string, ListingState>();
-  const unique = [...new Set(ids)];
-  for (let i = 0; i < unique.length; i += CHUNK) {
-    const { rows } = await statesByIdQuery.run(clickhouse, { ids: unique.slice(i, i + CHUNK) });
-    for (const record of rows) out.set(record.listing_id, stateOf(record));
-  }
-  return out;
+  return statesInChunks(ids, (chunk) => statesByIdQuery.run(clickhouse, { ids: chunk }));
 }
 
 /**
